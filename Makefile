@@ -1,0 +1,46 @@
+# BuzzKit: `make demo` runs the main job, `make test` runs the tests.
+SHELL := /bin/bash
+.DEFAULT_GOAL := build
+
+export BUZZKIT_DATABASE_URL ?= postgres://postgres@127.0.0.1:55432/buzzkit
+export BUZZKIT_AMQP_URL ?= amqp://guest:guest@127.0.0.1:55672/%2f
+
+SWIFT_BUILD_FLAGS ?=
+
+.PHONY: build deps services services-stop services-status migrate test test-unit test-integration bench clean
+
+deps:            ## install the Debian packages the build and the services need
+	bash scripts/services.sh install
+
+build: deps      ## debug build of every target
+	swift build $(SWIFT_BUILD_FLAGS)
+
+services:        ## start PostgreSQL 15 and RabbitMQ on loopback (no-op when running)
+	bash scripts/services.sh start
+
+services-stop:   ## stop what `make services` started
+	bash scripts/services.sh stop
+
+services-status:
+	bash scripts/services.sh status
+
+migrate: build services
+	swift run $(SWIFT_BUILD_FLAGS) buzzkit migrate
+
+test: services   ## unit tests, then integration tests against the real services
+	swift build --build-tests $(SWIFT_BUILD_FLAGS)
+	$(MAKE) --no-print-directory test-unit
+	swift run $(SWIFT_BUILD_FLAGS) buzzkit migrate
+	$(MAKE) --no-print-directory test-integration
+
+test-unit:       ## tier 1: pure unit tests, no services
+	swift test --skip-build $(SWIFT_BUILD_FLAGS) --skip IntegrationTests
+
+test-integration: ## tier 2: against real PostgreSQL and RabbitMQ
+	swift test --skip-build $(SWIFT_BUILD_FLAGS) --filter IntegrationTests
+
+bench: services  ## figures beside this machine's raw PostgreSQL and RabbitMQ ceilings
+	bash scripts/bench.sh
+
+clean:
+	rm -rf .build

@@ -1,0 +1,41 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// Only toolchain modules and Debian's C libraries: no outside Swift packages.
+let package = Package(
+    name: "BuzzKit",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "buzzkit", targets: ["buzzkit"]),
+        .library(name: "PostgresClient", targets: ["PostgresClient"]),
+        .library(name: "AMQPClient", targets: ["AMQPClient"]),
+    ],
+    targets: [
+        // C system libraries and the shim for their variadic functions.
+        .systemLibrary(name: "CLibPQ", path: "Sources/CLibPQ",
+                       providers: [.apt(["libpq-dev"])]),
+        .systemLibrary(name: "CRabbitMQ", path: "Sources/CRabbitMQ",
+                       providers: [.apt(["librabbitmq-dev"])]),
+        .target(name: "CShims", dependencies: ["CRabbitMQ"], path: "Sources/CShims",
+                linkerSettings: [.linkedLibrary("rabbitmq")]),
+
+        // Safe adapters: the only modules that import C.
+        .target(name: "PostgresClient", dependencies: ["CLibPQ"]),
+        .target(name: "AMQPClient", dependencies: ["CRabbitMQ", "CShims"]),
+
+        // Server-side modules.
+        .target(name: "BuzzServer", dependencies: ["PostgresClient", "AMQPClient"],
+                resources: [.copy("Migrations")]),
+
+        .executableTarget(name: "buzzkit", dependencies: ["BuzzServer", "PostgresClient", "AMQPClient"]),
+        .executableTarget(name: "buzzkit-bench", dependencies: ["PostgresClient", "AMQPClient"],
+                          path: "Sources/buzzkit-bench"),
+
+        // Tier 1: pure unit tests (no services).
+        .testTarget(name: "PostgresClientTests", dependencies: ["PostgresClient"]),
+        .testTarget(name: "AMQPClientTests", dependencies: ["AMQPClient"]),
+        // Tier 2: integration tests against real PostgreSQL and RabbitMQ.
+        .testTarget(name: "IntegrationTests", dependencies: ["PostgresClient", "AMQPClient", "BuzzServer"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

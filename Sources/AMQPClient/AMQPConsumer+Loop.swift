@@ -1,0 +1,114 @@
+import Foundation
+
+extension AMQPConsumer {
+    /// The consumer thread.
+    func runLoop() {
+        var generation = 0
+        var backoff = 0.1
+        defer { finished.signal() }
+        while true {
+            lock.lock()
+            let stopping = stopRequested
+            lock.unlock()
+            if stopping { return }
+            generation += 1
+            let connection: AMQPConnection
+            do {
+                connection = try AMQPConnection(url: configuration.url)
+                try configuration.onConnect?(connection)
+                try connection.basicQos(prefetch: configuration.prefetch)
+                try connection.basicConsume(queue: configuration.queue, consumerTag: configuration.consumerTag)
+            } catch {
+                onError?((error as? AMQPError) ?? AMQPError(.connectionFailed, "\(error)"))
+                sleepUnlessStopped(backoff)
+                backoff = min(backoff * 2, 2)
+                continue
+            }
+            backoff = 0.1
+            lock.lock()
+            connectedFlag = true
+            // Settlements of an older connection's deliveries cannot be sent any more.
+            settlements.removeAll { $0.generation != generation }
+            inFlight = 0
+            lock.unlock()
+            let finishedCleanly = consume(connection, generation: generation)
+            lock.lock()
+            connectedFlag = false
+            lock.unlock()
+            if finishedCleanly {
+                connection.close()
+                return
+            }
+            connection.abandon()
+        }
+    }
+
+    /// Consumes until a stop completes (true) or the connection fails (false).
+    private func consume(_ connection: AMQPConnection, generation: Int) -> Bool {
+        var cancelSent = false
+        var cancelConfirmed = false
+        let heartbeat = Double(max(configuration.url.heartbeat, 2)) / 2
+        do {
+            while true {
+                try flushSettlements(connection, generation: generation)
+                lock.lock()
+                let stopping = stopRequested
+                let deadline = stopDeadline
+                let unsettled = inFlight
+                lock.unlock()
+                if stopping && !cancelSent {
+                    try connection.sendCancel(consumerTag: configuration.consumerTag)
+                    cancelSent = true
+                }
+                if cancelSent && (cancelConfirmed && unsettled == 0 || Date() >= deadline) {
+                    return true
+                }
+                let readable = connection.waitReadable(waker: waker, timeout: min(heartbeat, cancelSent ? 0.05 : 1))
+                // A zero-timeout read when idle still lets rabbitmq-c send heartbeats.
+                switch try connection.read(timeout: readable ? 1 : 0, consuming: true) {
+                case .delivery(let raw):
+                    lock.lock()
+                    inFlight += 1
+                    lock.unlock()
+                    handler(AMQPDelivery(raw: raw, queue: configuration.queue, generation: generation, consumer: self))
+                case .cancelOk:
+                    cancelConfirmed = true
+                case .consumerCancelled:
+                    throw AMQPError(.brokerClosed, "the broker cancelled the subscription to \(configuration.queue) (queue deleted?)")
+                case .confirm, .nothing:
+                    break
+                }
+                connection.releaseBuffers()
+            }
+        } catch {
+            onError?((error as? AMQPError) ?? AMQPError(.connectionLost, "\(error)"))
+            return false
+        }
+    }
+
+    private func flushSettlements(_ connection: AMQPConnection, generation: Int) throws {
+        lock.lock()
+        let pending = settlements
+        settlements.removeAll(keepingCapacity: true)
+        lock.unlock()
+        var sent = 0
+        for item in pending where item.generation == generation {
+            switch item.outcome {
+            case .ack: try connection.basicAck(item.tag)
+            case .nack(let requeue): try connection.basicNack(item.tag, requeue: requeue)
+            case .reject(let requeue): try connection.basicReject(item.tag, requeue: requeue)
+            }
+            sent += 1
+        }
+        if sent > 0 {
+            lock.lock()
+            inFlight -= sent
+            lock.unlock()
+        }
+    }
+
+    private func sleepUnlessStopped(_ seconds: TimeInterval) {
+        var fd = pollfd(fd: waker.descriptor, events: Int16(POLLIN), revents: 0)
+        if poll(&fd, 1, Int32(seconds * 1000)) > 0 { waker.drain() }
+    }
+}

@@ -1,0 +1,100 @@
+import Foundation
+
+/// Consumes one queue on a dedicated thread with a prefetch window and manual acks.
+///
+/// The handler runs on the consumer thread and must return quickly: hand the delivery to a
+/// worker and settle it later from any thread. After a broker restart or dropped connection
+/// the consumer reconnects, runs `onConnect` (topology) again and resumes; deliveries from
+/// the old connection are redelivered by the broker, so settling them is ignored.
+public final class AMQPConsumer: @unchecked Sendable {
+    /// Consumer settings.
+    public struct Configuration: Sendable {
+        public var url: AMQPURL
+        public var queue: String
+        /// Most unacknowledged deliveries the broker sends at once.
+        public var prefetch: UInt16
+        public var consumerTag: String
+        /// Called on each (re)connect before consuming, e.g. to declare the topology.
+        public var onConnect: (@Sendable (AMQPConnection) throws -> Void)?
+
+        public init(url: AMQPURL, queue: String, prefetch: UInt16 = 100, consumerTag: String? = nil,
+                    onConnect: (@Sendable (AMQPConnection) throws -> Void)? = nil) {
+            self.url = url
+            self.queue = queue
+            self.prefetch = prefetch
+            self.consumerTag = consumerTag ?? "buzzkit-\(ProcessInfo.processInfo.processIdentifier)-\(UUID().uuidString.prefix(8))"
+            self.onConnect = onConnect
+        }
+    }
+
+    enum Settlement {
+        case ack
+        case nack(requeue: Bool)
+        case reject(requeue: Bool)
+    }
+
+    public let configuration: Configuration
+    let handler: @Sendable (AMQPDelivery) -> Void
+    let lock = NSLock()
+    let waker = AMQPWaker()
+    var settlements: [(tag: UInt64, outcome: Settlement, generation: Int)] = []
+    var inFlight = 0
+    var stopRequested = false
+    var stopDeadline = Date.distantFuture
+    var connectedFlag = false
+    /// Called with each connection error (for logs and metrics).
+    public var onError: (@Sendable (AMQPError) -> Void)?
+    private var thread: Thread?
+    let finished = DispatchSemaphore(value: 0)
+    private var started = false
+
+    public init(_ configuration: Configuration, handler: @escaping @Sendable (AMQPDelivery) -> Void) {
+        self.configuration = configuration
+        self.handler = handler
+    }
+
+    /// Starts the consumer thread.
+    public func start() {
+        lock.lock()
+        guard !started else { lock.unlock(); return }
+        started = true
+        lock.unlock()
+        let thread = Thread { [self] in self.runLoop() }
+        thread.name = "buzzkit.amqp.consumer.\(configuration.queue)"
+        self.thread = thread
+        thread.start()
+    }
+
+    /// True while consuming on an open connection.
+    public var isConnected: Bool {
+        lock.lock(); defer { lock.unlock() }
+        return connectedFlag
+    }
+
+    /// Deliveries handed out and not yet settled.
+    public var unsettledCount: Int {
+        lock.lock(); defer { lock.unlock() }
+        return inFlight
+    }
+
+    /// Graceful stop: cancels the subscription (no new deliveries), waits up to `grace`
+    /// seconds for handed-out deliveries to be settled and sends their acks, then closes.
+    /// Whatever is still unsettled after the grace period goes back to the queue.
+    public func stop(grace: TimeInterval = 10) {
+        lock.lock()
+        let wasStarted = started
+        let already = stopRequested
+        stopRequested = true
+        stopDeadline = Date().addingTimeInterval(grace)
+        lock.unlock()
+        waker.wake()
+        if wasStarted && !already { finished.wait() }
+    }
+
+    func enqueueSettlement(_ tag: UInt64, _ outcome: Settlement, generation: Int) {
+        lock.lock()
+        settlements.append((tag, outcome, generation))
+        lock.unlock()
+        waker.wake()
+    }
+}

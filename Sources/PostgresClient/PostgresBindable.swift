@@ -1,0 +1,109 @@
+import Foundation
+
+/// A Swift value that can be sent as a PostgreSQL parameter in text format.
+public protocol PostgresBindable: Sendable {
+    /// The value's PostgreSQL text representation.
+    var postgresText: String { get }
+}
+
+extension String: PostgresBindable {
+    public var postgresText: String { self }
+}
+
+extension Substring: PostgresBindable {
+    public var postgresText: String { String(self) }
+}
+
+extension Int: PostgresBindable {
+    public var postgresText: String { String(self) }
+}
+
+extension Int64: PostgresBindable {
+    public var postgresText: String { String(self) }
+}
+
+extension Int32: PostgresBindable {
+    public var postgresText: String { String(self) }
+}
+
+extension Int16: PostgresBindable {
+    public var postgresText: String { String(self) }
+}
+
+extension Bool: PostgresBindable {
+    public var postgresText: String { self ? "t" : "f" }
+}
+
+extension Double: PostgresBindable {
+    public var postgresText: String {
+        if isNaN { return "NaN" }
+        if isInfinite { return self > 0 ? "Infinity" : "-Infinity" }
+        return "\(self)"
+    }
+}
+
+extension UUID: PostgresBindable {
+    public var postgresText: String { uuidString.lowercased() }
+}
+
+extension Date: PostgresBindable {
+    /// `YYYY-MM-DD HH:MM:SS.ffffff+00`, microsecond precision like `timestamptz`.
+    public var postgresText: String { PostgresTimestamp.format(self) }
+}
+
+extension Data: PostgresBindable {
+    /// `bytea` hex format.
+    public var postgresText: String {
+        let hex: [UInt8] = Array("0123456789abcdef".utf8)
+        var out = [UInt8]()
+        out.reserveCapacity(2 + count * 2)
+        out.append(UInt8(ascii: "\\"))
+        out.append(UInt8(ascii: "x"))
+        for byte in self {
+            out.append(hex[Int(byte >> 4)])
+            out.append(hex[Int(byte & 0x0f)])
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+}
+
+/// A Codable value stored in a `jsonb` (or `json`) column.
+public struct JSONB<Value: Codable & Sendable>: PostgresBindable, PostgresDecodable, Sendable {
+    public var value: Value
+
+    public init(_ value: Value) { self.value = value }
+
+    public var postgresText: String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        // Encoding a Codable value into JSON only fails for non-finite floats; store null then.
+        guard let data = try? encoder.encode(value) else { return "null" }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    public static func decode(postgresText text: String?, column: String) throws -> JSONB<Value> {
+        let text = try requireValue(text, column: column)
+        do {
+            return JSONB(try JSONDecoder().decode(Value.self, from: Data(text.utf8)))
+        } catch {
+            throw PostgresError(.decoding, "column \(column): JSON does not decode as \(Value.self): \(error)")
+        }
+    }
+}
+
+/// Arrays bind as one-dimensional PostgreSQL array literals (`{"a","b"}`).
+extension Array: PostgresBindable where Element: PostgresBindable {
+    public var postgresText: String {
+        var out = "{"
+        for (index, element) in enumerated() {
+            if index > 0 { out += "," }
+            out += "\""
+            for ch in element.postgresText.unicodeScalars {
+                if ch == "\"" || ch == "\\" { out += "\\" }
+                out.unicodeScalars.append(ch)
+            }
+            out += "\""
+        }
+        return out + "}"
+    }
+}

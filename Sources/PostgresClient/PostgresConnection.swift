@@ -1,0 +1,105 @@
+import CLibPQ
+import Foundation
+
+/// One libpq connection. Blocking: use it from a dedicated thread (see ``PostgresPool``),
+/// never from the Swift concurrency pool. Not thread-safe; one user at a time.
+public final class PostgresConnection {
+    var handle: OpaquePointer?
+    /// Prepared statements by SQL text; names are `bk_<n>`.
+    var prepared: [String: String] = [:]
+    var inTransaction = false
+    /// When the connection was last handed out or used.
+    var lastUsed = Date()
+    static let maxPreparedStatements = 512
+
+    /// Connects with a `postgres://user:pass@host:port/db?…` URL or a libpq key/value string.
+    public init(url: String, applicationName: String = "buzzkit") throws {
+        var conninfo = url
+        if !conninfo.contains("connect_timeout") {
+            conninfo += conninfo.contains("://") ? (conninfo.contains("?") ? "&" : "?") + "connect_timeout=5" : " connect_timeout=5"
+        }
+        handle = PQconnectdb(conninfo)
+        guard let handle, PQstatus(handle) == CONNECTION_OK else {
+            let message = handle.flatMap { PQerrorMessage($0) }.map { String(cString: $0) } ?? "out of memory"
+            if let handle { PQfinish(handle) }
+            self.handle = nil
+            throw PostgresError(.connectionFailed, "cannot connect to PostgreSQL: \(message.trimmingCharacters(in: .whitespacesAndNewlines))")
+        }
+        _ = try execute(PostgresQuery(unsafeSQL: "SET TimeZone = 'UTC'; SET DateStyle = 'ISO'; SET client_min_messages = warning; SET application_name = '\(applicationName.filter { $0.isLetter || $0.isNumber || $0 == "-" })'"))
+    }
+
+    deinit { close() }
+
+    /// Closes the connection. Further calls throw `.closed`.
+    public func close() {
+        if let handle { PQfinish(handle) }
+        handle = nil
+    }
+
+    /// False once the server closed the connection or a call found it broken.
+    public var isHealthy: Bool {
+        guard let handle else { return false }
+        return PQstatus(handle) == CONNECTION_OK
+    }
+
+    /// Runs a statement and returns its rows.
+    @discardableResult
+    public func query(_ query: PostgresQuery) throws -> PostgresRows {
+        let handle = try liveHandle(query.sql)
+        lastUsed = Date()
+        let result: OpaquePointer?
+        if query.binds.isEmpty && isMultiStatement(query.sql) {
+            result = PQexec(handle, query.sql)
+        } else {
+            let name = try preparedName(for: query.sql, handle: handle)
+            result = withCStrings(query.binds) { values in
+                if let name {
+                    return PQexecPrepared(handle, name, Int32(query.binds.count), values, nil, nil, 0)
+                }
+                return PQexecParams(handle, query.sql, Int32(query.binds.count), nil, values, nil, nil, 0)
+            }
+        }
+        let checked = try check(result, statement: query.sql)
+        defer { PQclear(checked) }
+        return PostgresRows(result: checked, statement: query.sql)
+    }
+
+    /// Runs a statement and returns how many rows it changed.
+    @discardableResult
+    public func execute(_ query: PostgresQuery) throws -> Int {
+        try self.query(query).affectedRows
+    }
+
+    func liveHandle(_ statement: String?) throws -> OpaquePointer {
+        guard let handle else { throw PostgresError(.closed, "the connection is closed", statement: statement) }
+        return handle
+    }
+
+    /// Unparameterised text with several statements goes through the simple protocol.
+    private func isMultiStatement(_ sql: String) -> Bool {
+        let trimmed = sql.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard let semicolon = trimmed.firstIndex(of: ";") else { return false }
+        return trimmed.index(after: semicolon) != trimmed.endIndex
+    }
+
+    private func preparedName(for sql: String, handle: OpaquePointer) throws -> String? {
+        if let name = prepared[sql] { return name }
+        guard prepared.count < Self.maxPreparedStatements else { return nil }
+        let name = "bk_\(prepared.count + 1)"
+        let result = PQprepare(handle, name, sql, 0, nil)
+        PQclear(try check(result, statement: sql))
+        prepared[sql] = name
+        return name
+    }
+}
+
+/// Calls `body` with a C array of C strings (NULL entries for nil) that lives for the call.
+func withCStrings<R>(_ strings: [String?], _ body: (UnsafePointer<UnsafePointer<CChar>?>?) -> R) -> R {
+    var owned: [UnsafeMutablePointer<CChar>?] = strings.map { $0.map { strdup($0) } }
+    defer { owned.forEach { free($0) } }
+    return owned.withUnsafeMutableBufferPointer { buffer in
+        buffer.baseAddress!.withMemoryRebound(to: UnsafePointer<CChar>?.self, capacity: max(buffer.count, 1)) { pointer in
+            body(strings.isEmpty ? nil : UnsafePointer(pointer))
+        }
+    }
+}

@@ -1,0 +1,102 @@
+/// A SQL statement whose interpolated values become `$n` bind parameters.
+///
+/// ```swift
+/// let q: PostgresQuery = "SELECT * FROM runs WHERE id = \(runId) AND tenant_id = \(tenant)"
+/// // sql: "SELECT * FROM runs WHERE id = $1 AND tenant_id = $2", binds: [runId, tenant]
+/// ```
+/// Raw text can only enter through ``PostgresQuery/init(unsafeSQL:)`` or
+/// ``StringInterpolation/appendInterpolation(unsafeRaw:)``, whose names say what they are.
+public struct PostgresQuery: Sendable, ExpressibleByStringInterpolation, CustomStringConvertible {
+    /// The statement text with `$n` placeholders.
+    public private(set) var sql: String
+    /// Parameter values in text format (`nil` is SQL NULL).
+    public private(set) var binds: [String?]
+
+    /// Raw SQL with no parameters. Never build this from input.
+    public init(unsafeSQL: String) {
+        self.sql = unsafeSQL
+        self.binds = []
+    }
+
+    public init(stringLiteral value: String) {
+        self.sql = value
+        self.binds = []
+    }
+
+    public init(stringInterpolation: StringInterpolation) {
+        self.sql = stringInterpolation.sql
+        self.binds = stringInterpolation.binds
+    }
+
+    /// Appends another query, renumbering its placeholders.
+    public mutating func append(_ other: PostgresQuery) {
+        var interpolation = StringInterpolation(literalCapacity: other.sql.count, interpolationCount: 0)
+        interpolation.sql = sql
+        interpolation.binds = binds
+        interpolation.appendInterpolation(other)
+        sql = interpolation.sql
+        binds = interpolation.binds
+    }
+
+    public var description: String { sql }
+
+    public struct StringInterpolation: StringInterpolationProtocol, Sendable {
+        var sql: String
+        var binds: [String?]
+
+        public init(literalCapacity: Int, interpolationCount: Int) {
+            sql = ""
+            sql.reserveCapacity(literalCapacity + interpolationCount * 3)
+            binds = []
+            binds.reserveCapacity(interpolationCount)
+        }
+
+        public mutating func appendLiteral(_ literal: String) {
+            sql += literal
+        }
+
+        /// A value: becomes the next `$n` parameter.
+        public mutating func appendInterpolation<T: PostgresBindable>(_ value: T) {
+            binds.append(value.postgresText)
+            sql += "$\(binds.count)"
+        }
+
+        /// An optional value: `nil` binds SQL NULL.
+        public mutating func appendInterpolation<T: PostgresBindable>(_ value: T?) {
+            binds.append(value?.postgresText)
+            sql += "$\(binds.count)"
+        }
+
+        /// A nested query fragment: its text is spliced in and its placeholders renumbered.
+        public mutating func appendInterpolation(_ fragment: PostgresQuery) {
+            let offset = binds.count
+            binds.append(contentsOf: fragment.binds)
+            sql += offset == 0 ? fragment.sql : Self.renumber(fragment.sql, by: offset)
+        }
+
+        /// Raw SQL text (an identifier chosen by code, never by input).
+        public mutating func appendInterpolation(unsafeRaw text: String) {
+            sql += text
+        }
+
+        static func renumber(_ sql: String, by offset: Int) -> String {
+            var out = ""
+            out.reserveCapacity(sql.utf8.count + 8)
+            var iterator = Array(sql.unicodeScalars)[...]
+            while let scalar = iterator.popFirst() {
+                guard scalar == "$", let first = iterator.first, first.properties.numericType != nil,
+                      ("0"..."9").contains(first) else {
+                    out.unicodeScalars.append(scalar)
+                    continue
+                }
+                var digits = ""
+                while let d = iterator.first, ("0"..."9").contains(d) {
+                    digits.unicodeScalars.append(d)
+                    iterator.removeFirst()
+                }
+                out += "$\((Int(digits) ?? 0) + offset)"
+            }
+            return out
+        }
+    }
+}

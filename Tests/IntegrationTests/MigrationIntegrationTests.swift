@@ -1,0 +1,48 @@
+import BuzzServer
+import Foundation
+import PostgresClient
+import XCTest
+
+final class MigrationIntegrationTests: XCTestCase {
+    func testConcurrentMigratorsApplyEachMigrationOnce() throws {
+        let schema = TestServices.uniqueName("mig")
+        defer { TestServices.dropSchema(schema) }
+        let pool = PostgresPool(url: TestServices.databaseURL, maxConnections: 4)
+        defer { pool.close() }
+        let migrations = try Migration.bundled()
+        XCTAssertFalse(migrations.isEmpty)
+        let results = LockedList()
+        let group = DispatchGroup()
+        for _ in 0..<3 {
+            group.enter()
+            Thread {
+                defer { group.leave() }
+                do { results.append(try MigrationRunner(pool: pool, schema: schema).migrate(migrations)) } catch { XCTFail("\(error)") }
+            }.start()
+        }
+        group.wait()
+        XCTAssertEqual(results.items.sorted(), migrations.map(\.version).sorted(), "each migration applied exactly once")
+        let recorded = try pool.withConnection { db in
+            try db.query("SELECT version FROM \(unsafeRaw: schema).schema_migrations ORDER BY version").map { try $0.decode("version", as: Int.self) }
+        }
+        XCTAssertEqual(recorded, migrations.map(\.version))
+        XCTAssertEqual(try MigrationRunner(pool: pool, schema: schema).migrate(migrations), [])
+    }
+
+    func testFailingMigrationLeavesNothingBehind() throws {
+        let schema = TestServices.uniqueName("mig")
+        defer { TestServices.dropSchema(schema) }
+        let pool = PostgresPool(url: TestServices.databaseURL, maxConnections: 1)
+        defer { pool.close() }
+        let broken = try Migration.parse([("0001_ok.sql", "CREATE TABLE a (x int);"), ("0002_bad.sql", "CREATE TABLE b (x nosuchtype);")])
+        XCTAssertThrowsError(try MigrationRunner(pool: pool, schema: schema).migrate(broken)) { error in
+            XCTAssertEqual((error as? PostgresError)?.sqlState, "42704")
+        }
+        let tables = try pool.withConnection { db in
+            try db.query("SELECT count(*) AS n FROM information_schema.tables WHERE table_schema = \(schema)")[0].decode("n", as: Int.self)
+        }
+        XCTAssertEqual(tables, 0)
+        XCTAssertThrowsError(try Migration.parse([("first.sql", "")]))
+        XCTAssertThrowsError(try Migration.parse([("0001_a.sql", ""), ("0001_b.sql", "")]))
+    }
+}

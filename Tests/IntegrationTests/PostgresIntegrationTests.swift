@@ -1,0 +1,164 @@
+import Foundation
+import PostgresClient
+import XCTest
+
+final class PostgresIntegrationTests: XCTestCase {
+    var schema = ""
+    var pool: PostgresPool!
+
+    override func setUpWithError() throws {
+        schema = TestServices.uniqueName("pgtest")
+        pool = try TestServices.pool(schema: schema)
+    }
+
+    override func tearDown() {
+        pool?.close()
+        TestServices.dropSchema(schema)
+    }
+
+    struct Payload: Codable, Sendable, Equatable { var title: String; var tags: [String] }
+
+    func testEveryTypeRoundTrips() throws {
+        let id = UUID()
+        let at = Date(timeIntervalSince1970: 1_796_029_200.654321)
+        let payload = Payload(title: "Leg day", tags: ["gym", "ünïcödé"])
+        try pool.withConnection { db in
+            try db.execute("""
+                CREATE TABLE samples (id uuid PRIMARY KEY, n bigint, small integer, label text, flag boolean,
+                                      ratio double precision, at timestamptz, doc jsonb, names text[], blob bytea, missing text)
+                """)
+            let inserted = try db.execute("""
+                INSERT INTO samples VALUES (\(id), \(Int64.max), \(Int32(-7)), \("it's \"quoted\""), \(true), \(0.125),
+                                            \(at), \(JSONB(payload)), \(["a", "b,c"]), \(Data([1, 2, 255])), \(String?.none))
+                """)
+            XCTAssertEqual(inserted, 1)
+            let row = try db.query("SELECT * FROM samples WHERE id = \(id)")[0]
+            XCTAssertEqual(try row.decode("id", as: UUID.self), id)
+            XCTAssertEqual(try row.decode("n", as: Int64.self), Int64.max)
+            XCTAssertEqual(try row.decode("small", as: Int32.self), -7)
+            XCTAssertEqual(try row.decode("label", as: String.self), "it's \"quoted\"")
+            XCTAssertEqual(try row.decode("flag", as: Bool.self), true)
+            XCTAssertEqual(try row.decode("ratio", as: Double.self), 0.125)
+            XCTAssertEqual(try row.decode("at", as: Date.self).timeIntervalSince1970, at.timeIntervalSince1970, accuracy: 0.000001)
+            XCTAssertEqual(try row.decode("doc", as: JSONB<Payload>.self).value, payload)
+            XCTAssertEqual(try row.decode("names", as: [String].self), ["a", "b,c"])
+            XCTAssertEqual(try row.decode("blob", as: Data.self), Data([1, 2, 255]))
+            XCTAssertNil(try row.decode("missing", as: String?.self))
+            XCTAssertThrowsError(try row.decode("missing", as: String.self))
+        }
+    }
+
+    func testBadSQLGivesTypedErrorWithSQLState() throws {
+        try pool.withConnection { db in
+            XCTAssertThrowsError(try db.query("SELEC 1")) { error in
+                let pg = error as? PostgresError
+                XCTAssertEqual(pg?.code, .server)
+                XCTAssertEqual(pg?.sqlState, "42601")
+                XCTAssertEqual(pg?.statement, "SELEC 1")
+            }
+            XCTAssertThrowsError(try db.query("SELECT * FROM no_such_table WHERE id = \(1)")) { error in
+                XCTAssertEqual((error as? PostgresError)?.sqlState, "42P01")
+            }
+            try db.execute("CREATE TABLE uniq (k text PRIMARY KEY)")
+            try db.execute("INSERT INTO uniq VALUES (\("a"))")
+            XCTAssertThrowsError(try db.execute("INSERT INTO uniq VALUES (\("a"))")) { error in
+                XCTAssertTrue((error as? PostgresError)?.isUniqueViolation == true)
+            }
+            // The connection is still usable after errors.
+            XCTAssertEqual(try db.query("SELECT 1 AS one")[0].decode("one", as: Int.self), 1)
+        }
+    }
+
+    func testTransactionRollsBackOnThrownError() throws {
+        struct Boom: Error {}
+        try pool.withConnection { try $0.execute("CREATE TABLE ledger (v int)") }
+        XCTAssertThrowsError(try pool.withTransaction { db in
+            try db.execute("INSERT INTO ledger VALUES (\(1))")
+            throw Boom()
+        })
+        try pool.withTransaction { try $0.execute("INSERT INTO ledger VALUES (\(2))") }
+        let values = try pool.withConnection { try $0.query("SELECT v FROM ledger").map { try $0.decode("v", as: Int.self) } }
+        XCTAssertEqual(values, [2])
+    }
+
+    func testSkipLockedClaimersGetDisjointRows() throws {
+        try pool.withConnection { db in
+            try db.execute("CREATE TABLE jobs (id serial PRIMARY KEY, claimed_by text)")
+            try db.execute("INSERT INTO jobs (claimed_by) SELECT NULL FROM generate_series(1, 2000)")
+        }
+        let claims = [LockedList(), LockedList()]
+        let group = DispatchGroup()
+        let pool = self.pool!
+        for worker in 0..<2 {
+            group.enter()
+            Thread {
+                defer { group.leave() }
+                while true {
+                    let ids = try! pool.withTransaction { db in
+                        try db.query("""
+                            UPDATE jobs SET claimed_by = \("w\(worker)") WHERE id IN (
+                              SELECT id FROM jobs WHERE claimed_by IS NULL ORDER BY id LIMIT 10 FOR UPDATE SKIP LOCKED)
+                            RETURNING id
+                            """).map { try $0.decode("id", as: Int.self) }
+                    }
+                    if ids.isEmpty { return }
+                    claims[worker].append(ids)
+                }
+            }.start()
+        }
+        group.wait()
+        let a = Set(claims[0].items), b = Set(claims[1].items)
+        XCTAssertTrue(a.isDisjoint(with: b), "both claimers got \(a.intersection(b).count) of the same rows")
+        XCTAssertEqual(a.union(b).count, 2000)
+        XCTAssertEqual(claims[0].items.count + claims[1].items.count, 2000)
+        XCTAssertFalse(a.isEmpty || b.isEmpty, "one claimer starved: the test did not exercise concurrency")
+    }
+
+    func testListenNotify() throws {
+        let listener = try PostgresConnection(url: TestServices.databaseURL)
+        defer { listener.close() }
+        try listener.listen("timers_due")
+        try pool.withTransaction { try $0.notify("timers_due", payload: "42") }
+        var received: [PostgresNotification] = []
+        _ = try TestServices.eventually(timeout: 5) {
+            received += try listener.waitForNotifications(timeout: 0.5)
+            return !received.isEmpty
+        }
+        XCTAssertEqual(received, [PostgresNotification(channel: "timers_due", payload: "42")])
+        XCTAssertEqual(try listener.waitForNotifications(timeout: 0.1), [])
+    }
+
+    func testPoolRecoversAfterServerRestart() throws {
+        XCTAssertEqual(try pool.withConnection { try $0.query("SELECT 1 AS one")[0].decode("one", as: Int.self) }, 1)
+        XCTAssertEqual(pool.openConnections, 1)
+        try TestServices.services("restart-postgres")
+        // The idle connection died with the server; the pool notices and opens a new one.
+        let value = try pool.withConnection { try $0.query("SELECT 2 AS two")[0].decode("two", as: Int.self) }
+        XCTAssertEqual(value, 2)
+    }
+
+    func testPoolBoundsConnections() throws {
+        let small = try TestServices.pool(schema: schema, maxConnections: 2)
+        defer { small.close() }
+        let group = DispatchGroup()
+        let started = Date()
+        for _ in 0..<8 {
+            group.enter()
+            Thread {
+                _ = try? small.withConnection { try $0.query("SELECT pg_sleep(0.1)") }
+                group.leave()
+            }.start()
+        }
+        group.wait()
+        // Eight 0.1 s statements over two connections take at least four rounds.
+        XCTAssertGreaterThanOrEqual(Date().timeIntervalSince(started), 0.39)
+        XCTAssertLessThanOrEqual(small.openConnections, 2)
+    }
+}
+
+final class LockedList: @unchecked Sendable {
+    private let lock = NSLock()
+    private var storage: [Int] = []
+    func append(_ values: [Int]) { lock.lock(); storage += values; lock.unlock() }
+    var items: [Int] { lock.lock(); defer { lock.unlock() }; return storage }
+}

@@ -1,0 +1,168 @@
+#!/usr/bin/env bash
+# Local PostgreSQL 15 and RabbitMQ 3.10 for development and CI, without Docker.
+#
+#   scripts/services.sh start    install what is missing, start both, wait, print URLs (no-op if running)
+#   scripts/services.sh stop     stop only what this script started (by pid file)
+#   scripts/services.sh status   say what runs
+#   scripts/services.sh install  install the Debian packages the build and services need
+#   scripts/services.sh env      print export lines for BUZZKIT_DATABASE_URL / BUZZKIT_AMQP_URL
+#   scripts/services.sh restart-rabbitmq | restart-postgres   (used by fault tests)
+#
+# Data lives under .services/ (git-ignored) in the repository. Ports (loopback only) can be
+# changed with BUZZKIT_PG_PORT (default 55432) and BUZZKIT_AMQP_PORT (default 55672).
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+DATA="$ROOT/.services"
+PG_PORT=${BUZZKIT_PG_PORT:-55432}
+AMQP_PORT=${BUZZKIT_AMQP_PORT:-55672}
+DIST_PORT=$((AMQP_PORT + 1))
+EPMD_PORT=${BUZZKIT_EPMD_PORT:-54369}
+PG_BIN=/usr/lib/postgresql/15/bin
+RMQ_BIN=/usr/lib/rabbitmq/bin
+PG_DIR="$DATA/postgres"
+RMQ_DIR="$DATA/rabbitmq"
+DB_URL="postgres://postgres@127.0.0.1:$PG_PORT/buzzkit"
+AMQP_URL="amqp://guest:guest@127.0.0.1:$AMQP_PORT/%2f"
+
+log() { printf '[services] %s\n' "$*" >&2; }
+
+install_packages() {
+  local need=()
+  [ -x "$PG_BIN/postgres" ] || need+=(postgresql-15)
+  [ -x "$RMQ_BIN/rabbitmq-server" ] || need+=(rabbitmq-server)
+  [ -f /usr/include/postgresql/libpq-fe.h ] || need+=(libpq-dev)
+  [ -f /usr/include/amqp.h ] || need+=(librabbitmq-dev)
+  [ -f /usr/include/microhttpd.h ] || need+=(libmicrohttpd-dev)
+  [ -f /usr/include/x86_64-linux-gnu/curl/curl.h ] || [ -f /usr/include/curl/curl.h ] || need+=(libcurl4-openssl-dev)
+  [ -f /usr/include/nghttp2/nghttp2.h ] || need+=(libnghttp2-dev)
+  [ -f /usr/include/openssl/evp.h ] || need+=(libssl-dev)
+  command -v wrk >/dev/null || need+=(wrk)
+  command -v pgbench >/dev/null || [ -x "$PG_BIN/pgbench" ] || need+=(postgresql-contrib)
+  if [ ${#need[@]} -gt 0 ]; then
+    log "installing: ${need[*]}"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+  fi
+}
+
+# PostgreSQL refuses root; its user must be able to walk down to the data folder.
+make_traversable() {
+  local d="$1"
+  while [ "$d" != "/" ]; do
+    if ! runuser -u postgres -- test -x "$d" 2>/dev/null; then chmod o+x "$d"; fi
+    d=$(dirname "$d")
+  done
+}
+
+pg_running() { [ -f "$PG_DIR/data/postmaster.pid" ] && kill -0 "$(head -1 "$PG_DIR/data/postmaster.pid")" 2>/dev/null; }
+
+start_postgres() {
+  if pg_running; then log "postgres already running on $PG_PORT"; return; fi
+  mkdir -p "$PG_DIR"
+  make_traversable "$PG_DIR"
+  chown postgres:postgres "$PG_DIR"
+  if [ ! -f "$PG_DIR/data/PG_VERSION" ]; then
+    runuser -u postgres -- "$PG_BIN/initdb" -D "$PG_DIR/data" -U postgres --auth=trust \
+      --encoding=UTF8 --locale=C.UTF-8 >"$PG_DIR/initdb.log" 2>&1
+    mkdir -p "$PG_DIR/sock" && chown postgres:postgres "$PG_DIR/sock"
+    cat >>"$PG_DIR/data/postgresql.conf" <<CONF
+port = $PG_PORT
+listen_addresses = '127.0.0.1'
+unix_socket_directories = '$PG_DIR/sock'
+max_connections = 300
+shared_buffers = 256MB
+fsync = on
+synchronous_commit = on
+log_min_messages = warning
+CONF
+  fi
+  runuser -u postgres -- "$PG_BIN/pg_ctl" -D "$PG_DIR/data" -l "$PG_DIR/postgres.log" -w -t 30 start >/dev/null
+  for _ in $(seq 1 60); do
+    "$PG_BIN/pg_isready" -q -h 127.0.0.1 -p "$PG_PORT" && break; sleep 0.5
+  done
+  "$PG_BIN/psql" -h 127.0.0.1 -p "$PG_PORT" -U postgres -tAc "SELECT 1 FROM pg_database WHERE datname='buzzkit'" | grep -q 1 \
+    || "$PG_BIN/createdb" -h 127.0.0.1 -p "$PG_PORT" -U postgres buzzkit
+  log "postgres ready on 127.0.0.1:$PG_PORT"
+}
+
+stop_postgres() {
+  if pg_running; then runuser -u postgres -- "$PG_BIN/pg_ctl" -D "$PG_DIR/data" -m fast -w stop >/dev/null; log "postgres stopped"; fi
+}
+
+rmq_env() {
+  export HOME="$RMQ_DIR/home"
+  export RABBITMQ_NODENAME="buzzkit@localhost"
+  export RABBITMQ_NODE_PORT="$AMQP_PORT"
+  export RABBITMQ_DIST_PORT="$DIST_PORT"
+  export ERL_EPMD_PORT="$EPMD_PORT"
+  export RABBITMQ_MNESIA_BASE="$RMQ_DIR/mnesia"
+  export RABBITMQ_LOG_BASE="$RMQ_DIR/log"
+  export RABBITMQ_ENABLED_PLUGINS_FILE="$RMQ_DIR/enabled_plugins"
+  export RABBITMQ_CONFIG_FILE="$RMQ_DIR/rabbitmq.conf"
+  export RABBITMQ_PID_FILE="$RMQ_DIR/rabbitmq.pid"
+}
+
+rmq_running() { [ -f "$RMQ_DIR/rabbitmq.pid" ] && kill -0 "$(cat "$RMQ_DIR/rabbitmq.pid")" 2>/dev/null; }
+
+start_rabbitmq() {
+  if rmq_running; then log "rabbitmq already running on $AMQP_PORT"; return; fi
+  mkdir -p "$RMQ_DIR/home" "$RMQ_DIR/mnesia" "$RMQ_DIR/log"
+  echo "[]." >"$RMQ_DIR/enabled_plugins"
+  cat >"$RMQ_DIR/rabbitmq.conf" <<CONF
+listeners.tcp.default = 127.0.0.1:$AMQP_PORT
+loopback_users.guest = true
+vm_memory_high_watermark.relative = 0.4
+disk_free_limit.absolute = 500MB
+CONF
+  (rmq_env; setsid nohup "$RMQ_BIN/rabbitmq-server" </dev/null >"$RMQ_DIR/server.log" 2>&1 &)
+  for _ in $(seq 1 40); do [ -f "$RMQ_DIR/rabbitmq.pid" ] && break; sleep 0.25; done
+  (rmq_env; "$RMQ_BIN/rabbitmqctl" wait "$RMQ_DIR/rabbitmq.pid" --timeout 90 >/dev/null) \
+    || { log "rabbitmq failed to start; see $RMQ_DIR/server.log"; tail -20 "$RMQ_DIR/server.log" >&2; exit 1; }
+  log "rabbitmq ready on 127.0.0.1:$AMQP_PORT"
+}
+
+stop_rabbitmq() {
+  if rmq_running; then
+    local pid; pid=$(cat "$RMQ_DIR/rabbitmq.pid")
+    (rmq_env; "$RMQ_BIN/rabbitmqctl" shutdown >/dev/null 2>&1) || kill "$pid" 2>/dev/null || true
+    for _ in $(seq 1 60); do kill -0 "$pid" 2>/dev/null || break; sleep 0.25; done
+    rm -f "$RMQ_DIR/rabbitmq.pid"
+    log "rabbitmq stopped"
+  fi
+  # epmd outlives the broker; stop the one on our own port only.
+  local p
+  for p in $(pgrep -x epmd || true); do
+    if tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx "ERL_EPMD_PORT=$EPMD_PORT"; then kill "$p" 2>/dev/null || true; fi
+  done
+}
+
+print_env() {
+  echo "export BUZZKIT_DATABASE_URL='$DB_URL'"
+  echo "export BUZZKIT_AMQP_URL='$AMQP_URL'"
+}
+
+case "${1:-start}" in
+  start)
+    install_packages
+    start_postgres
+    start_rabbitmq
+    echo "BUZZKIT_DATABASE_URL=$DB_URL"
+    echo "BUZZKIT_AMQP_URL=$AMQP_URL"
+    ;;
+  stop) stop_rabbitmq; stop_postgres ;;
+  status)
+    pg_running && echo "postgres: running ($DB_URL)" || echo "postgres: stopped"
+    rmq_running && echo "rabbitmq: running ($AMQP_URL)" || echo "rabbitmq: stopped"
+    ;;
+  env) print_env ;;
+  install) install_packages ;;
+  restart-rabbitmq) stop_rabbitmq; start_rabbitmq ;;
+  stop-rabbitmq) stop_rabbitmq ;;
+  start-rabbitmq) start_rabbitmq ;;
+  restart-postgres) stop_postgres; start_postgres ;;
+  stop-postgres) stop_postgres ;;
+  start-postgres) start_postgres ;;
+  *) echo "usage: $0 start|stop|status|env|restart-rabbitmq|restart-postgres" >&2; exit 2 ;;
+esac
