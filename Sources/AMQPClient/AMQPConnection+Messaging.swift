@@ -52,9 +52,24 @@ extension AMQPConnection {
             flags |= UInt32(AMQP_BASIC_HEADERS_FLAG)
         }
         properties._flags = flags
-        let status = amqp_basic_publish(state, channel, arena.bytes(message.exchange), arena.bytes(message.routingKey),
-                                        0, 0, &properties, arena.bytes(message.body))
+        // Exchange, routing key and body are passed without copying: they live for the call.
+        let status = withBytes(message.exchange) { exchange in
+            withBytes(message.routingKey) { routingKey in
+                message.body.withUnsafeBytes { body in
+                    amqp_basic_publish(state, channel, exchange, routingKey, 0, 0, &properties,
+                                       amqp_bytes_t(len: body.count, bytes: UnsafeMutableRawPointer(mutating: body.baseAddress)))
+                }
+            }
+        }
         try checkStatus(status, "basic.publish to \(message.exchange.isEmpty ? "(default)" : message.exchange) [\(message.routingKey)]")
+    }
+
+    /// Lends `string`'s UTF-8 bytes to rabbitmq-c for the duration of `body`.
+    private func withBytes<R>(_ string: String, _ body: (amqp_bytes_t) -> R) -> R {
+        var string = string
+        return string.withUTF8 { utf8 in
+            body(amqp_bytes_t(len: utf8.count, bytes: UnsafeMutableRawPointer(mutating: utf8.baseAddress)))
+        }
     }
 
     func basicQos(prefetch: UInt16) throws {

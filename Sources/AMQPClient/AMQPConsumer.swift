@@ -93,8 +93,11 @@ public final class AMQPConsumer: @unchecked Sendable {
 
     func enqueueSettlement(_ tag: UInt64, _ outcome: Settlement, generation: Int) {
         lock.lock()
+        let wasEmpty = settlements.isEmpty
         settlements.append((tag, outcome, generation))
         lock.unlock()
-        waker.wake()
+        // The consumer thread flushes all settlements on every turn: only the first one queued
+        // by another thread needs to wake it.
+        if wasEmpty && !Thread.current.isEqual(thread) { waker.wake() }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// A message handed to a consumer. Settle it exactly once with ``ack()``, ``nack(requeue:)``
 /// or ``reject(requeue:)``, from any thread; later calls are ignored.
@@ -16,7 +17,7 @@ public final class AMQPDelivery: @unchecked Sendable {
     public let queue: String
     let generation: Int
     private weak var consumer: AMQPConsumer?
-    private let settled = LockedBox(false)
+    private let settled = Atomic<Bool>(false)
 
     init(raw: AMQPRawDelivery, queue: String, generation: Int, consumer: AMQPConsumer) {
         body = raw.body
@@ -45,11 +46,7 @@ public final class AMQPDelivery: @unchecked Sendable {
     public func reject(requeue: Bool) { settle(.reject(requeue: requeue)) }
 
     private func settle(_ outcome: AMQPConsumer.Settlement) {
-        let first = settled.update { value -> Bool in
-            defer { value = true }
-            return !value
-        }
-        guard first else { return }
+        guard settled.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else { return }
         consumer?.enqueueSettlement(deliveryTag, outcome, generation: generation)
     }
 }

@@ -81,9 +81,11 @@ public final class AMQPPublisher: @unchecked Sendable {
             completion(.failure(AMQPError(.connectionFailed, "RabbitMQ is unreachable at \(configuration.url.host):\(configuration.url.port); nothing was published")))
             return
         }
+        let wasEmpty = submitted.isEmpty
         submitted.append(Pending(message: message, completion: completion, deadline: Date().addingTimeInterval(configuration.confirmTimeout)))
         lock.unlock()
-        waker.wake()
+        // The publisher thread takes everything submitted at once, so one wake per batch is enough.
+        if wasEmpty { waker.wake() }
     }
 
     /// Publishes and waits for the broker's confirm.
