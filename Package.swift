@@ -18,10 +18,15 @@ let package = Package(
                        providers: [.apt(["librabbitmq-dev"])]),
         .target(name: "CShims", dependencies: ["CRabbitMQ"], path: "Sources/CShims",
                 linkerSettings: [.linkedLibrary("rabbitmq")]),
+        .systemLibrary(name: "CMicroHTTPD", path: "Sources/CMicroHTTPD",
+                       providers: [.apt(["libmicrohttpd-dev"])]),
+        .target(name: "CHTTPShims", dependencies: ["CMicroHTTPD"], path: "Sources/CHTTPShims",
+                linkerSettings: [.linkedLibrary("microhttpd")]),
 
         // Safe adapters: the only modules that import C.
         .target(name: "PostgresClient", dependencies: ["CLibPQ"]),
         .target(name: "AMQPClient", dependencies: ["CRabbitMQ", "CShims"]),
+        .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "CHTTPShims"]),
 
         // Server-side modules.
         .target(name: "BuzzServer", dependencies: ["PostgresClient", "AMQPClient"],
@@ -34,6 +39,7 @@ let package = Package(
         // Tier 1: pure unit tests (no services).
         .testTarget(name: "PostgresClientTests", dependencies: ["PostgresClient"]),
         .testTarget(name: "AMQPClientTests", dependencies: ["AMQPClient"]),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"]),
         // Tier 2: integration tests against real PostgreSQL and RabbitMQ.
         .testTarget(name: "IntegrationTests", dependencies: ["PostgresClient", "AMQPClient", "BuzzServer"]),
     ],

@@ -1,0 +1,10 @@
+#ifndef BUZZKIT_CMICROHTTPD_H
+#define BUZZKIT_CMICROHTTPD_H
+#include <stdarg.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <sys/socket.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
+#include <microhttpd.h>
+#endif

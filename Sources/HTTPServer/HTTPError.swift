@@ -1,0 +1,46 @@
+import Foundation
+
+/// The one error type of `HTTPServer`. Thrown by handlers, it renders itself as
+/// `{"error": {"code", "message", "field"?}}` with its status.
+public struct HTTPError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var status: Int
+    /// A stable, machine-readable code such as `invalid_json` or `unauthorized`.
+    public var code: String
+    /// A sentence that says what to fix.
+    public var message: String
+    /// The JSON path or parameter at fault.
+    public var field: String?
+
+    public init(status: Int, code: String, message: String, field: String? = nil) {
+        self.status = status
+        self.code = code
+        self.message = message
+        self.field = field
+    }
+
+    struct Body: Encodable {
+        struct Inner: Encodable {
+            var code: String
+            var message: String
+            var field: String?
+        }
+        var error: Inner
+    }
+
+    /// The JSON response for this error.
+    public var response: HTTPResponse {
+        let body = Body(error: .init(code: code, message: message, field: field))
+        let data = (try? HTTPJSON.encoder.encode(body)) ?? Data(#"{"error":{"code":"internal","message":"error"}}"#.utf8)
+        return HTTPResponse(status: status, headers: [("Content-Type", "application/json")], body: data)
+    }
+
+    public var description: String { "\(status) \(code): \(message)\(field.map { " (\($0))" } ?? "")" }
+
+    public static func notFound(_ what: String) -> HTTPError {
+        HTTPError(status: 404, code: "not_found", message: "\(what) was not found")
+    }
+
+    public static func badRequest(_ message: String, code: String = "invalid_request", field: String? = nil) -> HTTPError {
+        HTTPError(status: 400, code: code, message: message, field: field)
+    }
+}

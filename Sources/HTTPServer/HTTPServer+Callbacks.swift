@@ -1,0 +1,116 @@
+import CMicroHTTPD
+import Foundation
+
+/// libmicrohttpd's access handler: buffers the body, then suspends the connection while the
+/// async handler runs, and queues the response when it is resumed.
+func httpAccessHandler(_ cls: UnsafeMutableRawPointer?, _ connection: OpaquePointer?, _ url: UnsafePointer<CChar>?,
+                       _ method: UnsafePointer<CChar>?, _ version: UnsafePointer<CChar>?, _ uploadData: UnsafePointer<CChar>?,
+                       _ uploadSize: UnsafeMutablePointer<Int>?, _ slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>?) -> MHD_Result {
+    guard let cls, let connection, let slot, let uploadSize else { return MHD_Result.NO }
+    let server = Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue()
+    guard let raw = slot.pointee else {
+        slot.pointee = Unmanaged.passRetained(HTTPRequestState()).toOpaque()
+        return MHD_Result.YES
+    }
+    let state = Unmanaged<HTTPRequestState>.fromOpaque(raw).takeUnretainedValue()
+    if uploadSize.pointee > 0 {
+        if !state.tooLarge, let uploadData {
+            if state.body.count + uploadSize.pointee > server.configuration.maxBodyBytes {
+                state.tooLarge = true
+                state.body = Data()
+            } else {
+                state.body.append(UnsafeRawPointer(uploadData).assumingMemoryBound(to: UInt8.self), count: uploadSize.pointee)
+            }
+        }
+        uploadSize.pointee = 0
+        return MHD_Result.YES
+    }
+    state.lock.lock()
+    let ready = state.response
+    let started = state.started
+    state.started = true
+    state.lock.unlock()
+    if let ready { return queue(ready, on: connection, requestId: state.request?.requestId) }
+    if started { return MHD_Result.YES }
+
+    var request = HTTPRequest(method: method.map { String(cString: $0) } ?? "GET", path: url.map { String(cString: $0) } ?? "/",
+                              headers: collect(connection, .HEADER_KIND))
+    request.query = collect(connection, .GET_ARGUMENT_KIND)
+    if let id = request.header("x-request-id"), !id.isEmpty, id.count <= 128 { request.requestId = id }
+    request.body = state.body
+    state.request = request
+    if state.tooLarge {
+        let limit = server.configuration.maxBodyBytes
+        let error = HTTPError(status: 413, code: "body_too_large", message: "the body is larger than \(limit) bytes; send smaller batches")
+        state.response = error.response
+        return queue(error.response, on: connection, requestId: request.requestId)
+    }
+    server.lock.lock(); server.inFlight += 1; server.lock.unlock()
+    MHD_suspend_connection(connection)
+    let connectionBox = ConnectionBox(connection)
+    let handler = server.handler
+    Task {
+        let response = await handler(request)
+        state.withLock { $0.response = response }
+        MHD_resume_connection(connectionBox.connection)
+    }
+    return MHD_Result.YES
+}
+
+/// Called when libmicrohttpd is done with a request: logs it and frees its state.
+func httpCompletedHandler(_ cls: UnsafeMutableRawPointer?, _ connection: OpaquePointer?,
+                          _ slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>?, _ reason: MHD_RequestTerminationCode) {
+    guard let cls, let slot, let raw = slot.pointee else { return }
+    let server = Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue()
+    let state = Unmanaged<HTTPRequestState>.takeRetainedValueAndRelease(raw)
+    slot.pointee = nil
+    if state.started, state.request != nil, !state.tooLarge {
+        server.lock.lock(); server.inFlight -= 1; server.lock.unlock()
+    }
+    if let request = state.request, let onComplete = server.onComplete {
+        onComplete(HTTPServer.Completion(method: request.method, path: request.path, status: state.response?.status ?? 0,
+                                         seconds: Date().timeIntervalSince(state.startedAt), requestId: request.requestId))
+    }
+}
+
+private func queue(_ response: HTTPResponse, on connection: OpaquePointer, requestId: String?) -> MHD_Result {
+    let created: OpaquePointer? = response.body.withUnsafeBytes { bytes in
+        MHD_create_response_from_buffer(bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress), .RESPMEM_MUST_COPY)
+    }
+    guard let created else { return MHD_Result.NO }
+    defer { MHD_destroy_response(created) }
+    for (name, value) in response.headers { MHD_add_response_header(created, name, value) }
+    if let requestId { MHD_add_response_header(created, "X-Request-Id", requestId) }
+    return MHD_queue_response(connection, UInt32(response.status), created)
+}
+
+private func collect(_ connection: OpaquePointer, _ kind: MHD_ValueKind) -> [String: String] {
+    let box = DictionaryBox()
+    let context = Unmanaged.passUnretained(box).toOpaque()
+    _ = MHD_get_connection_values(connection, kind, httpCollectValue, context)
+    return box.values
+}
+
+func httpCollectValue(_ cls: UnsafeMutableRawPointer?, _ kind: MHD_ValueKind, _ key: UnsafePointer<CChar>?,
+                      _ value: UnsafePointer<CChar>?) -> MHD_Result {
+    guard let cls, let key else { return MHD_Result.YES }
+    let box = Unmanaged<DictionaryBox>.fromOpaque(cls).takeUnretainedValue()
+    box.values[String(cString: key).lowercased()] = value.map { String(cString: $0) } ?? ""
+    return MHD_Result.YES
+}
+
+final class DictionaryBox {
+    var values: [String: String] = [:]
+}
+
+/// Carries the connection pointer into the handler task (libmicrohttpd allows resuming from any thread).
+struct ConnectionBox: @unchecked Sendable {
+    let connection: OpaquePointer
+    init(_ connection: OpaquePointer) { self.connection = connection }
+}
+
+extension Unmanaged {
+    static func takeRetainedValueAndRelease(_ raw: UnsafeMutableRawPointer) -> Instance {
+        Unmanaged<Instance>.fromOpaque(raw).takeRetainedValue()
+    }
+}

@@ -1,0 +1,118 @@
+import CHTTPShims
+import CMicroHTTPD
+import Foundation
+
+/// An HTTP/1.1 server on libmicrohttpd: one epoll thread owns the sockets; each complete
+/// request is suspended, handled by an async handler on the Swift runtime, and resumed with
+/// its response, so a slow handler never blocks other connections.
+public final class HTTPServer: @unchecked Sendable {
+    /// Server settings.
+    public struct Configuration: Sendable {
+        /// IPv4 address to bind (`0.0.0.0` for every interface, `127.0.0.1` for loopback).
+        public var host: String
+        /// 0 picks a free port; read it back from ``HTTPServer/port``.
+        public var port: Int
+        /// Bodies larger than this get 413 without being buffered further.
+        public var maxBodyBytes: Int
+        public var connectionLimit: Int
+        /// Idle seconds before a keep-alive connection is closed.
+        public var connectionTimeout: Int
+
+        public init(host: String = "0.0.0.0", port: Int = 8080, maxBodyBytes: Int = 1 << 20,
+                    connectionLimit: Int = 4096, connectionTimeout: Int = 30) {
+            self.host = host
+            self.port = port
+            self.maxBodyBytes = maxBodyBytes
+            self.connectionLimit = connectionLimit
+            self.connectionTimeout = connectionTimeout
+        }
+    }
+
+    /// One finished request, for access logs and metrics.
+    public struct Completion: Sendable {
+        public var method: String
+        public var path: String
+        public var status: Int
+        public var seconds: Double
+        public var requestId: String
+    }
+
+    public let configuration: Configuration
+    let handler: @Sendable (HTTPRequest) async -> HTTPResponse
+    let onComplete: (@Sendable (Completion) -> Void)?
+    var daemon: OpaquePointer?
+    let lock = NSLock()
+    var inFlight = 0
+    private(set) public var port: Int = 0
+
+    /// `handler` answers every request (usually ``Router/handle(_:)``); `onComplete` sees
+    /// each finished request.
+    public init(_ configuration: Configuration, onComplete: (@Sendable (Completion) -> Void)? = nil,
+                handler: @escaping @Sendable (HTTPRequest) async -> HTTPResponse) {
+        self.configuration = configuration
+        self.handler = handler
+        self.onComplete = onComplete
+    }
+
+    /// Binds and starts serving. Throws when the port is taken or the host is not an IPv4 address.
+    public func start() throws {
+        var address = in_addr()
+        guard inet_pton(AF_INET, configuration.host, &address) == 1 else {
+            throw HTTPError(status: 500, code: "bad_host", message: "\(configuration.host) is not an IPv4 address", field: "host")
+        }
+        // libmicrohttpd's threads inherit this mask: termination signals stay with the process's own handler.
+        var blocked = sigset_t(), previous = sigset_t()
+        sigemptyset(&blocked)
+        sigaddset(&blocked, SIGTERM)
+        sigaddset(&blocked, SIGINT)
+        sigaddset(&blocked, SIGPIPE)
+        pthread_sigmask(SIG_BLOCK, &blocked, &previous)
+        defer { pthread_sigmask(SIG_SETMASK, &previous, nil) }
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        daemon = bk_mhd_start(UInt16(configuration.port), address.s_addr, UInt32(configuration.connectionLimit),
+                              UInt32(configuration.connectionTimeout), 0, httpAccessHandler, context, httpCompletedHandler, context)
+        guard let daemon else {
+            throw HTTPError(status: 500, code: "bind_failed", message: "cannot listen on \(configuration.host):\(configuration.port) (port in use?)", field: "port")
+        }
+        port = Int(bk_mhd_bound_port(daemon))
+    }
+
+    /// Stops accepting connections, waits up to `grace` seconds for requests in flight to be
+    /// answered, then stops the daemon.
+    public func stop(grace: TimeInterval = 10) {
+        lock.lock()
+        let running = daemon
+        daemon = nil
+        lock.unlock()
+        guard let daemon = running else { return }
+        let listener = MHD_quiesce_daemon(daemon)
+        let deadline = Date().addingTimeInterval(grace)
+        while requestsInFlight > 0 && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        MHD_stop_daemon(daemon)
+        if listener >= 0 { close(listener) }
+    }
+
+    /// Requests being handled now.
+    public var requestsInFlight: Int {
+        lock.lock(); defer { lock.unlock() }
+        return inFlight
+    }
+
+    deinit { stop(grace: 0) }
+}
+
+/// Per-request state, owned by libmicrohttpd's connection slot between callbacks.
+final class HTTPRequestState: @unchecked Sendable {
+    var body = Data()
+    var tooLarge = false
+    var started = false
+    var response: HTTPResponse?
+    var request: HTTPRequest?
+    var startedAt = Date()
+    let lock = NSLock()
+
+    func withLock<T>(_ body: (HTTPRequestState) -> T) -> T {
+        lock.lock(); defer { lock.unlock() }
+        return body(self)
+    }
+}
