@@ -9,9 +9,10 @@ public enum AMQPQueueKind: String, Sendable {
 
 extension AMQPConnection {
     /// Declares an exchange (idempotent when the settings match).
-    public func declareExchange(_ name: String, type: String = "topic", durable: Bool = true) throws {
+    public func declareExchange(_ name: String, type: String = "topic", durable: Bool = true,
+                                arguments: [String: AMQPFieldValue] = [:]) throws {
         let arena = CArena()
-        amqp_exchange_declare(state, channel, arena.bytes(name), arena.bytes(type), 0, durable ? 1 : 0, 0, 0, amqp_empty_table)
+        amqp_exchange_declare(state, channel, arena.bytes(name), arena.bytes(type), 0, durable ? 1 : 0, 0, 0, arena.table(arguments))
         try checkRPC("exchange.declare \(name)")
     }
 

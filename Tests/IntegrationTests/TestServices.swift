@@ -1,4 +1,5 @@
 import AMQPClient
+import BuzzServer
 import Foundation
 import PostgresClient
 import XCTest
@@ -60,5 +61,21 @@ enum TestServices {
             Thread.sleep(forTimeInterval: 0.05)
         }
         return try condition()
+    }
+}
+
+extension TestServices {
+    /// A pool on a fresh schema with every migration applied.
+    static func migratedPool(schema: String, maxConnections: Int = 8) throws -> PostgresPool {
+        let pool = try self.pool(schema: schema, maxConnections: maxConnections)
+        let admin = PostgresPool(url: databaseURL, maxConnections: 1)
+        defer { admin.close() }
+        try MigrationRunner(pool: admin, schema: schema).migrate(Migration.bundled())
+        return pool
+    }
+
+    /// The URL of a pool whose connections use `schema`.
+    static func url(schema: String) -> String {
+        databaseURL + (databaseURL.contains("?") ? "&" : "?") + "options=-csearch_path%3D\(schema)"
     }
 }

@@ -1,0 +1,66 @@
+import AMQPClient
+import Foundation
+import PostgresClient
+
+/// The transactional outbox: messages are inserted in the same transaction as the state
+/// change that causes them, and published only after that commits.
+///
+/// Immediate messages take a fast path: after its commit the worker publishes them itself
+/// (with confirms) and deletes their rows. Their rows carry a short lease (`available_at` a
+/// few seconds ahead), so the scheduler relays them only if that worker died in between.
+/// Timer rows (`availableAt` in the future) are always relayed by the scheduler.
+public enum Outbox {
+    /// Seconds the inserting worker has to publish an immediate message before the
+    /// scheduler takes over.
+    public static let relayLease: TimeInterval = 5
+    /// The NOTIFY channel that wakes schedulers for timers due soon.
+    public static let channel = "buzzkit_outbox"
+    /// Timers due within this many seconds wake the scheduler through NOTIFY; later ones are
+    /// picked up by its regular look at the next due time.
+    public static let notifyHorizon: TimeInterval = 2
+
+    /// A row written by ``insert(_:now:on:)``.
+    public struct Row: Sendable {
+        public var id: Int64
+        public var message: OutboxMessage
+    }
+
+    /// Inserts `messages` on `db` (inside the caller's transaction) and returns the rows.
+    /// Immediate rows get the relay lease; a timer due soon also sends a NOTIFY (delivered
+    /// at commit).
+    @discardableResult
+    public static func insert(_ messages: [OutboxMessage], now: Date, on db: PostgresConnection) throws -> [Row] {
+        guard !messages.isEmpty else { return [] }
+        let available = messages.map { $0.availableAt ?? now.addingTimeInterval(relayLease) }
+        let rows = try db.query("""
+            INSERT INTO outbox (available_at, exchange, routing_key, message_id, body)
+            SELECT * FROM unnest(\(available)::timestamptz[], \(messages.map(\.exchange))::text[], \(messages.map(\.routingKey))::text[],
+                                 \(messages.map(\.messageId))::text[], \(messages.map(\.body))::bytea[])
+            RETURNING id
+            """)
+        let ids = try rows.map { try $0.decode("id", as: Int64.self) }
+        if messages.contains(where: { $0.availableAt.map { $0.timeIntervalSince(now) < notifyHorizon } ?? false }) {
+            try db.notify(channel)
+        }
+        return zip(ids, messages).map { Row(id: $0, message: $1) }
+    }
+
+    /// The fast path: publishes committed immediate rows with confirms, then deletes them.
+    /// A failure leaves them for the scheduler (after the lease), so nothing is lost.
+    public static func relay(_ rows: [Row], publisher: AMQPPublisher, pool: PostgresPool) {
+        let immediate = rows.filter { $0.message.availableAt == nil }
+        guard !immediate.isEmpty else { return }
+        do {
+            try publisher.publishAndWait(immediate.map { amqpMessage($0.message) })
+            try pool.withConnection { db in
+                try db.execute("DELETE FROM outbox WHERE id = ANY(\(immediate.map(\.id)))")
+            }
+        } catch {
+            // Left in the outbox: the scheduler publishes it once the lease runs out.
+        }
+    }
+
+    static func amqpMessage(_ message: OutboxMessage) -> AMQPMessage {
+        AMQPMessage(exchange: message.exchange, routingKey: message.routingKey, body: message.body, messageId: message.messageId)
+    }
+}

@@ -1,0 +1,117 @@
+import AMQPClient
+import Foundation
+import PostgresClient
+
+/// `buzzkit scheduler`: moves due outbox rows (timers, and immediate messages whose worker
+/// died before relaying them) from PostgreSQL to RabbitMQ.
+///
+/// Each round claims a batch with `FOR UPDATE SKIP LOCKED`, publishes it with confirms and
+/// deletes the rows in the same transaction only after every confirm, so any number of
+/// schedulers can run side by side and a crash republishes rather than loses. Rows are taken
+/// when `available_at <= now()` on the database clock, so a timer never fires early. Between
+/// rounds it sleeps until the next due row, at most a second, and wakes at once on NOTIFY.
+public final class Scheduler: @unchecked Sendable {
+    public struct Configuration: Sendable {
+        public var batchSize: Int
+        /// Longest sleep between looks at the next due time.
+        public var maxIdle: TimeInterval
+
+        public init(batchSize: Int = 1000, maxIdle: TimeInterval = 1) {
+            self.batchSize = batchSize
+            self.maxIdle = maxIdle
+        }
+    }
+
+    let pool: PostgresPool
+    let publisher: AMQPPublisher
+    let databaseURL: String
+    let configuration: Configuration
+    let metrics: Metrics?
+    private let lock = NSLock()
+    private var stopping = false
+    private let done = DispatchSemaphore(value: 0)
+
+    public init(pool: PostgresPool, publisher: AMQPPublisher, databaseURL: String,
+                configuration: Configuration = Configuration(), metrics: Metrics? = nil) {
+        self.pool = pool
+        self.publisher = publisher
+        self.databaseURL = databaseURL
+        self.configuration = configuration
+        self.metrics = metrics
+    }
+
+    /// Publishes one batch of due rows; returns how many.
+    @discardableResult
+    public func relayDue() throws -> Int {
+        try pool.withTransaction { db in
+            let rows = try db.query("""
+                SELECT id, exchange, routing_key, message_id, body,
+                       EXTRACT(EPOCH FROM (clock_timestamp() - available_at)) AS late
+                FROM outbox WHERE available_at <= now()
+                ORDER BY available_at, id LIMIT \(configuration.batchSize) FOR UPDATE SKIP LOCKED
+                """)
+            guard !rows.isEmpty else { return 0 }
+            var ids: [Int64] = []
+            var messages: [AMQPMessage] = []
+            ids.reserveCapacity(rows.count)
+            messages.reserveCapacity(rows.count)
+            for row in rows {
+                ids.append(try row.decode("id"))
+                messages.append(AMQPMessage(exchange: try row.decode("exchange"), routingKey: try row.decode("routing_key"),
+                                            body: try row.decode("body"), messageId: try row.decode("message_id")))
+                metrics?.observeTimerLateness(try row.decode("late", as: Double.self))
+            }
+            try publisher.publishAndWait(messages)
+            try db.execute("DELETE FROM outbox WHERE id = ANY(\(ids))")
+            return rows.count
+        }
+    }
+
+    /// Seconds until the next row is due (0 when one is due now, nil when the outbox is empty).
+    func secondsUntilNextDue() throws -> Double? {
+        try pool.withConnection { db in
+            try db.query("SELECT EXTRACT(EPOCH FROM (min(available_at) - clock_timestamp())) AS wait FROM outbox")[0]
+                .decode("wait", as: Double?.self)
+        }
+    }
+
+    /// Runs until ``stop()``: relay, then sleep until the next due row or a NOTIFY.
+    public func run() {
+        defer { done.signal() }
+        var listener: PostgresConnection?
+        while !isStopping {
+            do {
+                if listener == nil || listener?.isHealthy == false {
+                    listener = try PostgresConnection(url: databaseURL, applicationName: "buzzkit-scheduler")
+                    try listener?.listen(Outbox.channel)
+                }
+                if try relayDue() >= configuration.batchSize { continue }
+                let wait = try secondsUntilNextDue() ?? configuration.maxIdle
+                let timeout = min(max(wait, 0.005), configuration.maxIdle)
+                _ = try listener?.waitForNotifications(timeout: timeout)
+            } catch {
+                listener?.close()
+                listener = nil
+                Thread.sleep(forTimeInterval: 0.2)
+            }
+        }
+        listener?.close()
+    }
+
+    /// Stops after the current round (a claimed batch is published and committed first).
+    public func stop() {
+        lock.lock()
+        stopping = true
+        lock.unlock()
+    }
+
+    /// Waits until ``run()`` has returned.
+    public func waitUntilStopped(timeout: TimeInterval) -> Bool {
+        done.wait(timeout: .now() + timeout) == .success
+    }
+
+    private var isStopping: Bool {
+        lock.lock(); defer { lock.unlock() }
+        return stopping
+    }
+}

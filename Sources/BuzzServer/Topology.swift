@@ -1,0 +1,75 @@
+import AMQPClient
+
+/// BuzzKit's RabbitMQ topology: the ingest exchange, the four work queues and their
+/// dead-letter queues.
+///
+/// Routing: services and the API publish events to the topic exchange `buzzkit.events` with
+/// routing key `<tenantId>.<event>`. Acknowledgments (`*.$local.scheduled`) are bound to
+/// `ack-ingest`; every other event is unroutable there and falls through the exchange's
+/// alternate exchange (`buzzkit.events.other`, fanout) into `trigger`. So each event is
+/// delivered once, to the one queue that handles it, without a catch-all binding.
+/// (Operators who add their own bindings to `buzzkit.events` must also bind `trigger`
+/// explicitly for the events they route elsewhere.)
+///
+/// Work queues are quorum queues with a delivery limit: a message that keeps failing is
+/// dead-lettered (at least once) to `<queue>.dlq` instead of looping forever.
+public struct Topology: Sendable {
+    /// The queues workers consume.
+    public enum Queue: String, Sendable, CaseIterable {
+        case trigger
+        case planDispatch = "plan-dispatch"
+        case ackIngest = "ack-ingest"
+        case fallbackCheck = "fallback-check"
+    }
+
+    /// Prepended to every exchange and queue name (empty in production; tests isolate with it).
+    public var prefix: String
+    /// Deliveries before a failing message is dead-lettered.
+    public var deliveryLimit: Int
+
+    public init(prefix: String = "", deliveryLimit: Int = 5) {
+        self.prefix = prefix
+        self.deliveryLimit = deliveryLimit
+    }
+
+    public var eventsExchange: String { prefix + "buzzkit.events" }
+    public var otherEventsExchange: String { prefix + "buzzkit.events.other" }
+
+    public func name(_ queue: Queue) -> String { prefix + queue.rawValue }
+    public func deadLetterName(_ queue: Queue) -> String { prefix + queue.rawValue + ".dlq" }
+
+    /// The routing key of an event published to the events exchange.
+    public static func routingKey(tenantId: String, event: String) -> String { "\(tenantId).\(event)" }
+
+    /// Declares everything (idempotent). Run it on every (re)connect.
+    public func declare(on connection: AMQPConnection) throws {
+        try connection.declareExchange(otherEventsExchange, type: "fanout")
+        try declareEventsExchange(on: connection)
+        for queue in Queue.allCases {
+            try connection.declareQueue(deadLetterName(queue))
+            try connection.declareQueue(name(queue), arguments: [
+                "x-dead-letter-exchange": "",
+                "x-dead-letter-routing-key": .string(deadLetterName(queue)),
+                "x-dead-letter-strategy": "at-least-once",
+                "x-overflow": "reject-publish",
+                "x-delivery-limit": .int(Int64(deliveryLimit)),
+            ])
+        }
+        try connection.bindQueue(name(.ackIngest), exchange: eventsExchange, routingKey: "*.$local.scheduled")
+        try connection.bindQueue(name(.trigger), exchange: otherEventsExchange, routingKey: "")
+    }
+
+    private func declareEventsExchange(on connection: AMQPConnection) throws {
+        try connection.declareExchange(eventsExchange, type: "topic", arguments: ["alternate-exchange": .string(otherEventsExchange)])
+    }
+
+    /// Deletes every queue and exchange (tests only).
+    public func delete(on connection: AMQPConnection) throws {
+        for queue in Queue.allCases {
+            try connection.deleteQueue(name(queue))
+            try connection.deleteQueue(deadLetterName(queue))
+        }
+        try connection.deleteExchange(eventsExchange)
+        try connection.deleteExchange(otherEventsExchange)
+    }
+}
