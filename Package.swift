@@ -27,16 +27,25 @@ let package = Package(
         .target(name: "PostgresClient", dependencies: ["CLibPQ"]),
         .target(name: "AMQPClient", dependencies: ["CRabbitMQ", "CShims"]),
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "CHTTPShims"]),
+        .systemLibrary(name: "COpenSSL", path: "Sources/COpenSSL", providers: [.apt(["libssl-dev"])]),
+        .target(name: "BuzzCrypto", dependencies: ["COpenSSL"]),
+
+        // The pure core: wire types (shared with the SDK) and the engine. No I/O.
+        .target(name: "BuzzKitWire"),
+        .target(name: "BuzzEngine", dependencies: ["BuzzKitWire"]),
+        .target(name: "BuzzEngineCLI", dependencies: ["BuzzEngine"]),
 
         // Server-side modules.
-        .target(name: "BuzzServer", dependencies: ["PostgresClient", "AMQPClient"],
+        .target(name: "BuzzServer", dependencies: ["BuzzEngine", "BuzzKitWire", "PostgresClient", "AMQPClient", "BuzzCrypto", "HTTPServer"],
                 resources: [.copy("Migrations")]),
 
-        .executableTarget(name: "buzzkit", dependencies: ["BuzzServer", "PostgresClient", "AMQPClient"]),
-        .executableTarget(name: "buzzkit-bench", dependencies: ["PostgresClient", "AMQPClient"],
+        .executableTarget(name: "buzzkit", dependencies: ["BuzzServer", "BuzzEngineCLI", "PostgresClient", "AMQPClient"]),
+        .executableTarget(name: "buzzkit-bench", dependencies: ["BuzzEngine", "BuzzKitWire", "PostgresClient", "AMQPClient"],
                           path: "Sources/buzzkit-bench"),
 
         // Tier 1: pure unit tests (no services).
+        .testTarget(name: "BuzzEngineTests", dependencies: ["BuzzEngine", "BuzzEngineCLI", "BuzzKitWire"],
+                    resources: [.copy("Fixtures")]),
         .testTarget(name: "PostgresClientTests", dependencies: ["PostgresClient"]),
         .testTarget(name: "AMQPClientTests", dependencies: ["AMQPClient"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"]),

@@ -13,6 +13,7 @@ case "delete-queue" where arguments.count == 2:
     try ClientBench.deleteQueue(arguments[1], settings: settings)
 case "run":
     var report = BenchReport()
+    EngineBench.run(settings: settings, report: &report)
     try ClientBench.run(settings: settings, report: &report)
     report.print()
 default:

@@ -1,3 +1,4 @@
+import BuzzEngineCLI
 import BuzzServer
 import Foundation
 import PostgresClient
@@ -16,6 +17,8 @@ let usage = """
 
     commands:
       migrate [--schema NAME]   apply pending database migrations (safe to run concurrently)
+      moment --time HH:MM[:SS] --timezone ZONE --from INSTANT [--quiet-hours HH:MM-HH:MM] [--policy shift|ignore]
+                                print the local-window moment as {"moment", "fireAt", "shiftedByQuietHours"}
       help                      this text
 
     configuration comes from BUZZKIT_* environment variables (see README.md)
@@ -37,6 +40,14 @@ case "migrate":
     } catch {
         fail("\(error)")
     }
+case "moment":
+    let result = MomentCommand.run(Array(arguments.dropFirst()))
+    if result.exitCode == 0 {
+        print(result.output)
+    } else {
+        FileHandle.standardError.write(Data((result.output + "\n").utf8))
+    }
+    exit(result.exitCode)
 case "help", "--help", "-h":
     print(usage)
 default:

@@ -1,0 +1,42 @@
+import BuzzKitWire
+
+/// An alert push to the subscriber's devices: a fallback (``RunAction/sendFallback(_:)``)
+/// or an ordinary push (``RunAction/sendPush(_:)``).
+///
+/// Send at most once per ``idempotencyKey`` (a unique key in the outbox or deliveries
+/// table); ``headers`` carry it as `apns-collapse-id` too.
+public struct AlertDelivery: Sendable, Hashable, Codable {
+    /// The run.
+    public let runId: String
+    /// The send step.
+    public let stepName: String
+    /// The local window this fallback replaces; `nil` for an ordinary push.
+    public let localId: String?
+    /// The message id.
+    public let messageId: String
+    /// At most 64 bytes: `<localId>/fallback` or `<runId>/<stepName>/push`, or the SHA-256
+    /// hex of a longer key.
+    public let idempotencyKey: String
+    /// Why a fallback is sent (the summary's `fallback.reason`); `nil` for an ordinary push.
+    public let reason: String?
+    /// `apns-push-type: alert`, `apns-priority: 10`, `apns-collapse-id: <idempotencyKey>`.
+    public let headers: APNsHeaders
+    /// The typed body.
+    public let payload: AlertPayload
+    /// The JSON body, at most 4096 bytes.
+    public let body: String
+
+    /// A delivery from its parts.
+    public init(runId: String, stepName: String, idempotencyKey: String, reason: String?,
+                encoded: EncodedPayload<AlertPayload>) {
+        self.runId = runId
+        self.stepName = stepName
+        self.localId = encoded.payload.localId
+        self.messageId = encoded.payload.messageId
+        self.idempotencyKey = idempotencyKey
+        self.reason = reason
+        self.headers = .alert(collapseId: idempotencyKey)
+        self.payload = encoded.payload
+        self.body = encoded.body
+    }
+}

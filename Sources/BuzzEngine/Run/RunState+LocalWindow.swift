@@ -1,0 +1,104 @@
+import BuzzKitWire
+import Foundation
+
+extension RunState {
+    /// Opens a local window: a `waitUntil` followed by a local send (`wait` given), or an
+    /// immediate local plan (`wait` nil, due ``RunContext/immediateLocalLead`` seconds from now).
+    ///
+    /// The moment gets quiet hours and `fireAt` in the subscriber's zone. If it is still
+    /// ahead, the plan goes out now (live runs with a subscriber) and a fallback-check timer
+    /// is set for the moment. If it is not ahead, there is no time for a plan: the
+    /// notification goes at once as an ordinary push through the fallback path.
+    mutating func openLocalWindow(wait: (path: StepPath, name: String, wait: Step.WaitUntil)?, sendPath: StepPath,
+                                  send: Step.Send, now: Date, actions: inout [RunAction]) {
+        guard let sendStep = workflow.step(at: sendPath) else { return }
+        let rawMoment: Date
+        if let wait {
+            do {
+                rawMoment = try momentOf(wait.wait, path: wait.path, now: now)
+            } catch {
+                fail(error, step: Step(name: wait.name, kind: .waitUntil(wait.wait)), path: wait.path, now: now)
+                return
+            }
+        } else {
+            rawMoment = now.addingTimeInterval(Double(max(0, context.immediateLocalLead)))
+        }
+        let zone = context.subscriberZone
+        let result = Moments.finalize(moment: max(rawMoment, now), subscriberZone: zone,
+                                      quietHours: context.quietHours, policy: send.quietHours)
+        let hasTime = result.moment > now
+        let moment = hasTime ? result.moment : rawMoment
+        let localId = PayloadBuilder.localId(runId: runId, stepName: sendStep.name)
+        let plan = LocalPlan(id: localId, messageId: PayloadBuilder.messageId(localId: localId),
+                             fireAt: hasTime ? result.fireAt : zone.wallClock(at: rawMoment),
+                             title: send.title.render(trigger: trigger.properties),
+                             body: send.body.render(trigger: trigger.properties),
+                             deepLink: send.deepLink, data: send.data, cancelOn: workflow.deviceCancelOn)
+        let encoded: EncodedPayload<SilentPlanPayload>
+        do {
+            // The fallback body is always smaller than the plan body (same strings, less
+            // structure: no fireAt, no cancelOn), so checking the plan checks both.
+            encoded = try PayloadBuilder.silentPlan(plan, path: "\(sendPath).send")
+        } catch {
+            if let wait { steps.append(StepRecord(name: wait.name, path: wait.path, status: .completed, startedAt: now, finishedAt: now)) }
+            fail(error, step: sendStep, path: sendPath, now: now)
+            return
+        }
+        if let wait {
+            steps.append(StepRecord(name: wait.name, path: wait.path, status: hasTime ? .waiting : .completed, startedAt: now,
+                                    finishedAt: hasTime ? nil : now, dueAt: moment))
+        }
+        let sendLive = hasTime && context.sendsLive
+        let window = LocalWindowRecord(plan: plan, moment: moment, shiftedByQuietHours: hasTime && result.shiftedByQuietHours,
+                                       planSent: sendLive)
+        steps.append(StepRecord(name: sendStep.name, path: sendPath, status: .planned, startedAt: now, dueAt: moment, local: window))
+        let windowIndex = steps.count - 1
+        guard hasTime else {
+            if settleWindow(at: windowIndex, reason: RunSummary.LocalWindow.Fallback.momentPassed, now: now, actions: &actions) {
+                cursor = next(after: sendPath)
+            }
+            return
+        }
+        if sendLive {
+            actions.append(.sendLocalPlan(LocalPlanDelivery(runId: runId, stepName: sendStep.name, moment: moment, encoded: encoded)))
+            planSent = true
+        }
+        openWindow = windowIndex
+        let timerPath = wait?.path ?? sendPath
+        cursor = timerPath
+        schedule(.localWindowDue, at: moment, path: timerPath, actions: &actions)
+    }
+
+    /// Decides a local window at its moment (or at once when its moment had passed):
+    /// acknowledged → "scheduled on device"; dry run or no subscriber → not sent; otherwise
+    /// the fallback push with its idempotency key. Returns false when the run failed.
+    mutating func settleWindow(at index: Int, reason: String, now: Date, actions: inout [RunAction]) -> Bool {
+        guard var window = steps[index].local, window.fallback == nil else { return true }
+        let key = PayloadBuilder.fallbackIdempotencyKey(localId: window.localId)
+        if window.acknowledged {
+            steps[index].status = .scheduledOnDevice
+            window.fallback = RunSummary.LocalWindow.Fallback(sent: false, idempotencyKey: key, reason: RunSummary.LocalWindow.Fallback.confirmed)
+        } else if context.dryRun {
+            steps[index].status = .notSentDryRun
+            window.fallback = RunSummary.LocalWindow.Fallback(sent: false, idempotencyKey: key, reason: RunSummary.LocalWindow.Fallback.dryRun)
+        } else if !context.hasSubscriber {
+            steps[index].status = .notSentNoSubscriber
+            window.fallback = RunSummary.LocalWindow.Fallback(sent: false, idempotencyKey: key, reason: RunSummary.LocalWindow.Fallback.noSubscriber)
+        } else {
+            let encoded: EncodedPayload<AlertPayload>
+            do {
+                encoded = try PayloadBuilder.fallback(for: window.plan, path: "\(steps[index].path).send")
+            } catch {
+                failRecord(error, index: index, now: now)
+                return false
+            }
+            actions.append(.sendFallback(AlertDelivery(runId: runId, stepName: steps[index].name, idempotencyKey: key,
+                                                       reason: reason, encoded: encoded)))
+            steps[index].status = .fallbackSent
+            window.fallback = RunSummary.LocalWindow.Fallback(sent: true, idempotencyKey: key, reason: reason)
+        }
+        steps[index].local = window
+        steps[index].finishedAt = now
+        return true
+    }
+}

@@ -1,0 +1,18 @@
+/// A push body that serializes itself deterministically, so its exact byte size is known
+/// before it is sent (APNs refuses bodies over 4096 bytes).
+public protocol APNsPayload: Sendable, Codable {
+    /// Writes the JSON body in the contract's key order.
+    func write(to writer: inout JSONWriter)
+}
+
+extension APNsPayload {
+    /// The JSON body as UTF-8 bytes.
+    public var jsonBytes: [UInt8] {
+        var writer = JSONWriter(capacity: 512)
+        write(to: &writer)
+        return writer.bytes
+    }
+
+    /// The JSON body as text.
+    public var jsonString: String { String(decoding: jsonBytes, as: UTF8.self) }
+}

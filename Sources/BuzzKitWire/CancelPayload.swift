@@ -1,0 +1,61 @@
+/// The cancel push body: `{"aps": {"content-available": 1}, "bk.cancel": {"id": "<runId>"}}`.
+///
+/// A device removes every pending notification whose id equals `id` or starts with it;
+/// local ids are `<runId>/<stepName>`, so a run id removes everything that run scheduled.
+public struct CancelPayload: APNsPayload, Hashable {
+    /// The id or id prefix to remove (a run id).
+    public var id: String
+
+    /// A cancel of `id`.
+    public init(id: String) {
+        self.id = id
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case aps
+        case cancel = "bk.cancel"
+    }
+
+    private enum APSKeys: String, CodingKey {
+        case contentAvailable = "content-available"
+    }
+
+    private enum CancelKeys: String, CodingKey {
+        case id
+    }
+
+    /// Decodes the body; `aps` is not required on decode.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let cancel = try container.nestedContainer(keyedBy: CancelKeys.self, forKey: .cancel)
+        id = try cancel.decode(String.self, forKey: .id)
+    }
+
+    /// Encodes the body with `aps.content-available = 1`.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        var aps = container.nestedContainer(keyedBy: APSKeys.self, forKey: .aps)
+        try aps.encode(1, forKey: .contentAvailable)
+        var cancel = container.nestedContainer(keyedBy: CancelKeys.self, forKey: .cancel)
+        try cancel.encode(id, forKey: .id)
+    }
+
+    /// Writes `{"aps":{"content-available":1},"bk.cancel":{"id":…}}`.
+    public func write(to writer: inout JSONWriter) {
+        writer.beginObject()
+        writer.key(literal: "aps")
+        writer.beginObject()
+        writer.key(literal: "content-available"); writer.int(1)
+        writer.endObject()
+        writer.key(literal: "bk.cancel")
+        writer.beginObject()
+        writer.key(literal: "id"); writer.string(id)
+        writer.endObject()
+        writer.endObject()
+    }
+
+    /// Whether this cancel removes a notification with the given local id (equal or prefix).
+    public func matches(localId: String) -> Bool {
+        localId == id || localId.hasPrefix(id)
+    }
+}

@@ -1,0 +1,99 @@
+import Foundation
+
+extension RunSummary {
+    /// A local send's `local` member in the run summary:
+    /// `{"localId", "moment", "fireAt", "shiftedByQuietHours", "planSentTo", "acknowledged",
+    /// "acknowledgedAt", "fallback"}`. Every key is always present; `acknowledgedAt` and
+    /// `fallback` are `null` until they happen.
+    public struct LocalWindow: Sendable, Hashable, Codable {
+        /// `<runId>/<stepName>`.
+        public var localId: String
+        /// The instant the notification is due (after any quiet-hours shift).
+        public var moment: Date
+        /// The wall clock handed to devices.
+        public var fireAt: FireAt
+        /// Whether quiet hours moved the moment.
+        public var shiftedByQuietHours: Bool
+        /// How many devices the plan was handed to.
+        public var planSentTo: Int
+        /// Whether a device of the subscriber acknowledged the plan.
+        public var acknowledged: Bool
+        /// When the first acknowledgment arrived.
+        public var acknowledgedAt: Date?
+        /// The fallback decision, once the moment has been reached.
+        public var fallback: Fallback?
+
+        /// A summary from its parts.
+        public init(localId: String, moment: Date, fireAt: FireAt, shiftedByQuietHours: Bool,
+                    planSentTo: Int = 0, acknowledged: Bool = false, acknowledgedAt: Date? = nil,
+                    fallback: Fallback? = nil) {
+            self.localId = localId
+            self.moment = moment
+            self.fireAt = fireAt
+            self.shiftedByQuietHours = shiftedByQuietHours
+            self.planSentTo = planSentTo
+            self.acknowledged = acknowledged
+            self.acknowledgedAt = acknowledgedAt
+            self.fallback = fallback
+        }
+
+        private enum CodingKeys: String, CodingKey {
+            case localId, moment, fireAt, shiftedByQuietHours, planSentTo, acknowledged, acknowledgedAt, fallback
+        }
+
+        /// Decodes the wire form.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            localId = try container.decode(String.self, forKey: .localId)
+            moment = try container.decodeInstant(forKey: .moment)
+            fireAt = try container.decode(FireAt.self, forKey: .fireAt)
+            shiftedByQuietHours = try container.decode(Bool.self, forKey: .shiftedByQuietHours)
+            planSentTo = try container.decode(Int.self, forKey: .planSentTo)
+            acknowledged = try container.decode(Bool.self, forKey: .acknowledged)
+            acknowledgedAt = try container.decodeInstantIfPresent(forKey: .acknowledgedAt)
+            fallback = try container.decodeIfPresent(Fallback.self, forKey: .fallback)
+        }
+
+        /// Encodes the wire form with explicit `null`s.
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(localId, forKey: .localId)
+            try container.encodeInstant(moment, forKey: .moment)
+            try container.encode(fireAt, forKey: .fireAt)
+            try container.encode(shiftedByQuietHours, forKey: .shiftedByQuietHours)
+            try container.encode(planSentTo, forKey: .planSentTo)
+            try container.encode(acknowledged, forKey: .acknowledged)
+            try container.encodeInstantOrNull(acknowledgedAt, forKey: .acknowledgedAt)
+            if let fallback { try container.encode(fallback, forKey: .fallback) } else { try container.encodeNil(forKey: .fallback) }
+        }
+
+        /// The local window's fallback decision, made at the moment:
+        /// `{"sent", "idempotencyKey", "reason"}`.
+        public struct Fallback: Sendable, Hashable, Codable {
+            /// Whether the fallback push was sent.
+            public var sent: Bool
+            /// The fallback's idempotency key (also its `apns-collapse-id`).
+            public var idempotencyKey: String
+            /// Why it was or was not sent, for example "no device confirmed the schedule".
+            public var reason: String
+
+            /// A decision from its parts.
+            public init(sent: Bool, idempotencyKey: String, reason: String) {
+                self.sent = sent
+                self.idempotencyKey = idempotencyKey
+                self.reason = reason
+            }
+
+            /// The contract's reason for a sent fallback.
+            public static let noConfirmation = "no device confirmed the schedule"
+            /// Sent at once as an ordinary push: the window's moment had passed when its wait began.
+            public static let momentPassed = "the moment had passed when the wait began"
+            /// Not sent: a device acknowledged the plan.
+            public static let confirmed = "a device confirmed the schedule"
+            /// Not sent: dry runs never send.
+            public static let dryRun = "dry run: nothing is sent"
+            /// Not sent: the run has no subscriber.
+            public static let noSubscriber = "the run has no subscriber"
+        }
+    }
+}

@@ -1,0 +1,150 @@
+import Foundation
+
+/// The run summary served by `GET /v1/runs/{id}`:
+/// `{"id", "workflow", "subscriberId", "dryRun", "status", "steps": [...], "cancelled"}`.
+/// `cancelled` is an explicit `null` unless the run was cancelled.
+public struct RunSummary: Sendable, Hashable, Codable {
+    /// The run id.
+    public var id: String
+    /// The workflow key.
+    public var workflow: String
+    /// The subscriber the run is for.
+    public var subscriberId: String
+    /// Whether this is a dry run (nothing is ever sent).
+    public var dryRun: Bool
+    /// The run's status.
+    public var status: RunStatus
+    /// The steps that have begun, in the order they began.
+    public var steps: [Step]
+    /// How and when the run was cancelled.
+    public var cancelled: Cancellation?
+
+    /// A summary from its parts.
+    public init(id: String, workflow: String, subscriberId: String, dryRun: Bool, status: RunStatus,
+                steps: [Step], cancelled: Cancellation? = nil) {
+        self.id = id
+        self.workflow = workflow
+        self.subscriberId = subscriberId
+        self.dryRun = dryRun
+        self.status = status
+        self.steps = steps
+        self.cancelled = cancelled
+    }
+
+    private enum CodingKeys: String, CodingKey { case id, workflow, subscriberId, dryRun, status, steps, cancelled }
+
+    /// Decodes the wire form.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decode(String.self, forKey: .id)
+        workflow = try container.decode(String.self, forKey: .workflow)
+        subscriberId = try container.decode(String.self, forKey: .subscriberId)
+        dryRun = try container.decode(Bool.self, forKey: .dryRun)
+        status = try container.decode(RunStatus.self, forKey: .status)
+        steps = try container.decode([Step].self, forKey: .steps)
+        cancelled = try container.decodeIfPresent(Cancellation.self, forKey: .cancelled)
+    }
+
+    /// Encodes the wire form with an explicit `cancelled: null`.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(workflow, forKey: .workflow)
+        try container.encode(subscriberId, forKey: .subscriberId)
+        try container.encode(dryRun, forKey: .dryRun)
+        try container.encode(status, forKey: .status)
+        try container.encode(steps, forKey: .steps)
+        if let cancelled { try container.encode(cancelled, forKey: .cancelled) } else { try container.encodeNil(forKey: .cancelled) }
+    }
+
+    /// One step in the run summary: `{"name", "status", "startedAt", "finishedAt", "local"}`.
+    /// `finishedAt` and `local` are explicit `null`s when absent (`local` is set for
+    /// `deliver: "local"` sends only).
+    public struct Step: Sendable, Hashable, Codable {
+        /// The step's name.
+        public var name: String
+        /// The step's status.
+        public var status: StepStatus
+        /// When the step began.
+        public var startedAt: Date
+        /// When the step finished.
+        public var finishedAt: Date?
+        /// The local window, for a local send.
+        public var local: LocalWindow?
+
+        /// A step summary from its parts.
+        public init(name: String, status: StepStatus, startedAt: Date, finishedAt: Date? = nil,
+                    local: LocalWindow? = nil) {
+            self.name = name
+            self.status = status
+            self.startedAt = startedAt
+            self.finishedAt = finishedAt
+            self.local = local
+        }
+
+        private enum CodingKeys: String, CodingKey { case name, status, startedAt, finishedAt, local }
+
+        /// Decodes the wire form.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            name = try container.decode(String.self, forKey: .name)
+            status = try container.decode(StepStatus.self, forKey: .status)
+            startedAt = try container.decodeInstant(forKey: .startedAt)
+            finishedAt = try container.decodeInstantIfPresent(forKey: .finishedAt)
+            local = try container.decodeIfPresent(LocalWindow.self, forKey: .local)
+        }
+
+        /// Encodes the wire form with explicit `null`s.
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(name, forKey: .name)
+            try container.encode(status, forKey: .status)
+            try container.encodeInstant(startedAt, forKey: .startedAt)
+            try container.encodeInstantOrNull(finishedAt, forKey: .finishedAt)
+            if let local { try container.encode(local, forKey: .local) } else { try container.encodeNil(forKey: .local) }
+        }
+    }
+
+    /// The summary's `cancelled` member: `{"by": "event"|"api", "event": name|null, "at"}`.
+    public struct Cancellation: Sendable, Hashable, Codable {
+        /// What cancelled a run: the summary's `cancelled.by`.
+        public enum Source: String, Sendable, Hashable, Codable {
+            /// A `cancelOn` event.
+            case event
+            /// `POST /v1/runs/{id}/cancel`.
+            case api
+        }
+
+        /// What cancelled the run.
+        public var by: Source
+        /// The cancelling event's name (`null` for an API cancel).
+        public var event: String?
+        /// When the run was cancelled.
+        public var at: Date
+
+        /// A cancellation from its parts.
+        public init(by: Source, event: String?, at: Date) {
+            self.by = by
+            self.event = event
+            self.at = at
+        }
+
+        private enum CodingKeys: String, CodingKey { case by, event, at }
+
+        /// Decodes the wire form.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            by = try container.decode(Source.self, forKey: .by)
+            event = try container.decodeIfPresent(String.self, forKey: .event)
+            at = try container.decodeInstant(forKey: .at)
+        }
+
+        /// Encodes the wire form; `event` is an explicit `null` for an API cancel.
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(by, forKey: .by)
+            if let event { try container.encode(event, forKey: .event) } else { try container.encodeNil(forKey: .event) }
+            try container.encodeInstant(at, forKey: .at)
+        }
+    }
+}

@@ -1,0 +1,47 @@
+/// The silent plan push body:
+/// `{"aps": {"content-available": 1}, "bk.local": {…}}`.
+///
+/// Send it with the headers of ``APNsHeaders/plan(expiresAt:)``.
+public struct SilentPlanPayload: APNsPayload, Hashable {
+    /// The plan (`bk.local`).
+    public var local: LocalPlan
+
+    /// A payload carrying `local`.
+    public init(local: LocalPlan) {
+        self.local = local
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case aps
+        case local = "bk.local"
+    }
+
+    private enum APSKeys: String, CodingKey {
+        case contentAvailable = "content-available"
+    }
+
+    /// Decodes the body; `aps` is not required on decode.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        local = try container.decode(LocalPlan.self, forKey: .local)
+    }
+
+    /// Encodes the body with `aps.content-available = 1`.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        var aps = container.nestedContainer(keyedBy: APSKeys.self, forKey: .aps)
+        try aps.encode(1, forKey: .contentAvailable)
+        try container.encode(local, forKey: .local)
+    }
+
+    /// Writes `{"aps":{"content-available":1},"bk.local":{…}}`.
+    public func write(to writer: inout JSONWriter) {
+        writer.beginObject()
+        writer.key(literal: "aps")
+        writer.beginObject()
+        writer.key(literal: "content-available"); writer.int(1)
+        writer.endObject()
+        writer.key(literal: "bk.local"); local.write(to: &writer)
+        writer.endObject()
+    }
+}

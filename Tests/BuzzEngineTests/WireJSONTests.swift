@@ -1,0 +1,110 @@
+import BuzzKitWire
+import Foundation
+import XCTest
+
+final class WireJSONTests: XCTestCase {
+    private func roundTrip(_ text: String) throws -> String {
+        let value = try JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        return String(decoding: try encoder.encode(value), as: UTF8.self)
+    }
+
+    func testIntegersStayIntegers() throws {
+        XCTAssertEqual(try roundTrip(#"{"a":3,"b":-7,"c":9007199254740993}"#), #"{"a":3,"b":-7,"c":9007199254740993}"#)
+        let value = try JSONDecoder().decode(JSONValue.self, from: Data(#"{"n":3}"#.utf8))
+        XCTAssertEqual(value["n"], .number(.int(3)))
+    }
+
+    func testDoublesAndOtherValuesRoundTrip() throws {
+        let text = #"{"a":0.5,"b":true,"c":null,"d":"x\"y","e":[1,"two",false],"f":{"g":{}}}"#
+        let value = try JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))
+        XCTAssertEqual(value["a"], .number(.double(0.5)))
+        XCTAssertEqual(value["b"], true)
+        XCTAssertEqual(value["c"], .null)
+        XCTAssertEqual(value["e"], [1, "two", false])
+        let again = try JSONDecoder().decode(JSONValue.self, from: Data(try roundTrip(text).utf8))
+        XCTAssertEqual(again, value)
+    }
+
+    func testNumbersCompareByValue() {
+        XCTAssertEqual(JSONValue.number(.int(1)), .number(.double(1.0)))
+        XCTAssertNotEqual(JSONValue.number(.int(1)), .number(.double(1.5)))
+        XCTAssertEqual(Set([JSONValue.number(.int(2)), .number(.double(2.0))]).count, 1)
+        XCTAssertNotEqual(JSONNumber.int(9_007_199_254_740_993), .double(9_007_199_254_740_992))
+    }
+
+    func testWriterOutputIsDeterministicAndEscaped() {
+        let value: JSONValue = ["b": "line\nnext \"q\" \\ \u{01}", "a": [1, 2.5, nil], "c": "ü"]
+        XCTAssertEqual(value.jsonText, #"{"a":[1,2.5,null],"b":"line\nnext \"q\" \\ \u0001","c":"ü"}"#)
+        let decoded = try? JSONDecoder().decode(JSONValue.self, from: Data(value.jsonText.utf8))
+        XCTAssertEqual(decoded, value)
+    }
+
+    func testWriterIntegers() {
+        let value: JSONValue = [.number(.int(-7)), 0, 9, 10, 2026, .number(.int(Int64.min)), .number(.int(Int64.max))]
+        XCTAssertEqual(value.jsonText, "[-7,0,9,10,2026,-9223372036854775808,9223372036854775807]")
+        var writer = JSONWriter()
+        writer.beginObject()
+        writer.key("n"); writer.int(-12_345)
+        writer.key(literal: "b"); writer.bool(false)
+        writer.key("s"); writer.optionalString(nil)
+        writer.endObject()
+        XCTAssertEqual(writer.string, #"{"n":-12345,"b":false,"s":null}"#)
+    }
+
+    func testPathLookup() {
+        let value: JSONValue = ["workout": ["id": "w1", "sets": [["reps": 5]]]]
+        XCTAssertEqual(value.value(at: ["workout", "id"]), "w1")
+        XCTAssertEqual(value.value(at: ["workout", "sets", "0", "reps"]), 5)
+        XCTAssertNil(value.value(at: ["workout", "sets", "1"]))
+        XCTAssertNil(value.value(at: ["workout", "id", "x"]))
+    }
+
+    func testRFC3339ParsesAndFormats() {
+        XCTAssertEqual(RFC3339.parse("2026-11-30T09:00:00Z")?.timeIntervalSince1970, 1_796_029_200)
+        XCTAssertEqual(RFC3339.parse("2026-11-30T10:30:00+01:30")?.timeIntervalSince1970, 1_796_029_200)
+        XCTAssertEqual(RFC3339.parse("2026-11-30t09:00:00.250z")?.timeIntervalSince1970, 1_796_029_200.25)
+        XCTAssertEqual(RFC3339.format(Date(timeIntervalSince1970: 1_796_029_200)), "2026-11-30T09:00:00Z")
+        XCTAssertEqual(RFC3339.format(Date(timeIntervalSince1970: 1_796_029_200.5)), "2026-11-30T09:00:00.500Z")
+        XCTAssertEqual(RFC3339.format(Date(timeIntervalSince1970: -1)), "1969-12-31T23:59:59Z")
+        for bad in ["2026-11-30", "2026-02-30T09:00:00Z", "2026-11-30T24:00:00Z", "2026-11-30T09:00:00", "2026-11-30T09:00:00+0100",
+                    "2026-11-30T09:00:00Zjunk", "2026-11-30T09:00:00.Z"] {
+            XCTAssertNil(RFC3339.parse(bad), bad)
+        }
+    }
+
+    func testRFC3339AgreesWithFoundationOverRandomInstants() {
+        var generator = SeededGenerator(seed: 7)
+        let formatter = ISO8601DateFormatter()
+        for _ in 0..<2000 {
+            let seconds = Double(Int64.random(in: -2_000_000_000...7_000_000_000, using: &generator))
+            let date = Date(timeIntervalSince1970: seconds)
+            XCTAssertEqual(RFC3339.format(date), formatter.string(from: date))
+            XCTAssertEqual(RFC3339.parse(formatter.string(from: date)), date)
+        }
+    }
+
+    func testCivilDateRoundTrips() {
+        for days in stride(from: Int64(-800_000), through: 800_000, by: 997) {
+            XCTAssertEqual(CivilDate(daysSinceEpoch: days).daysSinceEpoch, days)
+        }
+        XCTAssertEqual(CivilDate(daysSinceEpoch: 0), CivilDate(year: 1970, month: 1, day: 1))
+        XCTAssertEqual(CivilDate(year: 2024, month: 2, day: 29).daysSinceEpoch + 1, CivilDate(year: 2024, month: 3, day: 1).daysSinceEpoch)
+    }
+
+    func testEventWireForm() throws {
+        let text = #"{"id":"e1","event":"workout.completed","subscriberId":"u_123","properties":{"n":1},"timestamp":"2026-11-30T09:00:00Z"}"#
+        let event = try JSONDecoder().decode(BuzzEvent.self, from: Data(text.utf8))
+        XCTAssertEqual(event.id, "e1")
+        XCTAssertEqual(event.properties["n"], 1)
+        XCTAssertEqual(event.timestamp, instant("2026-11-30T09:00:00Z"))
+        let encoded = try JSONDecoder().decode(JSONValue.self, from: JSONEncoder().encode(event))
+        XCTAssertEqual(encoded["timestamp"], "2026-11-30T09:00:00Z")
+        XCTAssertEqual(encoded, try JSONDecoder().decode(JSONValue.self, from: Data(text.utf8)))
+        let minimal = try JSONDecoder().decode(BuzzEvent.self, from: Data(#"{"event":"x","subscriberId":"u","timestamp":"2026-11-30T09:00:00Z"}"#.utf8))
+        XCTAssertNil(minimal.id)
+        XCTAssertEqual(minimal.properties, [:])
+        XCTAssertThrowsError(try JSONDecoder().decode(BuzzEvent.self, from: Data(#"{"event":"x","subscriberId":"u","timestamp":"yesterday"}"#.utf8)))
+    }
+}
