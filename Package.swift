@@ -29,6 +29,7 @@ let package = Package(
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "CHTTPShims"]),
         .systemLibrary(name: "COpenSSL", path: "Sources/COpenSSL", providers: [.apt(["libssl-dev"])]),
         .target(name: "BuzzCrypto", dependencies: ["COpenSSL"]),
+        .target(name: "PushDelivery"),
 
         // The pure core: wire types (shared with the SDK) and the engine. No I/O.
         .target(name: "BuzzKitWire"),
@@ -36,7 +37,7 @@ let package = Package(
         .target(name: "BuzzEngineCLI", dependencies: ["BuzzEngine"]),
 
         // Server-side modules.
-        .target(name: "BuzzServer", dependencies: ["BuzzEngine", "BuzzKitWire", "PostgresClient", "AMQPClient", "BuzzCrypto", "HTTPServer"],
+        .target(name: "BuzzServer", dependencies: ["BuzzEngine", "BuzzKitWire", "PostgresClient", "AMQPClient", "BuzzCrypto", "HTTPServer", "PushDelivery"],
                 resources: [.copy("Migrations")]),
 
         .executableTarget(name: "buzzkit", dependencies: ["BuzzServer", "BuzzEngineCLI", "PostgresClient", "AMQPClient"]),

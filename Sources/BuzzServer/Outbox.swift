@@ -29,20 +29,22 @@ public enum Outbox {
     /// Immediate rows get the relay lease; a timer due soon also sends a NOTIFY (delivered
     /// at commit).
     @discardableResult
-    public static func insert(_ messages: [OutboxMessage], now: Date, on db: PostgresConnection) throws -> [Row] {
+    public static func insert(_ messages: [OutboxMessage], runId: UUID? = nil, now: Date, on db: PostgresConnection) throws -> [Row] {
         guard !messages.isEmpty else { return [] }
         let available = messages.map { $0.availableAt ?? now.addingTimeInterval(relayLease) }
         let rows = try db.query("""
-            INSERT INTO outbox (available_at, exchange, routing_key, message_id, body)
-            SELECT * FROM unnest(\(available)::timestamptz[], \(messages.map(\.exchange))::text[], \(messages.map(\.routingKey))::text[],
-                                 \(messages.map(\.messageId))::text[], \(messages.map(\.body))::bytea[])
-            RETURNING id
+            INSERT INTO outbox (available_at, exchange, routing_key, message_id, body, run_id)
+            SELECT a, e, r, m, b, \(runId)::uuid FROM unnest(\(available)::timestamptz[], \(messages.map(\.exchange))::text[],
+                   \(messages.map(\.routingKey))::text[], \(messages.map(\.messageId))::text[], \(messages.map(\.body))::bytea[]) AS u(a, e, r, m, b)
+            RETURNING id, message_id
             """)
-        let ids = try rows.map { try $0.decode("id", as: Int64.self) }
+        // RETURNING order is not guaranteed: match rows to messages by message id.
+        var idsByMessage: [String: Int64] = [:]
+        for row in rows { idsByMessage[try row.decode("message_id")] = try row.decode("id", as: Int64.self) }
         if messages.contains(where: { $0.availableAt.map { $0.timeIntervalSince(now) < notifyHorizon } ?? false }) {
             try db.notify(channel)
         }
-        return zip(ids, messages).map { Row(id: $0, message: $1) }
+        return messages.map { Row(id: idsByMessage[$0.messageId] ?? -1, message: $0) }
     }
 
     /// The fast path: publishes committed immediate rows with confirms, then deletes them.

@@ -71,7 +71,6 @@ CREATE TABLE local_plans (
     message_id    uuid NOT NULL,
     moment        timestamptz NOT NULL,
     fire_at       jsonb NOT NULL,
-    shifted       boolean NOT NULL,
     payload       jsonb NOT NULL,
     created_at    timestamptz NOT NULL DEFAULT now(),
     PRIMARY KEY (tenant_id, local_id)
@@ -134,6 +133,8 @@ CREATE TABLE outbox (
     routing_key  text NOT NULL,
     message_id   text NOT NULL,
     body         bytea NOT NULL,
+    run_id       uuid,                   -- set on a run's timers, so a cancel can delete them
     created_at   timestamptz NOT NULL DEFAULT now()
 );
 CREATE INDEX outbox_due ON outbox (available_at, id);
+CREATE INDEX outbox_run ON outbox (run_id) WHERE run_id IS NOT NULL;

@@ -1,0 +1,108 @@
+import BuzzEngine
+import BuzzKitWire
+import Foundation
+
+/// The `trigger` and `ack-ingest` stages: events start runs, cancel runs, acknowledge plans
+/// and record opens.
+struct EventProcessor {
+    /// An event with its tenant (from the routing key) and its deduplication key (the
+    /// client's event id, else the message id).
+    struct Item {
+        var tenantId: String
+        var event: BuzzEvent
+        var dedupeKey: String?
+    }
+
+    let context: PipelineContext
+
+    /// Processes `items` in one transaction; returns the outbox rows to relay after commit.
+    func process(_ items: [Item], tx: any StoreTransaction) throws -> [Outbox.Row] {
+        let now = context.clock.now()
+        let settings = SettingsCache(tx)
+        var rows: [Outbox.Row] = []
+        for item in items {
+            guard try settings.tenant(item.tenantId) != nil else {
+                throw PipelineError.permanent("unknown tenant \"\(item.tenantId)\" in the routing key")
+            }
+            if let key = item.dedupeKey, !(try tx.markEventProcessed(tenantId: item.tenantId, eventId: key, at: now)) {
+                context.metrics.increment("buzzkit_events_duplicate_total", help: "Events skipped because their id was processed before")
+                continue
+            }
+            switch item.event.event {
+            case BuzzEvent.localScheduled:
+                rows += try acknowledge(item, tx: tx, settings: settings, now: now)
+            case BuzzEvent.pushOpened:
+                if case .string(let messageId)? = item.event.properties["messageId"] {
+                    try tx.recordOpen(tenantId: item.tenantId, subscriberId: item.event.subscriberId, messageId: messageId, at: now)
+                    context.metrics.increment("buzzkit_opens_total", help: "Notification opens ($push.opened)")
+                }
+            default:
+                rows += try cancelRuns(item, tx: tx, settings: settings, now: now)
+                rows += try startRuns(item, tx: tx, settings: settings, now: now)
+            }
+        }
+        return rows
+    }
+
+    /// Starts a run of every current workflow triggered by the event.
+    func startRuns(_ item: Item, tx: any StoreTransaction, settings: SettingsCache, now: Date) throws -> [Outbox.Row] {
+        var rows: [Outbox.Row] = []
+        for workflow in try tx.workflows(tenantId: item.tenantId, triggeredBy: item.event.event) {
+            let (run, actions) = try Self.newRun(workflow: workflow, trigger: item.event, subscriberId: item.event.subscriberId,
+                                                 dryRun: false, settings: settings, now: now)
+            try tx.insertRun(run)
+            rows += try context.actions.apply(actions, run: run, tx: tx, now: now)
+            context.metrics.increment("buzzkit_runs_started_total", help: "Workflow runs started")
+        }
+        return rows
+    }
+
+    /// Creates a run and feeds it `.start`.
+    static func newRun(workflow: WorkflowRecord, trigger: BuzzEvent, subscriberId: String?, dryRun: Bool,
+                       settings: SettingsCache, now: Date, id: UUID = UUID()) throws -> (RunRecord, [RunAction]) {
+        let tenant = try settings.tenant(workflow.tenantId)
+        let subscriber = try subscriberId.flatMap { try settings.subscriber(tenantId: workflow.tenantId, id: $0) }
+        let runContext = RunContext(runId: id.uuidString.lowercased(), dryRun: dryRun, hasSubscriber: subscriber != nil,
+                                    subscriberTimeZone: subscriber?.timezone, tenantDefaultTimeZone: tenant?.defaultTimezone,
+                                    quietHours: tenant?.quietHours)
+        var state = RunState(workflow: workflow.definition, trigger: trigger, context: runContext)
+        let actions = state.handle(.start, now: now)
+        let run = RunRecord(id: id, tenantId: workflow.tenantId, workflowKey: workflow.key, workflowVersion: workflow.version,
+                            subscriberId: subscriberId, dryRun: dryRun, state: state)
+        return (run, actions)
+    }
+
+    /// Feeds the event to the subscriber's open runs whose `cancelOn` names it.
+    func cancelRuns(_ item: Item, tx: any StoreTransaction, settings: SettingsCache, now: Date) throws -> [Outbox.Row] {
+        let ids = try tx.openRuns(tenantId: item.tenantId, subscriberId: item.event.subscriberId, cancelEvent: item.event.event)
+        var rows: [Outbox.Row] = []
+        for var run in try tx.lockRuns(ids) {
+            let before = run.state
+            let actions = run.state.handle(.event(item.event), now: now)
+            guard run.state != before else { continue }
+            try tx.updateRun(run)
+            rows += try context.actions.apply(actions, run: run, tx: tx, now: now)
+            if before.status != .cancelled && run.state.status == .cancelled {
+                context.metrics.increment("buzzkit_cancels_total", ["by": "event"], help: "Runs cancelled")
+            }
+        }
+        return rows
+    }
+
+    /// Records a `$local.scheduled` and tells the run.
+    func acknowledge(_ item: Item, tx: any StoreTransaction, settings: SettingsCache, now: Date) throws -> [Outbox.Row] {
+        guard case .string(let localId)? = item.event.properties["localId"], let slash = localId.firstIndex(of: "/"),
+              let runId = UUID(uuidString: String(localId[..<slash])) else {
+            throw PipelineError.permanent("$local.scheduled needs properties.localId of the form <runId>/<stepName>")
+        }
+        var messageId: String?
+        if case .string(let id)? = item.event.properties["messageId"] { messageId = id }
+        guard try tx.recordAcknowledgment(tenantId: item.tenantId, subscriberId: item.event.subscriberId, localId: localId,
+                                          messageId: messageId, at: now) else { return [] }
+        context.metrics.increment("buzzkit_acknowledgments_total", help: "Plans acknowledged by a device ($local.scheduled)")
+        guard var run = try tx.lockRun(runId), run.tenantId == item.tenantId, run.subscriberId == item.event.subscriberId else { return [] }
+        let actions = run.state.handle(.acknowledged(localId: localId, messageId: messageId), now: now)
+        try tx.updateRun(run)
+        return try context.actions.apply(actions, run: run, tx: tx, now: now)
+    }
+}

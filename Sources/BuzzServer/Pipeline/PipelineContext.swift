@@ -1,0 +1,55 @@
+import BuzzEngine
+import BuzzKitWire
+import Foundation
+import PushDelivery
+
+/// What every stage needs: storage, topology, the push provider, the clock and metrics.
+public struct PipelineContext: Sendable {
+    public var store: any Store
+    public var topology: Topology
+    public var push: any PushProvider
+    public var clock: any Clock
+    public var metrics: Metrics
+
+    public init(store: any Store, topology: Topology, push: any PushProvider, clock: any Clock = SystemClock(), metrics: Metrics = Metrics()) {
+        self.store = store
+        self.topology = topology
+        self.push = push
+        self.clock = clock
+        self.metrics = metrics
+    }
+
+    var actions: RunActions { RunActions(topology: topology) }
+}
+
+/// Reads tenants and subscribers once per transaction.
+final class SettingsCache {
+    let tx: any StoreTransaction
+    private var tenants: [String: TenantRecord?] = [:]
+    private var subscribers: [String: SubscriberRecord?] = [:]
+
+    init(_ tx: any StoreTransaction) { self.tx = tx }
+
+    func tenant(_ id: String) throws -> TenantRecord? {
+        if let cached = tenants[id] { return cached }
+        let loaded = try tx.tenant(id)
+        tenants[id] = loaded
+        return loaded
+    }
+
+    func subscriber(tenantId: String, id: String) throws -> SubscriberRecord? {
+        let key = tenantId + "\u{0}" + id
+        if let cached = subscribers[key] { return cached }
+        let loaded = try tx.subscriber(tenantId: tenantId, id: id)
+        subscribers[key] = loaded
+        return loaded
+    }
+
+    /// Brings the run's view of the subscriber and tenant up to date before it handles input.
+    func refresh(_ run: inout RunRecord) throws {
+        guard let tenant = try tenant(run.tenantId) else { return }
+        let subscriber = try run.subscriberId.flatMap { try self.subscriber(tenantId: run.tenantId, id: $0) }
+        run.state.refresh(hasSubscriber: subscriber != nil, subscriberTimeZone: subscriber?.timezone,
+                          tenantDefaultTimeZone: tenant.defaultTimezone, quietHours: tenant.quietHours)
+    }
+}

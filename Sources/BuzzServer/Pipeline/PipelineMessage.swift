@@ -1,0 +1,56 @@
+import BuzzEngine
+import BuzzKitWire
+import Foundation
+
+/// A message between pipeline stages (timers and sends). Events travel as plain
+/// ``BuzzEvent`` JSON instead, with the tenant in the routing key.
+public enum PipelineMessage: Sendable, Codable, Equatable {
+    /// A run's timer is due (a wait ends, or a local window's moment: the fallback check).
+    case timer(tenantId: String, runId: UUID, timer: RunTimer)
+    /// Send a silent plan to every active device of the subscriber.
+    case sendPlan(tenantId: String, runId: UUID, subscriberId: String, delivery: LocalPlanDelivery)
+    /// Send an alert (a fallback or an ordinary push step) to every active device.
+    case sendAlert(tenantId: String, runId: UUID, subscriberId: String, fallback: Bool, delivery: AlertDelivery)
+    /// Send `bk.cancel` to the devices that were sent a plan of the run.
+    case sendCancel(tenantId: String, runId: UUID, subscriberId: String, delivery: CancelDelivery)
+
+    public var tenantId: String {
+        switch self {
+        case .timer(let t, _, _), .sendPlan(let t, _, _, _), .sendAlert(let t, _, _, _, _), .sendCancel(let t, _, _, _): return t
+        }
+    }
+
+    public var runId: UUID {
+        switch self {
+        case .timer(_, let r, _), .sendPlan(_, let r, _, _), .sendAlert(_, let r, _, _, _), .sendCancel(_, let r, _, _): return r
+        }
+    }
+
+    /// The queue that handles it: local-window timers and alerts go to `fallback-check`;
+    /// other timers, plans and cancels to `plan-dispatch`.
+    public var queue: Topology.Queue {
+        switch self {
+        case .timer(_, _, let timer): return timer.purpose == .localWindowDue ? .fallbackCheck : .planDispatch
+        case .sendAlert: return .fallbackCheck
+        case .sendPlan, .sendCancel: return .planDispatch
+        }
+    }
+
+    /// A stable message id, so a republished copy is recognisable in logs.
+    public var messageId: String {
+        switch self {
+        case .timer(_, _, let timer): return "timer:\(timer.id)"
+        case .sendPlan(_, _, _, let d): return "plan:\(d.localId)"
+        case .sendAlert(_, _, _, _, let d): return "alert:\(d.idempotencyKey)"
+        case .sendCancel(_, let runId, _, _): return "cancel:\(runId.uuidString.lowercased())"
+        }
+    }
+
+    public func encoded() throws -> Data {
+        try JSONEncoder().encode(self)
+    }
+
+    public static func decode(_ data: Data) throws -> PipelineMessage {
+        try JSONDecoder().decode(PipelineMessage.self, from: data)
+    }
+}

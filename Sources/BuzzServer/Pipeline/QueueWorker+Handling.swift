@@ -1,0 +1,106 @@
+import AMQPClient
+import Foundation
+import PostgresClient
+
+extension QueueWorker {
+    /// Decodes, processes and settles one batch.
+    func handle(_ batch: [AMQPDelivery]) {
+        let started = Date()
+        var decoded: [(AMQPDelivery, WorkItem)] = []
+        for delivery in batch {
+            do {
+                decoded.append((delivery, try WorkItem.decode(delivery, queue: queue)))
+            } catch {
+                deadLetter(delivery, reason: "\(error)")
+            }
+        }
+        guard !decoded.isEmpty else { return }
+        do {
+            let rows = try processor.process(decoded.map(\.1))
+            relay(rows)
+            decoded.forEach { $0.0.ack() }
+            count("processed", decoded.count)
+        } catch {
+            if decoded.count == 1 {
+                settleFailure(decoded[0].0, item: decoded[0].1, error: error)
+            } else {
+                for (delivery, item) in decoded { handleOne(delivery, item) }
+            }
+        }
+        context.metrics.observe("buzzkit_batch_seconds", ["queue": queue.rawValue], Date().timeIntervalSince(started),
+                                help: "Seconds to process one batch of deliveries")
+    }
+
+    private func handleOne(_ delivery: AMQPDelivery, _ item: WorkItem) {
+        do {
+            relay(try processor.process([item]))
+            delivery.ack()
+            count("processed", 1)
+        } catch {
+            settleFailure(delivery, item: item, error: error)
+        }
+    }
+
+    /// Permanent → dead-letter now; outage → hold and retry; anything else → back to the
+    /// queue (its delivery limit dead-letters a message that keeps failing).
+    private func settleFailure(_ delivery: AMQPDelivery, item: WorkItem, error: Error) {
+        if let pipeline = error as? PipelineError, pipeline.permanent {
+            deadLetter(delivery, reason: pipeline.message)
+            return
+        }
+        var lastError = error
+        let deadline = Date().addingTimeInterval(settings.outageHold)
+        var backoff = 0.1
+        while Self.isOutage(lastError) && Date() < deadline && !isDraining {
+            Thread.sleep(forTimeInterval: backoff)
+            backoff = min(backoff * 2, 2)
+            do {
+                relay(try processor.process([item]))
+                delivery.ack()
+                count("processed", 1)
+                return
+            } catch {
+                lastError = error
+            }
+        }
+        if let pipeline = lastError as? PipelineError, pipeline.permanent {
+            deadLetter(delivery, reason: pipeline.message)
+            return
+        }
+        count("failed", 1)
+        delivery.nack(requeue: true)
+    }
+
+    static func isOutage(_ error: Error) -> Bool {
+        if let pg = error as? PostgresError { return pg.isConnectionProblem || pg.code == .poolTimeout || pg.isRetryableConflict }
+        if let amqp = error as? AMQPError { return amqp.isConnectionProblem || amqp.code == .closed }
+        return false
+    }
+
+    private func relay(_ rows: [Outbox.Row]) {
+        Outbox.relay(rows, publisher: publisher, pool: relayPool)
+    }
+
+    /// Publishes the message to the queue's dead-letter queue with the reason, then acks it.
+    func deadLetter(_ delivery: AMQPDelivery, reason: String) {
+        var headers = delivery.headers
+        headers["x-buzzkit-error"] = .string(String(reason.prefix(1000)))
+        headers["x-buzzkit-queue"] = .string(queue.rawValue)
+        headers["x-buzzkit-routing-key"] = .string(delivery.routingKey)
+        let message = AMQPMessage(routingKey: context.topology.deadLetterName(queue), body: delivery.body, headers: headers,
+                                  messageId: delivery.messageId, contentType: delivery.contentType)
+        do {
+            try publisher.publishAndWait([message])
+            delivery.ack()
+            count("dead_lettered", 1)
+        } catch {
+            // Could not park it: leave it to the queue (and its delivery limit).
+            delivery.nack(requeue: true)
+        }
+    }
+
+    private func count(_ outcome: String, _ n: Int) {
+        context.metrics.increment("buzzkit_messages_total", ["queue": queue.rawValue, "outcome": outcome], by: Double(n),
+                                  help: "Messages handled per queue: processed, failed (requeued), dead_lettered")
+    }
+}

@@ -1,0 +1,108 @@
+import AMQPClient
+import Foundation
+import PostgresClient
+
+/// Consumes one work queue: deliveries are batched, processed by worker threads (one
+/// transaction per batch), their outbox rows relayed, and then acknowledged.
+///
+/// A failing batch is retried message by message. A message that cannot be understood is
+/// dead-lettered at once with the reason in its headers; a message failing for another
+/// reason is returned to the queue, whose delivery limit dead-letters it in the end. While
+/// PostgreSQL or RabbitMQ is unreachable the message is held and retried in place, so an
+/// outage does not use up delivery attempts.
+final class QueueWorker: @unchecked Sendable {
+    struct Settings: Sendable {
+        var prefetch: UInt16 = 200
+        var threads: Int = 2
+        var maxBatch: Int = 100
+        /// How long an outage may hold a message before it goes back to the queue.
+        var outageHold: TimeInterval = 120
+    }
+
+    let queue: Topology.Queue
+    let context: PipelineContext
+    let publisher: AMQPPublisher
+    let relayPool: PostgresPool
+    let settings: Settings
+    let processor: StageProcessor
+    private let condition = NSCondition()
+    private var pending: [AMQPDelivery] = []
+    private var stopping = false
+    private var draining = false
+    private var busy = 0
+    private var threads: [Thread] = []
+    private var consumer: AMQPConsumer!
+
+    init(queue: Topology.Queue, context: PipelineContext, amqpURL: AMQPURL, publisher: AMQPPublisher, relayPool: PostgresPool, settings: Settings) {
+        self.queue = queue
+        self.context = context
+        self.publisher = publisher
+        self.relayPool = relayPool
+        self.settings = settings
+        self.processor = StageProcessor(context: context)
+        let topology = context.topology
+        consumer = AMQPConsumer(.init(url: amqpURL, queue: topology.name(queue), prefetch: settings.prefetch,
+                                      onConnect: { try topology.declare(on: $0) })) { [weak self] delivery in
+            self?.enqueue(delivery)
+        }
+    }
+
+    func start() {
+        for index in 0..<settings.threads {
+            let thread = Thread { [self] in self.workLoop() }
+            thread.name = "buzzkit.worker.\(queue.rawValue).\(index)"
+            threads.append(thread)
+            thread.start()
+        }
+        consumer.start()
+    }
+
+    /// Stops intake, finishes and acknowledges what was handed out (within `grace`), closes.
+    func stop(grace: TimeInterval) {
+        let deadline = Date().addingTimeInterval(grace)
+        condition.lock()
+        draining = true
+        condition.unlock()
+        let stopper = Thread { [consumer] in consumer!.stop(grace: grace) }
+        stopper.start()
+        condition.lock()
+        while (!pending.isEmpty || busy > 0) && Date() < deadline { _ = condition.wait(until: min(deadline, Date().addingTimeInterval(0.05))) }
+        stopping = true
+        condition.broadcast()
+        condition.unlock()
+        while consumer.unsettledCount > 0 && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        consumer.stop(grace: 0)
+    }
+
+    var isConnected: Bool { consumer.isConnected }
+
+    /// True once a stop began: held messages go back to the queue instead of waiting out an outage.
+    var isDraining: Bool {
+        condition.lock(); defer { condition.unlock() }
+        return draining
+    }
+
+    private func enqueue(_ delivery: AMQPDelivery) {
+        condition.lock()
+        pending.append(delivery)
+        condition.signal()
+        condition.unlock()
+    }
+
+    private func workLoop() {
+        while true {
+            condition.lock()
+            while pending.isEmpty && !stopping { condition.wait() }
+            if stopping && pending.isEmpty { condition.unlock(); return }
+            let batch = Array(pending.prefix(settings.maxBatch))
+            pending.removeFirst(batch.count)
+            busy += 1
+            condition.unlock()
+            handle(batch)
+            condition.lock()
+            busy -= 1
+            condition.broadcast()
+            condition.unlock()
+        }
+    }
+}

@@ -1,0 +1,58 @@
+import AMQPClient
+import BuzzEngine
+import BuzzKitWire
+import Foundation
+import PostgresClient
+
+/// Run operations the API performs directly: trigger a workflow (live or dry) and cancel a
+/// run. Each is one transaction with its outbox rows, relayed after commit.
+public struct RunCommands: Sendable {
+    public let context: PipelineContext
+    public let publisher: AMQPPublisher
+    public let pool: PostgresPool
+
+    public init(context: PipelineContext, publisher: AMQPPublisher, pool: PostgresPool) {
+        self.context = context
+        self.publisher = publisher
+        self.pool = pool
+    }
+
+    /// Starts a run of the current version of `workflowKey`. Returns nil when the workflow
+    /// does not exist.
+    public func trigger(tenantId: String, workflowKey: String, subscriberId: String?, properties: [String: JSONValue],
+                        dryRun: Bool) throws -> RunRecord? {
+        let now = context.clock.now()
+        let result = try context.store.transaction { tx -> (RunRecord, [Outbox.Row])? in
+            guard let workflow = try tx.currentWorkflow(tenantId: tenantId, key: workflowKey) else { return nil }
+            let trigger = BuzzEvent(event: workflow.definition.triggerEvent, subscriberId: subscriberId ?? "", properties: properties, timestamp: now)
+            let (run, actions) = try EventProcessor.newRun(workflow: workflow, trigger: trigger, subscriberId: subscriberId, dryRun: dryRun,
+                                                           settings: SettingsCache(tx), now: now)
+            try tx.insertRun(run)
+            return (run, try context.actions.apply(actions, run: run, tx: tx, now: now))
+        }
+        guard let (run, rows) = result else { return nil }
+        Outbox.relay(rows, publisher: publisher, pool: pool)
+        context.metrics.increment("buzzkit_runs_started_total", help: "Workflow runs started")
+        return run
+    }
+
+    /// Cancels a run of the tenant (`bk.cancel` goes to devices that got a plan). Returns the
+    /// run after the cancel, or nil when the tenant has no such run.
+    public func cancel(tenantId: String, runId: UUID) throws -> RunRecord? {
+        let now = context.clock.now()
+        let result = try context.store.transaction { tx -> (RunRecord, [Outbox.Row])? in
+            guard var run = try tx.lockRun(runId), run.tenantId == tenantId else { return nil }
+            let before = run.state
+            let actions = run.state.handle(.cancel, now: now)
+            guard run.state != before else { return (run, []) }
+            try tx.updateRun(run)
+            if run.state.status == .cancelled && before.status != .cancelled {
+                context.metrics.increment("buzzkit_cancels_total", ["by": "api"], help: "Runs cancelled")
+            }
+            return (run, try context.actions.apply(actions, run: run, tx: tx, now: now))
+        }
+        guard let (run, rows) = result else { return nil }
+        Outbox.relay(rows, publisher: publisher, pool: pool)
+        return run
+    }
+}

@@ -1,0 +1,54 @@
+import BuzzEngine
+import BuzzKitWire
+import Foundation
+
+/// The timer half of `plan-dispatch` (waits end) and of `fallback-check` (a local window's
+/// moment: acknowledged → "scheduled on device", otherwise the fallback push).
+struct TimerProcessor {
+    struct Item {
+        var tenantId: String
+        var runId: UUID
+        var timer: RunTimer
+    }
+
+    let context: PipelineContext
+
+    /// Handles a batch of due timers in one transaction, locking their runs in id order.
+    func process(_ items: [Item], tx: any StoreTransaction) throws -> [Outbox.Row] {
+        let now = context.clock.now()
+        let settings = SettingsCache(tx)
+        var runs: [UUID: RunRecord] = [:]
+        for run in try tx.lockRuns(items.map(\.runId)) { runs[run.id] = run }
+        var rows: [Outbox.Row] = []
+        var changed: Set<UUID> = []
+        var pending: [UUID: [RunAction]] = [:]
+        for item in items {
+            guard var run = runs[item.runId], run.tenantId == item.tenantId else { continue }
+            let before = run.state
+            try settings.refresh(&run)
+            var actions: [RunAction] = []
+            if item.timer.purpose == .localWindowDue, let subscriberId = run.subscriberId {
+                // An acknowledgment recorded but not yet fed to the run still counts.
+                for ack in try tx.acknowledgments(tenantId: run.tenantId, subscriberId: subscriberId, runId: run.id) {
+                    actions += run.state.handle(.acknowledged(localId: ack.localId, messageId: ack.messageId), now: now)
+                }
+            }
+            let fired = run.state.handle(.timerFired(item.timer), now: now)
+            actions += fired
+            if item.timer.purpose == .localWindowDue && !fired.isEmpty {
+                let fallbacks = fired.filter { if case .sendFallback = $0 { return true } else { return false } }.count
+                context.metrics.increment("buzzkit_fallback_checks_total", ["outcome": fallbacks > 0 ? "fallback" : "confirmed"],
+                                          help: "Local windows decided at their moment")
+            }
+            if run.state != before { changed.insert(run.id) }
+            runs[run.id] = run
+            pending[run.id, default: []] += actions
+        }
+        for id in changed.sorted(by: { $0.uuidString < $1.uuidString }) {
+            guard let run = runs[id] else { continue }
+            try tx.updateRun(run)
+            rows += try context.actions.apply(pending[id] ?? [], run: run, tx: tx, now: now)
+        }
+        return rows
+    }
+}

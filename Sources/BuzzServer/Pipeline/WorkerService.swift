@@ -1,0 +1,51 @@
+import AMQPClient
+import Foundation
+import PostgresClient
+
+/// `buzzkit worker --queues …`: consumes the chosen work queues. Stateless; run as many as
+/// the queues' depths call for.
+public final class WorkerService: @unchecked Sendable {
+    public struct Configuration: Sendable {
+        public var queues: [Topology.Queue]
+        public var prefetch: Int
+        /// Worker threads per queue (each processes one batch at a time).
+        public var threadsPerQueue: Int
+        /// Most deliveries processed in one transaction.
+        public var maxBatch: Int
+
+        public init(queues: [Topology.Queue] = Topology.Queue.allCases, prefetch: Int = 200, threadsPerQueue: Int = 2, maxBatch: Int = 100) {
+            self.queues = queues
+            self.prefetch = prefetch
+            self.threadsPerQueue = threadsPerQueue
+            self.maxBatch = maxBatch
+        }
+    }
+
+    let workers: [QueueWorker]
+
+    /// `pool` serves the outbox fast path; `publisher` relays and dead-letters.
+    public init(configuration: Configuration, context: PipelineContext, amqpURL: AMQPURL, publisher: AMQPPublisher, pool: PostgresPool) {
+        let settings = QueueWorker.Settings(prefetch: UInt16(clamping: configuration.prefetch), threads: configuration.threadsPerQueue,
+                                            maxBatch: configuration.maxBatch)
+        workers = configuration.queues.map {
+            QueueWorker(queue: $0, context: context, amqpURL: amqpURL, publisher: publisher, relayPool: pool, settings: settings)
+        }
+    }
+
+    public func start() {
+        workers.forEach { $0.start() }
+    }
+
+    /// Stops every queue's intake at once, then drains each within `grace`.
+    public func stop(grace: TimeInterval) {
+        let group = DispatchGroup()
+        for worker in workers {
+            group.enter()
+            Thread { worker.stop(grace: grace); group.leave() }.start()
+        }
+        group.wait()
+    }
+
+    /// True when every consumer holds a broker connection.
+    public var isConnected: Bool { workers.allSatisfy(\.isConnected) }
+}

@@ -1,0 +1,132 @@
+import BuzzCrypto
+import BuzzEngine
+import BuzzKitWire
+import Foundation
+import PostgresClient
+
+/// Tenants, keys, settings, subscribers, devices, workflows and run summaries: what the API
+/// and the admin commands read and write (PostgreSQL).
+public struct Directory: Sendable {
+    public let pool: PostgresPool
+
+    public init(pool: PostgresPool) {
+        self.pool = pool
+    }
+
+    /// Creates a tenant with fresh keys; the keys are returned once and stored hashed.
+    public func createTenant(name: String, defaultTimezone: String = "UTC") throws -> TenantCredentials {
+        let tenantId = "t_" + Digest.randomHex(byteCount: 8)
+        let secret = APIKey.generate(.secret), publishable = APIKey.generate(.publishable)
+        let signingSecret = "ss_" + Digest.randomHex(byteCount: 32)
+        try pool.withTransaction { db in
+            try db.execute("INSERT INTO tenants (id, name, default_timezone, signing_secret) VALUES (\(tenantId), \(name), \(defaultTimezone), \(signingSecret))")
+            for key in [secret, publishable] {
+                try db.execute("INSERT INTO tenant_keys (id, tenant_id, kind, secret_hash) VALUES (\(key.id), \(tenantId), \(key.kind.rawValue), \(key.secretHash))")
+            }
+        }
+        return TenantCredentials(tenantId: tenantId, secretKey: secret.text, publishableKey: publishable.text, signingSecret: signingSecret)
+    }
+
+    /// The tenant and kind of a valid, unrevoked key (secret compared in constant time).
+    public func authenticate(_ key: APIKey) throws -> (tenant: TenantRecord, kind: APIKey.Kind)? {
+        try pool.withConnection { db in
+            let rows = try db.query("""
+                SELECT k.kind, k.secret_hash, t.id, t.name, t.default_timezone, t.quiet_start, t.quiet_end, t.signing_secret
+                FROM tenant_keys k JOIN tenants t ON t.id = k.tenant_id WHERE k.id = \(key.id) AND k.revoked_at IS NULL
+                """)
+            guard let row = rows.first, Digest.constantTimeEqual(try row.decode("secret_hash"), key.secretHash),
+                  try row.decode("kind", as: String.self) == key.kind.rawValue else { return nil }
+            return (try Self.tenant(row), key.kind)
+        }
+    }
+
+    static func tenant(_ row: PostgresRow) throws -> TenantRecord {
+        var quiet: QuietHours?
+        if let start = try row.decode("quiet_start", as: String?.self), let end = try row.decode("quiet_end", as: String?.self) {
+            quiet = try? QuietHours.parse("\(start)-\(end)")
+        }
+        return TenantRecord(id: try row.decode("id"), name: try row.decode("name"), defaultTimezone: try row.decode("default_timezone"),
+                            quietHours: quiet, signingSecret: try row.decode("signing_secret"))
+    }
+
+    public func tenant(_ id: String) throws -> TenantRecord? {
+        try pool.withConnection { db in
+            try db.query("SELECT id, name, default_timezone, quiet_start, quiet_end, signing_secret FROM tenants WHERE id = \(id)")
+                .first.map(Self.tenant)
+        }
+    }
+
+    /// Sets quiet hours (nil clears them) and the default timezone.
+    public func updateSettings(tenantId: String, quietHours: QuietHours?, defaultTimezone: String) throws {
+        let start = quietHours.map { "\($0.start)" }, end = quietHours.map { "\($0.end)" }
+        try pool.withConnection { db in
+            try db.execute("UPDATE tenants SET quiet_start = \(start), quiet_end = \(end), default_timezone = \(defaultTimezone) WHERE id = \(tenantId)")
+        }
+    }
+
+    public func putSubscriber(_ subscriber: SubscriberRecord) throws {
+        try pool.withConnection { db in
+            try db.execute("""
+                INSERT INTO subscribers (tenant_id, id, timezone, properties) VALUES (\(subscriber.tenantId), \(subscriber.id), \(subscriber.timezone), \(JSONB(subscriber.properties)))
+                ON CONFLICT (tenant_id, id) DO UPDATE SET timezone = EXCLUDED.timezone, properties = EXCLUDED.properties, updated_at = now()
+                """)
+        }
+    }
+
+    /// Registers a device token for a subscriber (re-activating it, or moving it from another
+    /// subscriber of the same tenant). Returns the device id.
+    @discardableResult
+    public func putDevice(_ device: DeviceRecord) throws -> UUID {
+        try pool.withConnection { db in
+            try db.query("""
+                INSERT INTO devices (id, tenant_id, subscriber_id, platform, token, topic, environment)
+                VALUES (\(device.id), \(device.tenantId), \(device.subscriberId), \(device.platform), \(device.token), \(device.topic), \(device.environment))
+                ON CONFLICT (tenant_id, token) DO UPDATE SET subscriber_id = EXCLUDED.subscriber_id, topic = EXCLUDED.topic,
+                    environment = EXCLUDED.environment, active = true, inactive_at = NULL, inactive_reason = NULL, updated_at = now()
+                RETURNING id
+                """)[0].decode("id")
+        }
+    }
+
+    /// Stores a new version of a validated workflow and makes it current. Returns the version.
+    @discardableResult
+    public func putWorkflow(tenantId: String, definition: WorkflowDefinition, source: JSONValue) throws -> Int {
+        try pool.withTransaction { db in
+            try db.execute("SELECT pg_advisory_xact_lock(hashtext(\(tenantId + "/" + definition.key)))")
+            let version = try db.query("SELECT coalesce(max(version), 0) + 1 AS v FROM workflows WHERE tenant_id = \(tenantId) AND key = \(definition.key)")[0]
+                .decode("v", as: Int.self)
+            try db.execute("""
+                INSERT INTO workflows (tenant_id, key, version, trigger_event, definition)
+                VALUES (\(tenantId), \(definition.key), \(version), \(definition.triggerEvent), \(JSONB(source)))
+                """)
+            try db.execute("""
+                INSERT INTO workflow_heads (tenant_id, key, version, trigger_event) VALUES (\(tenantId), \(definition.key), \(version), \(definition.triggerEvent))
+                ON CONFLICT (tenant_id, key) DO UPDATE SET version = EXCLUDED.version, trigger_event = EXCLUDED.trigger_event
+                """)
+            return version
+        }
+    }
+
+    /// The current version of a workflow: its version number and the JSON as stored.
+    public func workflow(tenantId: String, key: String) throws -> (version: Int, source: JSONValue)? {
+        try pool.withConnection { db in
+            try db.query("""
+                SELECT w.version, w.definition FROM workflow_heads h JOIN workflows w ON w.tenant_id = h.tenant_id AND w.key = h.key AND w.version = h.version
+                WHERE h.tenant_id = \(tenantId) AND h.key = \(key)
+                """).first.map { (try $0.decode("version"), try $0.decode("definition", as: JSONB<JSONValue>.self).value) }
+        }
+    }
+
+    /// A run of the tenant (nil for another tenant's run).
+    public func run(tenantId: String, id: UUID) throws -> RunRecord? {
+        try pool.withConnection { db in
+            try db.query("""
+                SELECT id, tenant_id, workflow_key, workflow_version, subscriber_id, dry_run, state FROM runs WHERE id = \(id) AND tenant_id = \(tenantId)
+                """).first.map { row in
+                RunRecord(id: try row.decode("id"), tenantId: try row.decode("tenant_id"), workflowKey: try row.decode("workflow_key"),
+                          workflowVersion: try row.decode("workflow_version"), subscriberId: try row.decode("subscriber_id"),
+                          dryRun: try row.decode("dry_run"), state: try row.decode("state", as: JSONB<RunState>.self).value)
+            }
+        }
+    }
+}

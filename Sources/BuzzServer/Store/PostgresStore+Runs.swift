@@ -1,0 +1,96 @@
+import BuzzEngine
+import BuzzKitWire
+import Foundation
+import PostgresClient
+
+
+extension PostgresStoreTransaction {
+    func insertRun(_ run: RunRecord) throws {
+        try db.execute("""
+            INSERT INTO runs (id, tenant_id, workflow_key, workflow_version, subscriber_id, dry_run, status, cancel_events, state)
+            VALUES (\(run.id), \(run.tenantId), \(run.workflowKey), \(run.workflowVersion), \(run.subscriberId), \(run.dryRun),
+                    \(run.state.status.rawValue), \(run.cancelEvents)::text[], \(JSONB(run.state)))
+            """)
+    }
+
+    func lockRun(_ id: UUID) throws -> RunRecord? {
+        try lockRuns([id]).first
+    }
+
+    func lockRuns(_ ids: [UUID]) throws -> [RunRecord] {
+        guard !ids.isEmpty else { return [] }
+        let sorted = Array(Set(ids)).sorted { $0.uuidString < $1.uuidString }
+        return try db.query("""
+            SELECT id, tenant_id, workflow_key, workflow_version, subscriber_id, dry_run, state FROM runs
+            WHERE id = ANY(\(sorted)::uuid[]) ORDER BY id FOR UPDATE
+            """).map { row in
+            RunRecord(id: try row.decode("id"), tenantId: try row.decode("tenant_id"), workflowKey: try row.decode("workflow_key"),
+                      workflowVersion: try row.decode("workflow_version"), subscriberId: try row.decode("subscriber_id"),
+                      dryRun: try row.decode("dry_run"), state: try row.decode("state", as: JSONB<RunState>.self).value)
+        }
+    }
+
+    func updateRun(_ run: RunRecord) throws {
+        try db.execute("""
+            UPDATE runs SET status = \(run.state.status.rawValue), cancel_events = \(run.cancelEvents)::text[],
+                            state = \(JSONB(run.state)), updated_at = now()
+            WHERE id = \(run.id)
+            """)
+    }
+
+    func openRuns(tenantId: String, subscriberId: String, cancelEvent: String) throws -> [UUID] {
+        try db.query("""
+            SELECT id FROM runs WHERE tenant_id = \(tenantId) AND subscriber_id = \(subscriberId)
+            AND status IN ('running', 'waiting') AND \(cancelEvent) = ANY(cancel_events)
+            """).map { try $0.decode("id") }
+    }
+
+    func markEventProcessed(tenantId: String, eventId: String, at: Date) throws -> Bool {
+        try db.execute("""
+            INSERT INTO processed_events (tenant_id, event_id, processed_at) VALUES (\(tenantId), \(eventId), \(at))
+            ON CONFLICT DO NOTHING
+            """) == 1
+    }
+
+    func recordAcknowledgment(tenantId: String, subscriberId: String, localId: String, messageId: String?, at: Date) throws -> Bool {
+        try db.execute("""
+            INSERT INTO acknowledgments (tenant_id, subscriber_id, local_id, message_id, acknowledged_at)
+            VALUES (\(tenantId), \(subscriberId), \(localId), \(messageId), \(at)) ON CONFLICT DO NOTHING
+            """) == 1
+    }
+
+    func acknowledgments(tenantId: String, subscriberId: String, runId: UUID) throws -> [(localId: String, messageId: String?)] {
+        let prefix = runId.uuidString.lowercased() + "/"
+        return try db.query("""
+            SELECT local_id, message_id FROM acknowledgments
+            WHERE tenant_id = \(tenantId) AND subscriber_id = \(subscriberId) AND starts_with(local_id, \(prefix))
+            """).map { (try $0.decode("local_id"), try $0.decode("message_id")) }
+    }
+
+    func recordPlan(tenantId: String, subscriberId: String?, delivery: LocalPlanDelivery, at: Date) throws {
+        let fireAt = delivery.payload.local.fireAt
+        try db.execute("""
+            INSERT INTO local_plans (tenant_id, local_id, run_id, subscriber_id, message_id, moment, fire_at, payload, created_at)
+            VALUES (\(tenantId), \(delivery.localId), \(delivery.runId)::uuid, \(subscriberId), \(delivery.messageId)::uuid, \(delivery.moment),
+                    \(JSONB(fireAt)), \(delivery.body)::jsonb, \(at))
+            ON CONFLICT DO NOTHING
+            """)
+    }
+
+    func recordOpen(tenantId: String, subscriberId: String, messageId: String, at: Date) throws {
+        try db.execute("""
+            INSERT INTO opens (tenant_id, message_id, subscriber_id, run_id, opened_at)
+            SELECT \(tenantId), \(messageId), \(subscriberId),
+                   (SELECT run_id FROM deliveries WHERE tenant_id = \(tenantId) AND message_id = \(messageId) LIMIT 1), \(at)
+            ON CONFLICT DO NOTHING
+            """)
+    }
+
+    func enqueue(_ messages: [OutboxMessage], runId: UUID?, now: Date) throws -> [Outbox.Row] {
+        try Outbox.insert(messages, runId: runId, now: now, on: db)
+    }
+
+    func deleteTimers(runId: UUID) throws {
+        try db.execute("DELETE FROM outbox WHERE run_id = \(runId)")
+    }
+}

@@ -1,0 +1,109 @@
+import BuzzEngine
+import BuzzKitWire
+import Foundation
+import PostgresClient
+
+/// The PostgreSQL ``Store``: one transaction per unit of work on a pooled connection.
+public final class PostgresStore: Store, @unchecked Sendable {
+    public let pool: PostgresPool
+    /// Parsed workflow versions (versions never change, so they are cached for good).
+    let definitions = DefinitionCache()
+
+    public init(pool: PostgresPool) {
+        self.pool = pool
+    }
+
+    public func transaction<T>(_ body: (any StoreTransaction) throws -> T) throws -> T {
+        try pool.withTransaction { db in
+            try body(PostgresStoreTransaction(db: db, definitions: definitions))
+        }
+    }
+}
+
+/// Parsed workflow definitions by tenant, key and version.
+final class DefinitionCache: @unchecked Sendable {
+    private let lock = NSLock()
+    private var entries: [String: WorkflowDefinition] = [:]
+
+    func definition(tenantId: String, key: String, version: Int, parse: () throws -> WorkflowDefinition) rethrows -> WorkflowDefinition {
+        let cacheKey = "\(tenantId)\u{0}\(key)\u{0}\(version)"
+        lock.lock()
+        if let cached = entries[cacheKey] { lock.unlock(); return cached }
+        lock.unlock()
+        let parsed = try parse()
+        lock.lock()
+        if entries.count > 10_000 { entries.removeAll() }
+        entries[cacheKey] = parsed
+        lock.unlock()
+        return parsed
+    }
+}
+
+/// ``StoreTransaction`` on one PostgreSQL connection inside `BEGIN … COMMIT`.
+struct PostgresStoreTransaction: StoreTransaction {
+    let db: PostgresConnection
+    let definitions: DefinitionCache
+
+    func tenant(_ id: String) throws -> TenantRecord? {
+        let rows = try db.query("SELECT id, name, default_timezone, quiet_start, quiet_end, signing_secret FROM tenants WHERE id = \(id)")
+        guard let row = rows.first else { return nil }
+        var quiet: QuietHours?
+        if let start = try row.decode("quiet_start", as: String?.self), let end = try row.decode("quiet_end", as: String?.self) {
+            quiet = try? QuietHours.parse("\(start)-\(end)")
+        }
+        return TenantRecord(id: try row.decode("id"), name: try row.decode("name"), defaultTimezone: try row.decode("default_timezone"),
+                            quietHours: quiet, signingSecret: try row.decode("signing_secret"))
+    }
+
+    func subscriber(tenantId: String, id: String) throws -> SubscriberRecord? {
+        let rows = try db.query("SELECT timezone, properties FROM subscribers WHERE tenant_id = \(tenantId) AND id = \(id)")
+        guard let row = rows.first else { return nil }
+        return SubscriberRecord(tenantId: tenantId, id: id, timezone: try row.decode("timezone"),
+                                properties: try row.decode("properties", as: JSONB<[String: JSONValue]>.self).value)
+    }
+
+    func activeDevices(tenantId: String, subscriberId: String) throws -> [DeviceRecord] {
+        try db.query("""
+            SELECT id, platform, token, topic, environment FROM devices
+            WHERE tenant_id = \(tenantId) AND subscriber_id = \(subscriberId) AND active ORDER BY created_at, id
+            """).map { try device($0, tenantId: tenantId, subscriberId: subscriberId) }
+    }
+
+    func deactivateDevice(_ id: UUID, reason: String, at: Date) throws {
+        try db.execute("""
+            UPDATE devices SET active = false, inactive_at = \(at), inactive_reason = \(reason), updated_at = \(at)
+            WHERE id = \(id) AND active
+            """)
+    }
+
+    func workflows(tenantId: String, triggeredBy event: String) throws -> [WorkflowRecord] {
+        try db.query("""
+            SELECT w.key, w.version, w.definition FROM workflow_heads h
+            JOIN workflows w ON w.tenant_id = h.tenant_id AND w.key = h.key AND w.version = h.version
+            WHERE h.tenant_id = \(tenantId) AND h.trigger_event = \(event) ORDER BY w.key
+            """).map { try workflow($0, tenantId: tenantId) }
+    }
+
+    func currentWorkflow(tenantId: String, key: String) throws -> WorkflowRecord? {
+        try db.query("""
+            SELECT w.key, w.version, w.definition FROM workflow_heads h
+            JOIN workflows w ON w.tenant_id = h.tenant_id AND w.key = h.key AND w.version = h.version
+            WHERE h.tenant_id = \(tenantId) AND h.key = \(key)
+            """).first.map { try workflow($0, tenantId: tenantId) }
+    }
+
+    private func workflow(_ row: PostgresRow, tenantId: String) throws -> WorkflowRecord {
+        let key: String = try row.decode("key")
+        let version: Int = try row.decode("version")
+        let source = try row.decode("definition", as: JSONB<JSONValue>.self).value
+        let definition = try definitions.definition(tenantId: tenantId, key: key, version: version) {
+            try WorkflowDefinition.parse(source)
+        }
+        return WorkflowRecord(tenantId: tenantId, key: key, version: version, definition: definition, source: source)
+    }
+
+    func device(_ row: PostgresRow, tenantId: String, subscriberId: String) throws -> DeviceRecord {
+        DeviceRecord(id: try row.decode("id"), tenantId: tenantId, subscriberId: subscriberId, platform: try row.decode("platform"),
+                     token: try row.decode("token"), topic: try row.decode("topic"), environment: try row.decode("environment"))
+    }
+}

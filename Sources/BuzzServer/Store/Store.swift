@@ -1,0 +1,59 @@
+import BuzzEngine
+import BuzzKitWire
+import Foundation
+
+/// The pipeline's storage port. Everything a worker changes for one message happens inside
+/// one ``transaction(_:)``: it commits together (state, acknowledgments, outbox rows, timers)
+/// or not at all. ``PostgresStore`` is the real one; ``InMemoryStore`` serves unit tests.
+public protocol Store: Sendable {
+    /// Runs `body` in a transaction; a thrown error rolls everything back.
+    func transaction<T>(_ body: (any StoreTransaction) throws -> T) throws -> T
+}
+
+/// The operations available inside a transaction.
+public protocol StoreTransaction {
+    // Tenants, subscribers, devices, workflows.
+    func tenant(_ id: String) throws -> TenantRecord?
+    func subscriber(tenantId: String, id: String) throws -> SubscriberRecord?
+    func activeDevices(tenantId: String, subscriberId: String) throws -> [DeviceRecord]
+    func deactivateDevice(_ id: UUID, reason: String, at: Date) throws
+    /// Current workflow versions whose trigger is `event`.
+    func workflows(tenantId: String, triggeredBy event: String) throws -> [WorkflowRecord]
+    /// The current version of the workflow `key`.
+    func currentWorkflow(tenantId: String, key: String) throws -> WorkflowRecord?
+
+    // Runs.
+    func insertRun(_ run: RunRecord) throws
+    /// The run, locked until the transaction ends (`SELECT … FOR UPDATE`).
+    func lockRun(_ id: UUID) throws -> RunRecord?
+    /// Several runs locked in id order (no deadlocks between batches).
+    func lockRuns(_ ids: [UUID]) throws -> [RunRecord]
+    func updateRun(_ run: RunRecord) throws
+    /// Open runs of the subscriber that `event` may cancel.
+    func openRuns(tenantId: String, subscriberId: String, cancelEvent: String) throws -> [UUID]
+
+    // Idempotency and acknowledgments.
+    /// Records a client event id; false when it was processed before.
+    func markEventProcessed(tenantId: String, eventId: String, at: Date) throws -> Bool
+    /// Records a `$local.scheduled`; false when this subscriber already acknowledged it.
+    func recordAcknowledgment(tenantId: String, subscriberId: String, localId: String, messageId: String?, at: Date) throws -> Bool
+    /// Acknowledgments of a run's plans by its subscriber (local id → message id).
+    func acknowledgments(tenantId: String, subscriberId: String, runId: UUID) throws -> [(localId: String, messageId: String?)]
+    /// Records a plan handed to devices (the `local_plans` table).
+    func recordPlan(tenantId: String, subscriberId: String?, delivery: LocalPlanDelivery, at: Date) throws
+    /// Records a `$push.opened`.
+    func recordOpen(tenantId: String, subscriberId: String, messageId: String, at: Date) throws
+
+    // Messages.
+    /// Outbox rows committed with this transaction; `runId` tags timers for deletion.
+    func enqueue(_ messages: [OutboxMessage], runId: UUID?, now: Date) throws -> [Outbox.Row]
+    /// Deletes a run's pending timers (not yet published).
+    func deleteTimers(runId: UUID) throws
+
+    // Deliveries.
+    /// Claims the (idempotency key, device) pair for sending (see ``DeliveryClaim``).
+    func claimDelivery(tenantId: String, runId: UUID?, idempotencyKey: String, deviceId: UUID, kind: String, messageId: String?, at: Date) throws -> DeliveryClaim
+    func finishDelivery(idempotencyKey: String, deviceId: UUID, outcome: DeliveryOutcome, at: Date) throws
+    /// Devices that were sent a plan of the run (they need the `bk.cancel`).
+    func planRecipients(runId: UUID) throws -> [DeviceRecord]
+}

@@ -1,0 +1,130 @@
+import BuzzEngine
+import BuzzKitWire
+import Foundation
+
+/// A tenant's settings as the pipeline reads them.
+public struct TenantRecord: Sendable, Equatable {
+    public var id: String
+    public var name: String
+    public var defaultTimezone: String
+    public var quietHours: QuietHours?
+    public var signingSecret: String
+
+    public init(id: String, name: String, defaultTimezone: String = "UTC", quietHours: QuietHours? = nil, signingSecret: String) {
+        self.id = id
+        self.name = name
+        self.defaultTimezone = defaultTimezone
+        self.quietHours = quietHours
+        self.signingSecret = signingSecret
+    }
+}
+
+/// A subscriber of a tenant.
+public struct SubscriberRecord: Sendable, Equatable {
+    public var tenantId: String
+    public var id: String
+    public var timezone: String?
+    public var properties: [String: JSONValue]
+
+    public init(tenantId: String, id: String, timezone: String? = nil, properties: [String: JSONValue] = [:]) {
+        self.tenantId = tenantId
+        self.id = id
+        self.timezone = timezone
+        self.properties = properties
+    }
+}
+
+/// A device registered for push.
+public struct DeviceRecord: Sendable, Equatable {
+    public var id: UUID
+    public var tenantId: String
+    public var subscriberId: String
+    public var platform: String
+    public var token: String
+    public var topic: String
+    /// `production` or `sandbox`.
+    public var environment: String
+    public var active: Bool
+
+    public init(id: UUID = UUID(), tenantId: String, subscriberId: String, platform: String = "ios", token: String,
+                topic: String, environment: String = "production", active: Bool = true) {
+        self.id = id
+        self.tenantId = tenantId
+        self.subscriberId = subscriberId
+        self.platform = platform
+        self.token = token
+        self.topic = topic
+        self.environment = environment
+        self.active = active
+    }
+}
+
+/// One stored version of a workflow.
+public struct WorkflowRecord: Sendable, Equatable {
+    public var tenantId: String
+    public var key: String
+    public var version: Int
+    public var definition: WorkflowDefinition
+    /// The JSON the tenant stored (returned by `GET /v1/workflows/{key}`).
+    public var source: JSONValue
+
+    public init(tenantId: String, key: String, version: Int, definition: WorkflowDefinition, source: JSONValue) {
+        self.tenantId = tenantId
+        self.key = key
+        self.version = version
+        self.definition = definition
+        self.source = source
+    }
+}
+
+/// A run row: identity, indexes the pipeline queries on, and the engine's state.
+public struct RunRecord: Sendable, Equatable {
+    public var id: UUID
+    public var tenantId: String
+    public var workflowKey: String
+    public var workflowVersion: Int
+    public var subscriberId: String?
+    public var dryRun: Bool
+    public var state: RunState
+
+    public init(id: UUID, tenantId: String, workflowKey: String, workflowVersion: Int, subscriberId: String?, dryRun: Bool, state: RunState) {
+        self.id = id
+        self.tenantId = tenantId
+        self.workflowKey = workflowKey
+        self.workflowVersion = workflowVersion
+        self.subscriberId = subscriberId
+        self.dryRun = dryRun
+        self.state = state
+    }
+
+    /// Event names that may cancel the run while it is open (all `cancelOn` rules).
+    public var cancelEvents: [String] {
+        state.status.isFinal ? [] : Array(Set(state.workflow.cancelOn.map(\.event))).sorted()
+    }
+}
+
+/// What a sender should do about one (idempotency key, device) pair.
+public enum DeliveryClaim: Sendable, Equatable {
+    /// Not sent before: send it.
+    case send
+    /// Sent (or finally refused) before: do nothing.
+    case alreadyDone
+}
+
+/// The outcome of one push attempt, written to the deliveries table.
+public struct DeliveryOutcome: Sendable, Equatable {
+    /// `sent`, `failed`, `rejected` or `unregistered`.
+    public var status: String
+    public var apnsId: String?
+    public var httpStatus: Int?
+    public var reason: String?
+    public var attempts: Int
+
+    public init(status: String, apnsId: String? = nil, httpStatus: Int? = nil, reason: String? = nil, attempts: Int = 1) {
+        self.status = status
+        self.apnsId = apnsId
+        self.httpStatus = httpStatus
+        self.reason = reason
+        self.attempts = attempts
+    }
+}

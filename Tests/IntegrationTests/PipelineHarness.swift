@@ -1,0 +1,145 @@
+import AMQPClient
+import BuzzEngine
+import BuzzKitWire
+import BuzzServer
+import Foundation
+import PostgresClient
+import PushDelivery
+import XCTest
+
+/// The whole pipeline on real PostgreSQL and RabbitMQ (isolated schema and queue prefix):
+/// workers for every queue, a scheduler, and an in-memory push provider that records sends.
+final class PipelineHarness: @unchecked Sendable {
+    let schema = TestServices.uniqueName("pipe")
+    let topology: Topology
+    let pool: PostgresPool
+    let publisher: AMQPPublisher
+    let push = InMemoryPushProvider()
+    let metrics = Metrics()
+    let context: PipelineContext
+    let directory: Directory
+    let commands: RunCommands
+    var workers: WorkerService?
+    var scheduler: Scheduler?
+    let credentials: TenantCredentials
+
+    init(workers workerQueues: [Topology.Queue] = Topology.Queue.allCases, startScheduler: Bool = true) throws {
+        topology = Topology(prefix: schema + ".")
+        pool = try TestServices.migratedPool(schema: schema, maxConnections: 12)
+        let topology = self.topology
+        publisher = AMQPPublisher(.init(url: TestServices.amqpURL, onConnect: { try topology.declare(on: $0) }))
+        let setup = try AMQPConnection(url: TestServices.amqpURL)
+        try topology.declare(on: setup)
+        setup.close()
+        context = PipelineContext(store: PostgresStore(pool: pool), topology: topology, push: push, metrics: metrics)
+        directory = Directory(pool: pool)
+        commands = RunCommands(context: context, publisher: publisher, pool: pool)
+        credentials = try directory.createTenant(name: "gym")
+        if !workerQueues.isEmpty { startWorkers(workerQueues) }
+        if startScheduler {
+            let scheduler = Scheduler(pool: pool, publisher: publisher, databaseURL: TestServices.url(schema: schema), metrics: metrics)
+            self.scheduler = scheduler
+            Thread { scheduler.run() }.start()
+        }
+    }
+
+    func startWorkers(_ queues: [Topology.Queue]) {
+        let service = WorkerService(configuration: .init(queues: queues, prefetch: 100, threadsPerQueue: 2, maxBatch: 50),
+                                    context: context, amqpURL: TestServices.amqpURL, publisher: publisher, pool: pool)
+        service.start()
+        workers = service
+    }
+
+    func shutdown() {
+        workers?.stop(grace: 2)
+        scheduler?.stop()
+        _ = scheduler?.waitUntilStopped(timeout: 5)
+        publisher.close()
+        pool.close()
+        if let connection = try? AMQPConnection(url: TestServices.amqpURL) {
+            try? topology.delete(on: connection)
+            connection.close()
+        }
+        TestServices.dropSchema(schema)
+    }
+
+    var tenantId: String { credentials.tenantId }
+
+    /// The leg-day workflow with its moment `{{trigger.at}}`.
+    static let legDay: JSONValue = try! JSONDecoder().decode(JSONValue.self, from: Data("""
+        { "key": "leg-day",
+          "trigger": { "event": "workout.scheduled" },
+          "cancelOn": [ { "event": "workout.completed" },
+                        { "event": "workout.moved", "where": { "workoutId": { "$trigger": "workoutId" } } } ],
+          "steps": [
+            { "name": "morning-of", "waitUntil": { "at": "{{trigger.at}}" } },
+            { "name": "nudge", "send": { "deliver": "local", "title": "Leg day", "body": "6:00 with Maya.",
+                                         "deepLink": "gym://workouts/legs", "data": {}, "quietHours": "shift" } } ] }
+        """.utf8))
+
+    func putLegDay() throws {
+        try directory.putWorkflow(tenantId: tenantId, definition: try WorkflowDefinition.parse(Self.legDay), source: Self.legDay)
+    }
+
+    /// A subscriber with `devices` iOS devices; returns their tokens.
+    @discardableResult
+    func subscriber(_ id: String, devices: Int = 1, timezone: String? = "Europe/Berlin") throws -> [String] {
+        try directory.putSubscriber(SubscriberRecord(tenantId: tenantId, id: id, timezone: timezone))
+        return try (0..<devices).map { n in
+            let token = Digest64.token("\(schema)-\(id)-\(n)")
+            try directory.putDevice(DeviceRecord(tenantId: tenantId, subscriberId: id, token: token, topic: "com.example.gym"))
+            return token
+        }
+    }
+
+    /// Publishes an event to the events exchange as a backend service would.
+    func publish(_ event: BuzzEvent) throws {
+        let body = try JSONEncoder().encode(event)
+        try publisher.publishAndWait([AMQPMessage(exchange: topology.eventsExchange, routingKey: Topology.routingKey(tenantId: tenantId, event: event.event),
+                                                  body: body, messageId: UUID().uuidString)])
+    }
+
+    func scheduleWorkout(_ subscriber: String, at: Date, workoutId: String = "w1") throws {
+        try publish(BuzzEvent(event: "workout.scheduled", subscriberId: subscriber,
+                              properties: ["at": .string(RFC3339.format(at)), "workoutId": .string(workoutId)], timestamp: Date()))
+    }
+
+    /// Runs of the tenant (newest first).
+    func runs() throws -> [RunRecord] {
+        let ids = try pool.withConnection { db in
+            try db.query("SELECT id FROM runs WHERE tenant_id = \(tenantId) ORDER BY created_at DESC").map { try $0.decode("id", as: UUID.self) }
+        }
+        return try ids.compactMap { try directory.run(tenantId: tenantId, id: $0) }
+    }
+
+    func waitForRun(timeout: TimeInterval = 15, _ predicate: (RunRecord) -> Bool) throws -> RunRecord? {
+        var found: RunRecord?
+        _ = try TestServices.eventually(timeout: timeout) {
+            found = try runs().first(where: predicate)
+            return found != nil
+        }
+        return found
+    }
+
+    /// Pushes recorded for `token`.
+    func pushes(to token: String) -> [PushNotification] { push.sent.filter { $0.deviceToken == token } }
+
+    /// Acknowledges a plan as the SDK does (`$local.scheduled` event).
+    func acknowledge(_ subscriber: String, localId: String, messageId: String) throws {
+        try publish(BuzzEvent(event: BuzzEvent.localScheduled, subscriberId: subscriber,
+                              properties: ["localId": .string(localId), "messageId": .string(messageId)], timestamp: Date()))
+    }
+}
+
+/// Device tokens: 64 lowercase hex digits, like Apple's.
+enum Digest64 {
+    static func token(_ seed: String) -> String {
+        var state: UInt64 = 1469598103934665603
+        var out = ""
+        for _ in 0..<4 {
+            for byte in seed.utf8 { state = (state ^ UInt64(byte)) &* 1099511628211 }
+            out += String(format: "%016llx", state)
+        }
+        return out
+    }
+}
