@@ -71,7 +71,8 @@ struct SendProcessor {
         switch target.message {
         case .sendPlan(_, _, _, let delivery):
             return .background(deviceToken: target.device.token, topic: target.device.topic, environment: environment,
-                               expiration: delivery.moment, payload: Data(delivery.body.utf8))
+                               expiration: delivery.headers.expiration.map { Date(timeIntervalSince1970: Double($0)) } ?? delivery.moment,
+                               payload: Data(delivery.body.utf8))
         case .sendCancel(_, _, _, let delivery):
             return .background(deviceToken: target.device.token, topic: target.device.topic, environment: environment,
                                expiration: nil, payload: Data(delivery.body.utf8))
