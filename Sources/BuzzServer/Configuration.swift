@@ -13,6 +13,13 @@ import Foundation
 /// | `BUZZKIT_PREFETCH` | `200` | unacknowledged messages per consumer |
 /// | `BUZZKIT_SHUTDOWN_GRACE_SECONDS` | `20` | drain time after SIGTERM |
 /// | `BUZZKIT_LOG_FORMAT` | `json` | `json` or `human` |
+/// | `BUZZKIT_WORKER_THREADS` | `2` | worker threads per queue |
+/// | `BUZZKIT_BATCH_SIZE` | `100` | most deliveries per transaction |
+/// | `BUZZKIT_APNS_KEY_FILE` | none | the team's `.p8` key (required to send) |
+/// | `BUZZKIT_APNS_KEY_ID`, `BUZZKIT_APNS_TEAM_ID` | none | the key's id and the team id |
+/// | `BUZZKIT_APNS_URL` | Apple's host per device environment | APNs base URL (a stand-in or proxy) |
+/// | `BUZZKIT_APNS_CA_FILE` | none | extra trusted CA for `BUZZKIT_APNS_URL` |
+/// | `BUZZKIT_APNS_CONNECTIONS` | `2` | HTTP/2 connections to APNs per process |
 public struct Configuration: Sendable, Equatable {
     public var databaseURL: String
     public var amqpURL: String
@@ -22,6 +29,14 @@ public struct Configuration: Sendable, Equatable {
     public var prefetch: Int
     public var shutdownGraceSeconds: Double
     public var logFormat: String
+    public var workerThreads: Int
+    public var batchSize: Int
+    public var apnsKeyFile: String?
+    public var apnsKeyId: String?
+    public var apnsTeamId: String?
+    public var apnsURL: String?
+    public var apnsCAFile: String?
+    public var apnsConnections: Int
 
     /// The documented defaults (they match `scripts/services.sh`).
     public init() {
@@ -33,6 +48,9 @@ public struct Configuration: Sendable, Equatable {
         prefetch = 200
         shutdownGraceSeconds = 20
         logFormat = "json"
+        workerThreads = 2
+        batchSize = 100
+        apnsConnections = 2
     }
 
     /// Reads `BUZZKIT_*` variables over the defaults. Call it from `main` only.
@@ -62,6 +80,15 @@ public struct Configuration: Sendable, Equatable {
             shutdownGraceSeconds = seconds
         }
         string("BUZZKIT_LOG_FORMAT", &logFormat)
+        try int("BUZZKIT_WORKER_THREADS", &workerThreads)
+        try int("BUZZKIT_BATCH_SIZE", &batchSize)
+        try int("BUZZKIT_APNS_CONNECTIONS", &apnsConnections)
+        func optional(_ key: String) -> String? { environment[key].flatMap { $0.isEmpty ? nil : $0 } }
+        apnsKeyFile = optional("BUZZKIT_APNS_KEY_FILE")
+        apnsKeyId = optional("BUZZKIT_APNS_KEY_ID")
+        apnsTeamId = optional("BUZZKIT_APNS_TEAM_ID")
+        apnsURL = optional("BUZZKIT_APNS_URL")
+        apnsCAFile = optional("BUZZKIT_APNS_CA_FILE")
         try validate()
     }
 
@@ -87,6 +114,19 @@ public struct Configuration: Sendable, Equatable {
         }
         guard shutdownGraceSeconds >= 0 && shutdownGraceSeconds <= 3600 else {
             throw ServerError(.configuration, "must be between 0 and 3600 seconds", field: "BUZZKIT_SHUTDOWN_GRACE_SECONDS")
+        }
+        guard (1...64).contains(workerThreads) else {
+            throw ServerError(.configuration, "must be between 1 and 64, got \(workerThreads)", field: "BUZZKIT_WORKER_THREADS")
+        }
+        guard (1...5000).contains(batchSize) else {
+            throw ServerError(.configuration, "must be between 1 and 5000, got \(batchSize)", field: "BUZZKIT_BATCH_SIZE")
+        }
+        guard (1...16).contains(apnsConnections) else {
+            throw ServerError(.configuration, "must be between 1 and 16, got \(apnsConnections)", field: "BUZZKIT_APNS_CONNECTIONS")
+        }
+        if apnsKeyFile != nil && (apnsKeyId == nil || apnsTeamId == nil) {
+            throw ServerError(.configuration, "BUZZKIT_APNS_KEY_FILE needs BUZZKIT_APNS_KEY_ID and BUZZKIT_APNS_TEAM_ID too",
+                              field: apnsKeyId == nil ? "BUZZKIT_APNS_KEY_ID" : "BUZZKIT_APNS_TEAM_ID")
         }
         guard logFormat == "json" || logFormat == "human" else {
             throw ServerError(.configuration, "must be json or human, got \"\(logFormat)\"", field: "BUZZKIT_LOG_FORMAT")

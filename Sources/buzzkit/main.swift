@@ -17,6 +17,9 @@ let usage = """
 
     commands:
       migrate [--schema NAME]   apply pending database migrations (safe to run concurrently)
+      worker [--queues LIST]    consume work queues (trigger, plan-dispatch, ack-ingest, fallback-check)
+      scheduler                 publish due timers and outbox messages
+      tenant create NAME [--json]  create a tenant and print its keys
       moment --time HH:MM[:SS] --timezone ZONE --from INSTANT [--quiet-hours HH:MM-HH:MM] [--policy shift|ignore]
                                 print the local-window moment as {"moment", "fireAt", "shiftedByQuietHours"}
       help                      this text
@@ -37,6 +40,18 @@ case "migrate":
         defer { pool.close() }
         let applied = try MigrationRunner(pool: pool, schema: configuration.databaseSchema).migrate(Migration.bundled())
         print(applied.isEmpty ? "migrate: nothing to apply" : "migrate: applied \(applied.map(String.init).joined(separator: ", "))")
+    } catch {
+        fail("\(error)")
+    }
+case "worker", "scheduler", "tenant":
+    SignalWaiter.blockTerminationSignals()
+    do {
+        let configuration = try Configuration(environment: environment)
+        switch command {
+        case "worker": try Commands.worker(configuration, arguments: Array(arguments.dropFirst()))
+        case "scheduler": try Commands.scheduler(configuration)
+        default: try Commands.tenant(configuration, arguments: Array(arguments.dropFirst()))
+        }
     } catch {
         fail("\(error)")
     }

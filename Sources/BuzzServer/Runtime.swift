@@ -1,0 +1,54 @@
+import AMQPClient
+import Foundation
+import PostgresClient
+import PushDelivery
+
+/// The shared parts of a process, built from its ``Configuration``: the database pool, the
+/// confirming publisher, the store and the pipeline context.
+public final class Runtime: @unchecked Sendable {
+    public let configuration: Configuration
+    public let pool: PostgresPool
+    public let publisher: AMQPPublisher
+    public let amqpURL: AMQPURL
+    public let topology: Topology
+    public let context: PipelineContext
+    public let metrics: Metrics
+    public let log: Log
+
+    public init(configuration: Configuration, push: any PushProvider, component: String, topology: Topology = Topology(),
+                failFastPublishes: Bool = false) throws {
+        self.configuration = configuration
+        let url = configuration.databaseURL + (configuration.databaseSchema == "public" ? "" :
+            (configuration.databaseURL.contains("?") ? "&" : "?") + "options=-csearch_path%3D\(configuration.databaseSchema)")
+        pool = PostgresPool(.init(url: url, maxConnections: configuration.databasePoolSize, applicationName: "buzzkit-\(component)"))
+        amqpURL = try AMQPURL(configuration.amqpURL)
+        self.topology = topology
+        publisher = AMQPPublisher(.init(url: amqpURL, failFastWhenDisconnected: failFastPublishes,
+                                        onConnect: { try topology.declare(on: $0) }))
+        metrics = Metrics()
+        context = PipelineContext(store: PostgresStore(pool: pool), topology: topology, push: push, metrics: metrics)
+        log = Log(format: Log.Format(rawValue: configuration.logFormat) ?? .json, component: component)
+    }
+
+    /// The database URL with the schema applied (for LISTEN connections).
+    public var databaseURL: String {
+        pool.configuration.url
+    }
+
+    /// Workers for `queues` with this process's settings.
+    public func workers(_ queues: [Topology.Queue]) -> WorkerService {
+        WorkerService(configuration: .init(queues: queues, prefetch: configuration.prefetch, threadsPerQueue: configuration.workerThreads,
+                                           maxBatch: configuration.batchSize),
+                      context: context, amqpURL: amqpURL, publisher: publisher, pool: pool)
+    }
+
+    public func scheduler() -> Scheduler {
+        Scheduler(pool: pool, publisher: publisher, databaseURL: databaseURL, configuration: .init(batchSize: max(configuration.batchSize, 500)), metrics: metrics)
+    }
+
+    /// Closes the publisher (after outstanding confirms) and the pool.
+    public func close() {
+        publisher.close(timeout: configuration.shutdownGraceSeconds)
+        pool.close()
+    }
+}

@@ -1,0 +1,74 @@
+import BuzzServer
+import Foundation
+import PushDelivery
+
+/// The long-running and admin commands of the `buzzkit` executable.
+enum Commands {
+    static func pushProvider(_ configuration: Configuration) throws -> any PushProvider {
+        UnconfiguredPushProvider()
+    }
+
+    static func value(_ flag: String, in arguments: [String]) -> String? {
+        guard let index = arguments.firstIndex(of: flag), index + 1 < arguments.count else { return nil }
+        return arguments[index + 1]
+    }
+
+    /// `buzzkit worker --queues a,b`: consume until SIGTERM, then drain.
+    static func worker(_ configuration: Configuration, arguments: [String]) throws {
+        let names = (value("--queues", in: arguments) ?? Topology.Queue.allCases.map(\.rawValue).joined(separator: ","))
+            .split(separator: ",").map(String.init)
+        let queues = try names.map { name -> Topology.Queue in
+            guard let queue = Topology.Queue(rawValue: name) else {
+                throw ServerError(.configuration, "unknown queue \"\(name)\"; choose from \(Topology.Queue.allCases.map(\.rawValue).joined(separator: ", "))", field: "--queues")
+            }
+            return queue
+        }
+        let runtime = try Runtime(configuration: configuration, push: try pushProvider(configuration), component: "worker")
+        let workers = runtime.workers(queues)
+        workers.start()
+        runtime.log.info("worker started", ["queues": names.joined(separator: ",")])
+        let signal = SignalWaiter.wait()
+        SignalWaiter.exitOnNextSignal()
+        runtime.log.info("draining", ["signal": "\(signal)", "grace": "\(configuration.shutdownGraceSeconds)"])
+        workers.stop(grace: configuration.shutdownGraceSeconds)
+        runtime.close()
+        runtime.log.info("worker stopped")
+    }
+
+    /// `buzzkit scheduler`: relay due outbox rows until SIGTERM.
+    static func scheduler(_ configuration: Configuration) throws {
+        let runtime = try Runtime(configuration: configuration, push: UnconfiguredPushProvider(), component: "scheduler")
+        let scheduler = runtime.scheduler()
+        Thread { scheduler.run() }.start()
+        runtime.log.info("scheduler started")
+        _ = SignalWaiter.wait()
+        SignalWaiter.exitOnNextSignal()
+        scheduler.stop()
+        _ = scheduler.waitUntilStopped(timeout: configuration.shutdownGraceSeconds)
+        runtime.close()
+        runtime.log.info("scheduler stopped")
+    }
+
+    /// `buzzkit tenant create NAME [--json]`.
+    static func tenant(_ configuration: Configuration, arguments: [String]) throws {
+        guard arguments.first == "create", arguments.count >= 2, !arguments[1].hasPrefix("--") else {
+            throw ServerError(.invalidInput, "usage: buzzkit tenant create NAME [--json]")
+        }
+        let runtime = try Runtime(configuration: configuration, push: UnconfiguredPushProvider(), component: "admin")
+        defer { runtime.pool.close() }
+        let credentials = try Directory(pool: runtime.pool).createTenant(name: arguments[1])
+        if arguments.contains("--json") {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys]
+            print(String(decoding: try encoder.encode(credentials), as: UTF8.self))
+        } else {
+            print("""
+                tenant          \(credentials.tenantId)
+                secret key      \(credentials.secretKey)        (servers: Authorization: Bearer …)
+                publishable key \(credentials.publishableKey)        (devices, with a subscriber token)
+                signing secret  \(credentials.signingSecret)        (signs subscriber tokens)
+                Keep these now: only hashes of the keys are stored.
+                """)
+        }
+    }
+}
