@@ -49,11 +49,14 @@ public enum Outbox {
 
     /// The fast path: publishes committed immediate rows with confirms, then deletes them.
     /// A failure leaves them for the scheduler (after the lease), so nothing is lost.
-    public static func relay(_ rows: [Row], publisher: AMQPPublisher, pool: PostgresPool) {
+    /// `copies` > 1 publishes each message several times (a fault drill: consumers must be
+    /// idempotent, so the outcome may not change).
+    public static func relay(_ rows: [Row], publisher: AMQPPublisher, pool: PostgresPool, copies: Int = 1) {
         let immediate = rows.filter { $0.message.availableAt == nil }
         guard !immediate.isEmpty else { return }
         do {
-            try publisher.publishAndWait(immediate.map { amqpMessage($0.message) })
+            let messages = immediate.map { amqpMessage($0.message) }
+            try publisher.publishAndWait(Array(repeating: messages, count: max(1, copies)).flatMap { $0 })
             try pool.withConnection { db in
                 try db.execute("DELETE FROM outbox WHERE id = ANY(\(immediate.map(\.id)))")
             }

@@ -27,6 +27,8 @@ public final class Scheduler: @unchecked Sendable {
     let databaseURL: String
     let configuration: Configuration
     let metrics: Metrics?
+    /// Publishes every due row this many times (fault drills only).
+    public var publishCopies = 1
     private let lock = NSLock()
     private var stopping = false
     private let done = DispatchSemaphore(value: 0)
@@ -61,7 +63,7 @@ public final class Scheduler: @unchecked Sendable {
                                             body: try row.decode("body"), messageId: try row.decode("message_id")))
                 metrics?.observeTimerLateness(try row.decode("late", as: Double.self))
             }
-            try publisher.publishAndWait(messages)
+            try publisher.publishAndWait(Array(repeating: messages, count: max(1, publishCopies)).flatMap { $0 })
             try db.execute("DELETE FROM outbox WHERE id = ANY(\(ids))")
             return rows.count
         }

@@ -16,14 +16,15 @@ final class PipelineHarness: @unchecked Sendable {
     let publisher: AMQPPublisher
     let push = InMemoryPushProvider()
     let metrics = Metrics()
-    let context: PipelineContext
+    var context: PipelineContext
     let directory: Directory
     let commands: RunCommands
     var workers: WorkerService?
+    var extraWorkers: [WorkerService] = []
     var scheduler: Scheduler?
     let credentials: TenantCredentials
 
-    init(workers workerQueues: [Topology.Queue] = Topology.Queue.allCases, startScheduler: Bool = true) throws {
+    init(workers workerQueues: [Topology.Queue] = Topology.Queue.allCases, startScheduler: Bool = true, copies: Int = 1) throws {
         topology = Topology(prefix: schema + ".")
         pool = try TestServices.migratedPool(schema: schema, maxConnections: 12)
         let topology = self.topology
@@ -32,12 +33,14 @@ final class PipelineHarness: @unchecked Sendable {
         try topology.declare(on: setup)
         setup.close()
         context = PipelineContext(store: PostgresStore(pool: pool), topology: topology, push: push, metrics: metrics)
+        context.publishCopies = copies
         directory = Directory(pool: pool)
         commands = RunCommands(context: context, publisher: publisher, pool: pool)
         credentials = try directory.createTenant(name: "gym")
         if !workerQueues.isEmpty { startWorkers(workerQueues) }
         if startScheduler {
             let scheduler = Scheduler(pool: pool, publisher: publisher, databaseURL: TestServices.url(schema: schema), metrics: metrics)
+            scheduler.publishCopies = copies
             self.scheduler = scheduler
             Thread { scheduler.run() }.start()
         }
@@ -47,11 +50,12 @@ final class PipelineHarness: @unchecked Sendable {
         let service = WorkerService(configuration: .init(queues: queues, prefetch: 100, threadsPerQueue: 2, maxBatch: 50),
                                     context: context, amqpURL: TestServices.amqpURL, publisher: publisher, pool: pool)
         service.start()
-        workers = service
+        if workers == nil { workers = service } else { extraWorkers.append(service) }
     }
 
     func shutdown() {
         workers?.stop(grace: 2)
+        extraWorkers.forEach { $0.stop(grace: 2) }
         scheduler?.stop()
         _ = scheduler?.waitUntilStopped(timeout: 5)
         publisher.close()
@@ -95,8 +99,9 @@ final class PipelineHarness: @unchecked Sendable {
     /// Publishes an event to the events exchange as a backend service would.
     func publish(_ event: BuzzEvent) throws {
         let body = try JSONEncoder().encode(event)
-        try publisher.publishAndWait([AMQPMessage(exchange: topology.eventsExchange, routingKey: Topology.routingKey(tenantId: tenantId, event: event.event),
-                                                  body: body, messageId: UUID().uuidString)])
+        let message = AMQPMessage(exchange: topology.eventsExchange, routingKey: Topology.routingKey(tenantId: tenantId, event: event.event),
+                                  body: body, messageId: UUID().uuidString)
+        try publisher.publishAndWait(Array(repeating: message, count: context.publishCopies))
     }
 
     func scheduleWorkout(_ subscriber: String, at: Date, workoutId: String = "w1") throws {

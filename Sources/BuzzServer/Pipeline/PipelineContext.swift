@@ -10,6 +10,9 @@ public struct PipelineContext: Sendable {
     public var push: any PushProvider
     public var clock: any Clock
     public var metrics: Metrics
+    /// How many times each message is published (1; more only in fault drills, to prove
+    /// that redelivered messages change nothing).
+    public var publishCopies: Int = 1
 
     public init(store: any Store, topology: Topology, push: any PushProvider, clock: any Clock = SystemClock(), metrics: Metrics = Metrics()) {
         self.store = store

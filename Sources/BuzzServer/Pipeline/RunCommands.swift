@@ -31,7 +31,7 @@ public struct RunCommands: Sendable {
             return (run, try context.actions.apply(actions, run: run, tx: tx, now: now))
         }
         guard let (run, rows) = result else { return nil }
-        Outbox.relay(rows, publisher: publisher, pool: pool)
+        Outbox.relay(rows, publisher: publisher, pool: pool, copies: context.publishCopies)
         context.metrics.increment("buzzkit_runs_started_total", help: "Workflow runs started")
         return run
     }
@@ -52,7 +52,7 @@ public struct RunCommands: Sendable {
             return (run, try context.actions.apply(actions, run: run, tx: tx, now: now))
         }
         guard let (run, rows) = result else { return nil }
-        Outbox.relay(rows, publisher: publisher, pool: pool)
+        Outbox.relay(rows, publisher: publisher, pool: pool, copies: context.publishCopies)
         return run
     }
 }

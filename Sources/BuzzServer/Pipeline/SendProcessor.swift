@@ -5,11 +5,13 @@ import PushDelivery
 
 /// The send half of `plan-dispatch` (plans, cancels) and `fallback-check` (alerts).
 ///
-/// Three steps per batch: claim every (idempotency key, device) pair in one transaction,
-/// send what was claimed through the push provider (concurrently), then record the answers
-/// and tell the runs how many devices got their plan. A pair already sent is never sent
-/// again, so a redelivered message sends nothing twice; a pair left `pending` by a crash
-/// is sent again, and APNs collapses the repeat by its collapse id.
+/// One transaction per batch: every (idempotency key, device) pair is claimed with a row
+/// lock (in key order, so batches never deadlock), the claimed pushes are sent through the
+/// provider concurrently, their answers recorded, and the runs told how many devices got
+/// their plan; then it commits. A duplicate of a message waits on the row lock and then
+/// finds the pair sent, so nothing is sent twice. If the worker dies mid-batch the claims
+/// roll back and the redelivered message sends again (APNs collapses a repeated alert by its
+/// collapse id).
 struct SendProcessor {
     let context: PipelineContext
 
@@ -23,10 +25,10 @@ struct SendProcessor {
     /// Returns the outbox rows to relay (from runs told about plan deliveries).
     func process(_ messages: [PipelineMessage]) throws -> [Outbox.Row] {
         let now = context.clock.now()
-        let targets = try context.store.transaction { tx in try claim(messages, tx: tx, now: now) }
-        let toSend = targets.filter { $0.claim == .send }
-        let results = context.push.send(toSend.map(notification))
         return try context.store.transaction { tx -> [Outbox.Row] in
+            let targets = try claim(messages, tx: tx, now: now)
+            let toSend = targets.filter { $0.claim == .send }
+            let results = context.push.send(toSend.map(notification))
             var delivered: [String: Int] = [:]
             for target in targets where target.claim == .alreadyDone { delivered[target.key, default: 0] += 1 }
             for (target, result) in zip(toSend, results) {
@@ -39,6 +41,7 @@ struct SendProcessor {
 
     private func claim(_ messages: [PipelineMessage], tx: any StoreTransaction, now: Date) throws -> [Target] {
         var targets: [Target] = []
+        var kinds: [(kind: String, messageId: String?)] = []
         for message in messages {
             let devices: [DeviceRecord]
             let key: String
@@ -58,12 +61,22 @@ struct SendProcessor {
                 continue
             }
             for device in devices where device.platform == "ios" {
-                let claim = try tx.claimDelivery(tenantId: message.tenantId, runId: message.runId, idempotencyKey: key,
-                                                 deviceId: device.id, kind: kind, messageId: messageId, at: now)
-                targets.append(Target(message: message, device: device, key: key, claim: claim))
+                targets.append(Target(message: message, device: device, key: key, claim: .alreadyDone))
+                kinds.append((kind, messageId))
             }
         }
-        return targets
+        // Claim in a fixed order; a pair that appears twice in the batch is sent once.
+        let order = targets.indices.sorted { (targets[$0].key, targets[$0].device.id.uuidString) < (targets[$1].key, targets[$1].device.id.uuidString) }
+        var seen: Set<String> = []
+        var claimed: [Target] = []
+        for index in order {
+            var target = targets[index]
+            guard seen.insert(target.key + "\u{0}" + target.device.id.uuidString).inserted else { continue }
+            target.claim = try tx.claimDelivery(tenantId: target.message.tenantId, runId: target.message.runId, idempotencyKey: target.key,
+                                                deviceId: target.device.id, kind: kinds[index].kind, messageId: kinds[index].messageId, at: now)
+            claimed.append(target)
+        }
+        return claimed
     }
 
     private func notification(_ target: Target) -> PushNotification {

@@ -9,12 +9,12 @@ extension PostgresStoreTransaction {
             ON CONFLICT (idempotency_key, device_id) DO NOTHING
             """)
         if inserted == 1 { return .send }
+        // Someone else's claim: wait for its transaction (row lock), then look at the outcome.
         let status = try db.query("""
             SELECT status FROM deliveries WHERE idempotency_key = \(idempotencyKey) AND device_id = \(deviceId) FOR UPDATE
             """).first?.decode("status", as: String.self)
-        // A pending row means an earlier attempt died mid-send: send again (APNs collapses
-        // repeats of the same collapse id on the device).
-        return status == "pending" || status == "failed" ? .send : .alreadyDone
+        // Sent, refused or unregistered: done. Failed earlier (APNs down, retries used up): try again.
+        return status == "failed" ? .send : .alreadyDone
     }
 
     func finishDelivery(idempotencyKey: String, deviceId: UUID, outcome: DeliveryOutcome, at: Date) throws {

@@ -51,7 +51,9 @@ public protocol StoreTransaction {
     func deleteTimers(runId: UUID) throws
 
     // Deliveries.
-    /// Claims the (idempotency key, device) pair for sending (see ``DeliveryClaim``).
+    /// Claims the (idempotency key, device) pair for sending (see ``DeliveryClaim``), holding
+    /// its row lock until the transaction ends, so a concurrent duplicate waits and then
+    /// finds it done.
     func claimDelivery(tenantId: String, runId: UUID?, idempotencyKey: String, deviceId: UUID, kind: String, messageId: String?, at: Date) throws -> DeliveryClaim
     func finishDelivery(idempotencyKey: String, deviceId: UUID, outcome: DeliveryOutcome, at: Date) throws
     /// Devices that were sent a plan of the run (they need the `bk.cancel`).

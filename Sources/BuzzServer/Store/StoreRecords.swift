@@ -105,7 +105,7 @@ public struct RunRecord: Sendable, Equatable {
 
 /// What a sender should do about one (idempotency key, device) pair.
 public enum DeliveryClaim: Sendable, Equatable {
-    /// Not sent before: send it.
+    /// Not sent before, or an earlier attempt failed: send it.
     case send
     /// Sent (or finally refused) before: do nothing.
     case alreadyDone
