@@ -50,6 +50,7 @@ let package = Package(
         .testTarget(name: "PostgresClientTests", dependencies: ["PostgresClient"]),
         .testTarget(name: "AMQPClientTests", dependencies: ["AMQPClient"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"]),
+        .testTarget(name: "BuzzServerTests", dependencies: ["BuzzServer", "BuzzEngine", "BuzzKitWire", "PushDelivery"]),
         // Tier 2: integration tests against real PostgreSQL and RabbitMQ.
         .testTarget(name: "IntegrationTests", dependencies: ["PostgresClient", "AMQPClient", "BuzzServer"]),
     ],

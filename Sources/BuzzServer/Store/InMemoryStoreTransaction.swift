@@ -1,0 +1,132 @@
+import BuzzEngine
+import BuzzKitWire
+import Foundation
+
+/// ``StoreTransaction`` over ``InMemoryStore``'s state (the store's lock is held).
+struct InMemoryStoreTransaction: StoreTransaction {
+    let store: InMemoryStore
+
+    private func read<T>(_ body: (InMemoryStore.State) throws -> T) rethrows -> T { try body(store.state) }
+    private func write<T>(_ body: (inout InMemoryStore.State) throws -> T) rethrows -> T { try body(&store.state) }
+
+    func tenant(_ id: String) throws -> TenantRecord? { read { $0.tenants[id] } }
+
+    func subscriber(tenantId: String, id: String) throws -> SubscriberRecord? {
+        read { $0.subscribers[InMemoryStore.key(tenantId, id)] }
+    }
+
+    func activeDevices(tenantId: String, subscriberId: String) throws -> [DeviceRecord] {
+        read { state in
+            state.deviceOrder.compactMap { state.devices[$0] }.filter { $0.tenantId == tenantId && $0.subscriberId == subscriberId && $0.active }
+        }
+    }
+
+    func deactivateDevice(_ id: UUID, reason: String, at: Date) throws {
+        write { state in
+            guard state.devices[id]?.active == true else { return }
+            state.devices[id]?.active = false
+            state.deactivated[id] = (reason, at)
+        }
+    }
+
+    func workflows(tenantId: String, triggeredBy event: String) throws -> [WorkflowRecord] {
+        read { state in
+            state.workflows.values.filter { $0.tenantId == tenantId && $0.definition.triggerEvent == event }.sorted { $0.key < $1.key }
+        }
+    }
+
+    func currentWorkflow(tenantId: String, key: String) throws -> WorkflowRecord? {
+        read { $0.workflows[InMemoryStore.key(tenantId, key)] }
+    }
+
+    func insertRun(_ run: RunRecord) throws {
+        try write { state in
+            guard state.runs[run.id] == nil else { throw StoreFailure("run \(run.id) exists") }
+            state.runs[run.id] = run
+        }
+    }
+
+    func lockRun(_ id: UUID) throws -> RunRecord? { read { $0.runs[id] } }
+
+    func lockRuns(_ ids: [UUID]) throws -> [RunRecord] {
+        read { state in Set(ids).sorted { $0.uuidString < $1.uuidString }.compactMap { state.runs[$0] } }
+    }
+
+    func updateRun(_ run: RunRecord) throws { write { $0.runs[run.id] = run } }
+
+    func openRuns(tenantId: String, subscriberId: String, cancelEvent: String) throws -> [UUID] {
+        read { state in
+            state.runs.values.filter { $0.tenantId == tenantId && $0.subscriberId == subscriberId && $0.cancelEvents.contains(cancelEvent) }.map(\.id)
+        }
+    }
+
+    func markEventProcessed(tenantId: String, eventId: String, at: Date) throws -> Bool {
+        write { $0.processedEvents.insert(InMemoryStore.key(tenantId, eventId)).inserted }
+    }
+
+    func recordAcknowledgment(tenantId: String, subscriberId: String, localId: String, messageId: String?, at: Date) throws -> Bool {
+        write { state in
+            let key = InMemoryStore.key(tenantId, subscriberId, localId)
+            guard state.acknowledgments[key] == nil else { return false }
+            state.acknowledgments[key] = (messageId, at)
+            return true
+        }
+    }
+
+    func acknowledgments(tenantId: String, subscriberId: String, runId: UUID) throws -> [(localId: String, messageId: String?)] {
+        let prefix = InMemoryStore.key(tenantId, subscriberId, runId.uuidString.lowercased() + "/")
+        return read { state in
+            state.acknowledgments.filter { $0.key.hasPrefix(prefix) }.map { (String($0.key.split(separator: "\u{0}").last!), $0.value.messageId) }
+        }
+    }
+
+    func recordPlan(tenantId: String, subscriberId: String?, delivery: LocalPlanDelivery, at: Date) throws {
+        write { $0.plans[InMemoryStore.key(tenantId, delivery.localId)] = delivery }
+    }
+
+    func recordOpen(tenantId: String, subscriberId: String, messageId: String, at: Date) throws {
+        write { $0.opens.append((tenantId, messageId, at)) }
+    }
+
+    func enqueue(_ messages: [OutboxMessage], runId: UUID?, now: Date) throws -> [Outbox.Row] {
+        write { state in
+            messages.map { message in
+                let id = state.nextOutboxId
+                state.nextOutboxId += 1
+                state.outbox.append((id, runId, message))
+                return Outbox.Row(id: id, message: message)
+            }
+        }
+    }
+
+    func deleteTimers(runId: UUID) throws { write { $0.outbox.removeAll { $0.runId == runId } } }
+
+    func claimDelivery(tenantId: String, runId: UUID?, idempotencyKey: String, deviceId: UUID, kind: String, messageId: String?, at: Date) throws -> DeliveryClaim {
+        write { state in
+            let key = InMemoryStore.key(idempotencyKey, deviceId.uuidString)
+            if let existing = state.deliveries[key] {
+                return existing.outcome?.status == "failed" ? .send : .alreadyDone
+            }
+            state.deliveries[key] = (runId, kind, nil)
+            return .send
+        }
+    }
+
+    func finishDelivery(idempotencyKey: String, deviceId: UUID, outcome: DeliveryOutcome, at: Date) throws {
+        write { $0.deliveries[InMemoryStore.key(idempotencyKey, deviceId.uuidString)]?.outcome = outcome }
+    }
+
+    func planRecipients(runId: UUID) throws -> [DeviceRecord] {
+        read { state in
+            let ids = Set(state.deliveries.filter { $0.value.runId == runId && $0.value.kind == "plan" && $0.value.outcome?.status == "sent" }
+                .compactMap { UUID(uuidString: String($0.key.split(separator: "\u{0}").last!)) })
+            return state.deviceOrder.filter { ids.contains($0) }.compactMap { state.devices[$0] }.filter(\.active)
+        }
+    }
+}
+
+/// A failed in-memory store operation.
+struct StoreFailure: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,92 @@
+import BuzzEngine
+import BuzzKitWire
+import Foundation
+import PushDelivery
+@testable import BuzzServer
+
+/// The pipeline's stages over the in-memory store and push provider, with a manual clock:
+/// `pump()` plays the queues by feeding outbox messages (timers once due) to the stages.
+final class InMemoryPipeline {
+    let store = InMemoryStore()
+    let push = InMemoryPushProvider()
+    let clock = ManualClock(Date(timeIntervalSince1970: 1_796_029_200))  // 2026-11-30T09:00:00Z
+    let context: PipelineContext
+    let tenantId = "t_1"
+    var delivered: [PipelineMessage] = []
+
+    init() {
+        context = PipelineContext(store: store, topology: Topology(), push: push, clock: clock)
+        store.withState { state in
+            state.tenants[tenantId] = TenantRecord(id: tenantId, name: "gym", signingSecret: "s")
+        }
+    }
+
+    func addWorkflow(_ json: String) throws {
+        let source = try JSONDecoder().decode(JSONValue.self, from: Data(json.utf8))
+        let definition = try WorkflowDefinition.parse(source)
+        store.withState { $0.workflows[InMemoryStore.key(tenantId, definition.key)] =
+            WorkflowRecord(tenantId: tenantId, key: definition.key, version: 1, definition: definition, source: source) }
+    }
+
+    @discardableResult
+    func addSubscriber(_ id: String, devices: Int, timezone: String = "UTC") -> [DeviceRecord] {
+        store.withState { state in
+            state.subscribers[InMemoryStore.key(tenantId, id)] = SubscriberRecord(tenantId: tenantId, id: id, timezone: timezone)
+            return (0..<devices).map { n in
+                let device = DeviceRecord(tenantId: tenantId, subscriberId: id, token: Self.token("\(id)-\(n)"), topic: "com.example.gym")
+                state.devices[device.id] = device
+                state.deviceOrder.append(device.id)
+                return device
+            }
+        }
+    }
+
+    func event(_ name: String, subscriber: String, properties: [String: JSONValue] = [:], id: String? = nil) throws {
+        let item = EventProcessor.Item(tenantId: tenantId, event: BuzzEvent(id: id, event: name, subscriberId: subscriber,
+                                                                             properties: properties, timestamp: clock.now()), dedupeKey: id)
+        _ = try StageProcessor(context: context).process([.event(item)])
+    }
+
+    /// Delivers every outbox message that is due (immediate ones at once), repeatedly, like
+    /// the scheduler and workers together. Returns how many were processed.
+    @discardableResult
+    func pump() throws -> Int {
+        var total = 0
+        while true {
+            let now = clock.now()
+            let due = store.withState { state -> [OutboxMessage] in
+                let ready = state.outbox.filter { ($0.message.availableAt ?? .distantPast) <= now }
+                let ids = Set(ready.map(\.id))
+                state.outbox.removeAll { ids.contains($0.id) }
+                return ready.map(\.message)
+            }
+            if due.isEmpty { return total }
+            for message in due {
+                let decoded = try PipelineMessage.decode(message.body)
+                delivered.append(decoded)
+                _ = try StageProcessor(context: context).process([.message(decoded)])
+                total += 1
+            }
+        }
+    }
+
+    var runs: [RunRecord] { store.withState { Array($0.runs.values) } }
+
+    func pushes(to device: DeviceRecord) -> [PushNotification] { push.sent.filter { $0.deviceToken == device.token } }
+
+    /// A 64-hex-digit device token derived from `seed`.
+    static func token(_ seed: String) -> String {
+        var state: UInt64 = 1469598103934665603
+        return (0..<4).map { _ in
+            for byte in seed.utf8 { state = (state ^ UInt64(byte)) &* 1099511628211 }
+            return String(format: "%016llx", state)
+        }.joined()
+    }
+
+    static let legDay = """
+        { "key": "leg-day", "trigger": { "event": "workout.scheduled" },
+          "cancelOn": [ { "event": "workout.completed" } ],
+          "steps": [ { "name": "morning-of", "waitUntil": { "time": "07:00", "timezone": "subscriber" } },
+                     { "name": "nudge", "send": { "deliver": "local", "title": "Leg day", "body": "6:00 with Maya." } } ] }
+        """
+}

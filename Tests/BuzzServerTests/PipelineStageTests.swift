@@ -1,0 +1,114 @@
+import BuzzEngine
+import BuzzKitWire
+import Foundation
+import PushDelivery
+import XCTest
+@testable import BuzzServer
+
+final class PipelineStageTests: XCTestCase {
+    var pipeline: InMemoryPipeline!
+
+    override func setUpWithError() throws {
+        pipeline = InMemoryPipeline()
+        try pipeline.addWorkflow(InMemoryPipeline.legDay)
+    }
+
+    func plan(_ push: PushNotification) throws -> LocalPlan {
+        try JSONDecoder().decode(SilentPlanPayload.self, from: push.payload).local
+    }
+
+    func testEventStartsARunAndThePlanReachesEveryDevice() throws {
+        let devices = pipeline.addSubscriber("maya", devices: 2)
+        try pipeline.event("workout.scheduled", subscriber: "maya")
+        XCTAssertEqual(pipeline.runs.count, 1)
+        try pipeline.pump()
+        for device in devices {
+            XCTAssertEqual(pipeline.pushes(to: device).count, 1)
+            XCTAssertEqual(pipeline.pushes(to: device).first?.pushType, .background)
+        }
+        let local = try XCTUnwrap(pipeline.runs[0].state.summary.steps.last?.local)
+        XCTAssertEqual(local.planSentTo, 2)
+        // 09:00Z on 2026-11-30 in UTC: the next 07:00 is tomorrow.
+        XCTAssertEqual(local.fireAt, FireAt(year: 2026, month: 12, day: 1, hour: 7, minute: 0, second: 0))
+    }
+
+    func testAckBeforeTheMomentMeansNoFallback() throws {
+        let device = pipeline.addSubscriber("maya", devices: 1)[0]
+        try pipeline.event("workout.scheduled", subscriber: "maya")
+        try pipeline.pump()
+        let p = try plan(try XCTUnwrap(pipeline.pushes(to: device).first))
+        try pipeline.event(BuzzEvent.localScheduled, subscriber: "maya", properties: ["localId": .string(p.id), "messageId": .string(p.messageId)])
+        pipeline.clock.advance(by: 23 * 3600)
+        try pipeline.pump()
+        XCTAssertEqual(pipeline.pushes(to: device).count, 1, "only the plan")
+        XCTAssertEqual(pipeline.runs[0].state.status, .completed)
+        XCTAssertEqual(pipeline.runs[0].state.summary.steps.last?.status, .scheduledOnDevice)
+    }
+
+    func testNoAckSendsOneFallbackEvenWhenTheSendIsRedelivered() throws {
+        let device = pipeline.addSubscriber("sam", devices: 1)[0]
+        try pipeline.event("workout.scheduled", subscriber: "sam")
+        try pipeline.pump()
+        pipeline.clock.advance(by: 23 * 3600)
+        try pipeline.pump()
+        let alerts = pipeline.pushes(to: device).filter { $0.pushType == .alert }
+        XCTAssertEqual(alerts.count, 1)
+        let localId = "\(pipeline.runs[0].id.uuidString.lowercased())/nudge"
+        XCTAssertEqual(alerts.first?.collapseId, "\(localId)/fallback")
+        // The same send message again (a redelivery) sends nothing.
+        let send = try XCTUnwrap(pipeline.delivered.first { if case .sendAlert = $0 { return true } else { return false } })
+        _ = try StageProcessor(context: pipeline.context).process([.message(send), .message(send)])
+        XCTAssertEqual(pipeline.pushes(to: device).filter { $0.pushType == .alert }.count, 1)
+    }
+
+    func testUnregisteredDeviceIsDeactivatedAndNeverSentToAgain() throws {
+        let devices = pipeline.addSubscriber("ida", devices: 2)
+        pipeline.push.setOutcome(.deviceUnregistered(reason: "Unregistered", since: nil), forToken: devices[0].token)
+        try pipeline.event("workout.scheduled", subscriber: "ida")
+        try pipeline.pump()
+        XCTAssertEqual(pipeline.runs[0].state.summary.steps.last?.local?.planSentTo, 1)
+        pipeline.clock.advance(by: 23 * 3600)
+        try pipeline.pump()
+        XCTAssertEqual(pipeline.pushes(to: devices[0]).count, 1, "only the first attempt, before it was known dead")
+        XCTAssertEqual(pipeline.pushes(to: devices[1]).filter { $0.pushType == .alert }.count, 1)
+        XCTAssertEqual(pipeline.store.withState { $0.deactivated[devices[0].id]?.reason }, "Unregistered")
+    }
+
+    func testDuplicateEventIdStartsOneRun() throws {
+        pipeline.addSubscriber("kim", devices: 1)
+        try pipeline.event("workout.scheduled", subscriber: "kim", id: "evt-1")
+        try pipeline.event("workout.scheduled", subscriber: "kim", id: "evt-1")
+        XCTAssertEqual(pipeline.runs.count, 1)
+    }
+
+    func testCancelEventCancelsAndSendsBkCancelToPlanRecipients() throws {
+        let device = pipeline.addSubscriber("ana", devices: 1)[0]
+        try pipeline.event("workout.scheduled", subscriber: "ana")
+        try pipeline.pump()
+        try pipeline.event("workout.completed", subscriber: "ana")
+        try pipeline.pump()
+        XCTAssertEqual(pipeline.runs[0].state.status, .cancelled)
+        XCTAssertEqual(pipeline.pushes(to: device).count, 2)
+        XCTAssertTrue(String(decoding: pipeline.pushes(to: device)[1].payload, as: UTF8.self).contains("bk.cancel"))
+        XCTAssertTrue(pipeline.store.withState { $0.outbox.isEmpty }, "the fallback timer was deleted")
+        pipeline.clock.advance(by: 23 * 3600)
+        try pipeline.pump()
+        XCTAssertEqual(pipeline.pushes(to: device).count, 2, "nothing after the cancel")
+    }
+
+    func testUnknownTenantIsAPermanentError() throws {
+        let item = EventProcessor.Item(tenantId: "t_nobody", event: BuzzEvent(event: "x", subscriberId: "s", timestamp: Date()), dedupeKey: nil)
+        XCTAssertThrowsError(try StageProcessor(context: pipeline.context).process([.event(item)])) { error in
+            XCTAssertEqual((error as? PipelineError)?.permanent, true)
+        }
+    }
+
+    func testFailedTransactionLeavesNothingBehind() throws {
+        pipeline.addSubscriber("lee", devices: 1)
+        let bad = EventProcessor.Item(tenantId: "t_nobody", event: BuzzEvent(event: "x", subscriberId: "s", timestamp: Date()), dedupeKey: nil)
+        let good = EventProcessor.Item(tenantId: pipeline.tenantId, event: BuzzEvent(event: "workout.scheduled", subscriberId: "lee", timestamp: Date()), dedupeKey: "e1")
+        XCTAssertThrowsError(try StageProcessor(context: pipeline.context).process([.event(good), .event(bad)]))
+        XCTAssertEqual(pipeline.runs.count, 0, "the whole batch rolled back")
+        XCTAssertTrue(pipeline.store.withState { $0.processedEvents.isEmpty })
+    }
+}
