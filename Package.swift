@@ -40,7 +40,9 @@ let package = Package(
         .target(name: "BuzzServer", dependencies: ["BuzzEngine", "BuzzKitWire", "PostgresClient", "AMQPClient", "BuzzCrypto", "HTTPServer", "PushDelivery"],
                 resources: [.copy("Migrations")]),
 
-        .executableTarget(name: "buzzkit", dependencies: ["BuzzServer", "BuzzEngineCLI", "PostgresClient", "AMQPClient"]),
+        .target(name: "BuzzAPI", dependencies: ["BuzzServer", "BuzzEngine", "BuzzKitWire", "HTTPServer", "BuzzCrypto", "AMQPClient", "PostgresClient"]),
+
+        .executableTarget(name: "buzzkit", dependencies: ["BuzzServer", "BuzzAPI", "BuzzEngineCLI", "PostgresClient", "AMQPClient", "PushDelivery"]),
         .executableTarget(name: "buzzkit-bench", dependencies: ["BuzzEngine", "BuzzKitWire", "PostgresClient", "AMQPClient"],
                           path: "Sources/buzzkit-bench"),
 

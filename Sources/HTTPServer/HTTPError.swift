@@ -10,12 +10,25 @@ public struct HTTPError: Error, Sendable, Equatable, CustomStringConvertible {
     public var message: String
     /// The JSON path or parameter at fault.
     public var field: String?
+    /// Every problem when there are several (for example an invalid workflow).
+    public var problems: [Problem]
 
-    public init(status: Int, code: String, message: String, field: String? = nil) {
+    /// One problem: where and what.
+    public struct Problem: Sendable, Equatable, Encodable {
+        public var field: String
+        public var message: String
+        public init(field: String, message: String) {
+            self.field = field
+            self.message = message
+        }
+    }
+
+    public init(status: Int, code: String, message: String, field: String? = nil, problems: [Problem] = []) {
         self.status = status
         self.code = code
         self.message = message
         self.field = field
+        self.problems = problems
     }
 
     struct Body: Encodable {
@@ -23,13 +36,14 @@ public struct HTTPError: Error, Sendable, Equatable, CustomStringConvertible {
             var code: String
             var message: String
             var field: String?
+            var problems: [Problem]?
         }
         var error: Inner
     }
 
     /// The JSON response for this error.
     public var response: HTTPResponse {
-        let body = Body(error: .init(code: code, message: message, field: field))
+        let body = Body(error: .init(code: code, message: message, field: field, problems: problems.isEmpty ? nil : problems))
         let data = (try? HTTPJSON.encoder.encode(body)) ?? Data(#"{"error":{"code":"internal","message":"error"}}"#.utf8)
         return HTTPResponse(status: status, headers: [("Content-Type", "application/json")], body: data)
     }

@@ -1,3 +1,4 @@
+import BuzzAPI
 import BuzzServer
 import Foundation
 import PushDelivery
@@ -33,6 +34,41 @@ enum Commands {
         workers.stop(grace: configuration.shutdownGraceSeconds)
         runtime.close()
         runtime.log.info("worker stopped")
+    }
+
+    /// `buzzkit api`: serve HTTP until SIGTERM, then answer what is in flight and close.
+    static func api(_ configuration: Configuration) throws {
+        let runtime = try Runtime(configuration: configuration, push: UnconfiguredPushProvider(), component: "api", failFastPublishes: true)
+        let server = APIServer(runtime: runtime, port: configuration.httpPort)
+        try server.start()
+        runtime.log.info("api listening", ["port": "\(server.port)"])
+        _ = SignalWaiter.wait()
+        SignalWaiter.exitOnNextSignal()
+        server.stop(grace: configuration.shutdownGraceSeconds)
+        runtime.close()
+        runtime.log.info("api stopped")
+    }
+
+    /// `buzzkit dev`: api, every worker and the scheduler in one process, for local use.
+    static func dev(_ configuration: Configuration) throws {
+        var configuration = configuration
+        if ProcessInfo.processInfo.environment["BUZZKIT_LOG_FORMAT"] == nil { configuration.logFormat = "human" }
+        let runtime = try Runtime(configuration: configuration, push: try pushProvider(configuration), component: "dev")
+        let server = APIServer(runtime: runtime, port: configuration.httpPort)
+        let workers = runtime.workers(Topology.Queue.allCases)
+        let scheduler = runtime.scheduler()
+        workers.start()
+        Thread { scheduler.run() }.start()
+        try server.start()
+        runtime.log.info("dev: api, workers and scheduler running", ["port": "\(server.port)"])
+        _ = SignalWaiter.wait()
+        SignalWaiter.exitOnNextSignal()
+        server.stop(grace: configuration.shutdownGraceSeconds)
+        workers.stop(grace: configuration.shutdownGraceSeconds)
+        scheduler.stop()
+        _ = scheduler.waitUntilStopped(timeout: configuration.shutdownGraceSeconds)
+        runtime.close()
+        runtime.log.info("dev stopped")
     }
 
     /// `buzzkit scheduler`: relay due outbox rows until SIGTERM.

@@ -17,6 +17,8 @@ let usage = """
 
     commands:
       migrate [--schema NAME]   apply pending database migrations (safe to run concurrently)
+      api                       serve the HTTP API
+      dev                       api + every worker + scheduler in one process (local use)
       worker [--queues LIST]    consume work queues (trigger, plan-dispatch, ack-ingest, fallback-check)
       scheduler                 publish due timers and outbox messages
       tenant create NAME [--json]  create a tenant and print its keys
@@ -43,13 +45,15 @@ case "migrate":
     } catch {
         fail("\(error)")
     }
-case "worker", "scheduler", "tenant":
+case "worker", "scheduler", "tenant", "api", "dev":
     SignalWaiter.blockTerminationSignals()
     do {
         let configuration = try Configuration(environment: environment)
         switch command {
         case "worker": try Commands.worker(configuration, arguments: Array(arguments.dropFirst()))
         case "scheduler": try Commands.scheduler(configuration)
+        case "api": try Commands.api(configuration)
+        case "dev": try Commands.dev(configuration)
         default: try Commands.tenant(configuration, arguments: Array(arguments.dropFirst()))
         }
     } catch {

@@ -73,6 +73,12 @@ public struct Directory: Sendable {
         }
     }
 
+    public func subscriberExists(tenantId: String, id: String) throws -> Bool {
+        try pool.withConnection { db in
+            try !db.query("SELECT 1 FROM subscribers WHERE tenant_id = \(tenantId) AND id = \(id)").isEmpty
+        }
+    }
+
     /// Registers a device token for a subscriber (re-activating it, or moving it from another
     /// subscriber of the same tenant). Returns the device id.
     @discardableResult

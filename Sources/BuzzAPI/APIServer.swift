@@ -1,0 +1,44 @@
+import AMQPClient
+import BuzzServer
+import Foundation
+import HTTPServer
+
+/// `buzzkit api`: the stateless HTTP front door.
+public final class APIServer: @unchecked Sendable {
+    let http: HTTPServer
+    let router: Router
+
+    /// Builds the routes over `runtime` and binds `host:port`.
+    public init(runtime: Runtime, host: String = "0.0.0.0", port: Int) {
+        let directory = Directory(pool: runtime.pool)
+        let api = APIContext(directory: directory, commands: RunCommands(context: runtime.context, publisher: runtime.publisher, pool: runtime.pool),
+                             publisher: runtime.publisher, topology: runtime.topology, metrics: runtime.metrics, clock: runtime.context.clock,
+                             authenticator: Authenticator(directory: directory), depths: QueueDepths(url: runtime.amqpURL, topology: runtime.topology))
+        var router = Router()
+        EventRoutes.register(&router, api)
+        DirectoryRoutes.register(&router, api)
+        WorkflowRoutes.register(&router, api)
+        HealthRoutes.register(&router, api)
+        self.router = router
+        let routes = router
+        let metrics = runtime.metrics
+        let log = runtime.log
+        http = HTTPServer(.init(host: host, port: port), onComplete: { done in
+            let route = routes.pattern(for: done.method, path: done.path) ?? "unmatched"
+            metrics.increment("buzzkit_http_requests_total", ["route": route, "method": done.method, "status": "\(done.status)"],
+                              help: "HTTP requests by route, method and status")
+            metrics.observe("buzzkit_http_request_seconds", ["route": route], done.seconds, help: "HTTP request latency by route")
+            if done.status >= 500 {
+                log.warning("request failed", ["route": route, "status": "\(done.status)", "request_id": done.requestId])
+            }
+        }) { await routes.handle($0) }
+    }
+
+    public func start() throws { try http.start() }
+
+    /// The bound port (useful with port 0).
+    public var port: Int { http.port }
+
+    /// Stops accepting and answers what is in flight within `grace`.
+    public func stop(grace: TimeInterval) { http.stop(grace: grace) }
+}

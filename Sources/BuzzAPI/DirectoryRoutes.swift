@@ -1,0 +1,118 @@
+import BuzzEngine
+import BuzzKitWire
+import BuzzServer
+import Foundation
+import HTTPServer
+
+/// Subscribers, devices and tenant settings.
+enum DirectoryRoutes {
+    static func register(_ router: inout Router, _ api: APIContext) {
+        router.add("PUT", "/v1/subscribers/{id}") { request in
+            let principal = try await api.principal(request)
+            try principal.requireServer()
+            let id = try subscriberId(request)
+            let fields = try JSONBody(request).object(allowed: ["timezone", "properties"])
+            let timezone = try fields.string("timezone", required: false, maxLength: 64)
+            if let timezone, ZoneRules(identifier: timezone) == nil {
+                throw HTTPError.badRequest("timezone \"\(timezone)\" is not an IANA zone such as Europe/Berlin", code: "unknown_timezone", field: "timezone")
+            }
+            let subscriber = SubscriberRecord(tenantId: principal.tenant.id, id: id, timezone: timezone, properties: try fields.object("properties") ?? [:])
+            try await api.blocking { try api.directory.putSubscriber(subscriber) }
+            return .json(SubscriberBody(id: id, timezone: timezone, properties: subscriber.properties))
+        }
+
+        router.add("PUT", "/v1/subscribers/{id}/devices") { request in
+            let principal = try await api.principal(request)
+            let id = try subscriberId(request)
+            try principal.authorize(subscriberId: id, now: api.clock.now())
+            let fields = try JSONBody(request).object(allowed: ["platform", "token", "topic", "environment"])
+            let platform = try fields.requiredString("platform", maxLength: 16)
+            guard platform == "ios" else {
+                throw HTTPError.badRequest("platform must be \"ios\", got \"\(platform)\"", code: "invalid_value", field: "platform")
+            }
+            let token = try fields.requiredString("token", maxLength: 200)
+            guard token.count >= 16, token.count % 2 == 0, token.allSatisfy(\.isHexDigit) else {
+                throw HTTPError.badRequest("token must be the device token in hex (64 digits for APNs)", code: "invalid_value", field: "token")
+            }
+            let topic = try fields.requiredString("topic", maxLength: 200)
+            let environment = try fields.string("environment", required: false, maxLength: 16) ?? "production"
+            guard environment == "production" || environment == "sandbox" else {
+                throw HTTPError.badRequest("environment must be \"production\" or \"sandbox\"", code: "invalid_value", field: "environment")
+            }
+            let tenantId = principal.tenant.id
+            let exists = try await api.blocking { try api.directory.subscriberExists(tenantId: tenantId, id: id) }
+            if !exists { try await api.blocking { try api.directory.putSubscriber(SubscriberRecord(tenantId: tenantId, id: id)) } }
+            let device = DeviceRecord(tenantId: tenantId, subscriberId: id, platform: platform, token: token.lowercased(), topic: topic, environment: environment)
+            let deviceId = try await api.blocking { try api.directory.putDevice(device) }
+            return .json(["id": deviceId.uuidString.lowercased(), "subscriberId": id, "platform": platform, "environment": environment])
+        }
+
+        router.add("GET", "/v1/settings") { request in
+            let principal = try await api.principal(request)
+            try principal.requireServer()
+            let tenantId = principal.tenant.id
+            guard let tenant = try await api.blocking({ try api.directory.tenant(tenantId) }) else { throw HTTPError.notFound("the tenant") }
+            return .json(SettingsBody(tenant))
+        }
+
+        router.add("PUT", "/v1/settings") { request in
+            let principal = try await api.principal(request)
+            try principal.requireServer()
+            let fields = try JSONBody(request).object(allowed: ["quietHours", "defaultTimezone"])
+            let zone = try fields.string("defaultTimezone", required: false, maxLength: 64) ?? principal.tenant.defaultTimezone
+            guard ZoneRules(identifier: zone) != nil else {
+                throw HTTPError.badRequest("defaultTimezone \"\(zone)\" is not an IANA zone such as Europe/Berlin", code: "unknown_timezone", field: "defaultTimezone")
+            }
+            var quiet = principal.tenant.quietHours
+            if fields.has("quietHours") {
+                if let members = try fields.object("quietHours") {
+                    let window = try Fields(.object(members), path: "quietHours", allowed: ["start", "end"])
+                    let start = try window.requiredString("start", maxLength: 8), end = try window.requiredString("end", maxLength: 8)
+                    do {
+                        quiet = try QuietHours.parse("\(start)-\(end)")
+                    } catch {
+                        throw HTTPError.badRequest("quietHours: \((error as? EngineError)?.message ?? "\(error)")", code: "invalid_value", field: "quietHours")
+                    }
+                } else {
+                    quiet = nil
+                }
+            }
+            let tenantId = principal.tenant.id, window = quiet
+            try await api.blocking { try api.directory.updateSettings(tenantId: tenantId, quietHours: window, defaultTimezone: zone) }
+            api.authenticator.invalidate(tenantId: tenantId)
+            guard let tenant = try await api.blocking({ try api.directory.tenant(tenantId) }) else { throw HTTPError.notFound("the tenant") }
+            return .json(SettingsBody(tenant))
+        }
+    }
+
+    static func subscriberId(_ request: HTTPRequest) throws -> String {
+        let id = try request.parameter("id")
+        guard id.count <= 200 else { throw HTTPError.badRequest("the subscriber id is longer than 200 characters", field: "id") }
+        return id
+    }
+
+    struct SubscriberBody: Encodable {
+        var id: String
+        var timezone: String?
+        var properties: [String: JSONValue]
+    }
+
+    struct SettingsBody: Encodable {
+        struct Window: Encodable { var start: String; var end: String }
+        var quietHours: Window?
+        var defaultTimezone: String
+
+        init(_ tenant: TenantRecord) {
+            quietHours = tenant.quietHours.map { Window(start: "\($0.start)", end: "\($0.end)") }
+            defaultTimezone = tenant.defaultTimezone
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(quietHours, forKey: .quietHours)  // null when none
+            try container.encode(defaultTimezone, forKey: .defaultTimezone)
+        }
+
+        enum CodingKeys: String, CodingKey { case quietHours, defaultTimezone }
+    }
+}

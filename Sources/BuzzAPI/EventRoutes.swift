@@ -1,0 +1,86 @@
+import AMQPClient
+import BuzzKitWire
+import BuzzServer
+import Foundation
+import HTTPServer
+
+/// `POST /v1/events`: one event or `{"events": [...]}` (at most 1,000), answered `202` only
+/// after RabbitMQ confirmed every publish.
+enum EventRoutes {
+    static let maxBatch = 1000
+    static let allowed: Set<String> = ["id", "event", "subscriberId", "properties", "timestamp"]
+
+    static func register(_ router: inout Router, _ api: APIContext) {
+        router.add("POST", "/v1/events") { request in
+            let principal = try await api.principal(request)
+            let body = try JSONBody(request)
+            var items: [(JSONValue, String)] = []
+            if case .object(let members) = body.value, let batch = members["events"] {
+                guard members.count == 1 else {
+                    throw HTTPError.badRequest("a batch is {\"events\": [...]} with nothing else", code: "unknown_field", field: members.keys.sorted().first { $0 != "events" })
+                }
+                guard case .array(let events) = batch else {
+                    throw HTTPError.badRequest("events must be an array, got \(batch.typeDescription)", code: "invalid_type", field: "events")
+                }
+                guard !events.isEmpty else { throw HTTPError.badRequest("events is empty", code: "invalid_value", field: "events") }
+                guard events.count <= maxBatch else {
+                    throw HTTPError(status: 413, code: "too_many_events", message: "a batch holds at most \(maxBatch) events, got \(events.count); split it", field: "events")
+                }
+                items = events.enumerated().map { ($1, "events[\($0)]") }
+            } else {
+                items = [(body.value, "")]
+            }
+            let now = api.clock.now()
+            var messages: [AMQPMessage] = []
+            messages.reserveCapacity(items.count)
+            for (value, path) in items {
+                let event = try parse(value, path: path, now: now)
+                try principal.authorize(subscriberId: event.subscriberId, now: now)
+                messages.append(AMQPMessage(exchange: api.topology.eventsExchange,
+                                            routingKey: Topology.routingKey(tenantId: principal.tenant.id, event: event.event),
+                                            body: try JSONEncoder().encode(event), messageId: UUID().uuidString.lowercased()))
+            }
+            do {
+                try await api.publisher.publishBatch(messages)
+            } catch {
+                throw HTTPError(status: 503, code: "broker_unavailable", message: "RabbitMQ did not confirm the events, so none is guaranteed accepted; retry (events with an id are deduplicated)")
+            }
+            api.metrics.increment("buzzkit_events_accepted_total", by: Double(messages.count), help: "Events accepted by the API (confirmed by RabbitMQ)")
+            return .json(["accepted": messages.count], status: 202)
+        }
+    }
+
+    /// Validates one event object.
+    static func parse(_ value: JSONValue, path: String, now: Date) throws -> BuzzEvent {
+        let fields = try Fields(value, path: path, allowed: allowed)
+        let name = try fields.requiredString("event", maxLength: 200)
+        guard !name.contains(where: { $0.isWhitespace || $0 == "*" || $0 == "#" }) else {
+            throw HTTPError.badRequest("\(fields.field("event")) may not contain spaces, * or #", code: "invalid_value", field: fields.field("event"))
+        }
+        if name.hasPrefix("$") && name != BuzzEvent.localScheduled && name != BuzzEvent.pushOpened {
+            throw HTTPError.badRequest("\(fields.field("event")): names starting with $ are reserved for the SDK ($local.scheduled, $push.opened)",
+                                       code: "invalid_value", field: fields.field("event"))
+        }
+        let subscriberId = try fields.requiredString("subscriberId", maxLength: 200)
+        let properties = try fields.object("properties") ?? [:]
+        var timestamp = now
+        if let text = try fields.string("timestamp", required: false, maxLength: 64) {
+            guard let parsed = RFC3339.parse(text) else {
+                throw HTTPError.badRequest("\(fields.field("timestamp")) must be an RFC 3339 instant such as 2026-11-30T09:00:00Z", code: "invalid_value", field: fields.field("timestamp"))
+            }
+            timestamp = parsed
+        }
+        if name == BuzzEvent.localScheduled {
+            for key in ["localId", "messageId"] {
+                guard case .string(let text)? = properties[key], !text.isEmpty else {
+                    throw HTTPError.badRequest("$local.scheduled needs properties.\(key) (a string)", code: "missing_field", field: Fields.join(fields.field("properties"), key))
+                }
+            }
+        }
+        if name == BuzzEvent.pushOpened, properties["messageId"]?.stringValue == nil {
+            throw HTTPError.badRequest("$push.opened needs properties.messageId (a string)", code: "missing_field", field: Fields.join(fields.field("properties"), "messageId"))
+        }
+        return BuzzEvent(id: try fields.string("id", required: false, maxLength: 200), event: name, subscriberId: subscriberId,
+                         properties: properties, timestamp: timestamp)
+    }
+}

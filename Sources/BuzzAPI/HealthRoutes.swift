@@ -1,0 +1,35 @@
+import BuzzServer
+import Foundation
+import HTTPServer
+import PostgresClient
+
+/// `/healthz` (the process is alive), `/readyz` (PostgreSQL and RabbitMQ answer) and
+/// `/metrics` (Prometheus text, with exact queue depths).
+enum HealthRoutes {
+    static func register(_ router: inout Router, _ api: APIContext) {
+        router.add("GET", "/healthz") { _ in .json(["status": "ok"]) }
+
+        router.add("GET", "/readyz") { _ in
+            var problems: [String] = []
+            do {
+                _ = try await Blocking.run { try api.directory.pool.withConnection { try $0.query("SELECT 1") } }
+            } catch {
+                problems.append("postgres: \(error)")
+            }
+            if !api.publisher.isConnected { problems.append("rabbitmq: the publisher has no connection") }
+            if problems.isEmpty { return .json(["status": "ready"]) }
+            return .json(["status": "not ready", "problems": problems.joined(separator: "; ")], status: 503)
+        }
+
+        router.add("GET", "/metrics") { _ in
+            let now = api.clock.now()
+            if let depths = try? await Blocking.run({ try api.depths.read(now: now) }) {
+                for depth in depths {
+                    api.metrics.set("buzzkit_queue_messages", ["queue": depth.queue], to: Double(depth.messages), help: "Ready messages in the queue (exact, from the broker)")
+                    api.metrics.set("buzzkit_queue_consumers", ["queue": depth.queue], to: Double(depth.consumers), help: "Consumers of the queue")
+                }
+            }
+            return .text(api.metrics.render(), contentType: "text/plain; version=0.0.4; charset=utf-8")
+        }
+    }
+}

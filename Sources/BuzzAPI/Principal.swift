@@ -1,0 +1,42 @@
+import BuzzCrypto
+import BuzzServer
+import Foundation
+import HTTPServer
+
+/// Who is calling: a tenant's server (secret key) or one of its devices (publishable key plus
+/// a subscriber token).
+struct Principal: Sendable {
+    enum Kind: Sendable {
+        case server
+        /// `v1.<expiresAt>.<mac>`: checked against the subscriber a request acts for.
+        case device(expiresAt: Int, mac: String)
+    }
+
+    let tenant: TenantRecord
+    let kind: Kind
+
+    var isServer: Bool {
+        if case .server = kind { return true }
+        return false
+    }
+
+    /// Servers only.
+    func requireServer() throws {
+        guard isServer else {
+            throw HTTPError(status: 403, code: "forbidden", message: "this route needs the tenant's secret key (sk_…); publishable keys may only send events and register devices")
+        }
+    }
+
+    /// Servers may act for any subscriber; a device only for the subscriber its token was
+    /// made for (HMAC-SHA256 of "<subscriberId>.<expiresAt>" with the signing secret).
+    func authorize(subscriberId: String, now: Date) throws {
+        guard case .device(let expiresAt, let mac) = kind else { return }
+        let expected = Digest.hmacSHA256Hex(key: tenant.signingSecret, message: "\(subscriberId).\(expiresAt)")
+        guard Digest.constantTimeEqual(expected, mac.lowercased()) else {
+            throw HTTPError(status: 401, code: "invalid_subscriber_token", message: "the subscriber token was not made for subscriber \(subscriberId) by this tenant")
+        }
+        guard Double(expiresAt) > now.timeIntervalSince1970 else {
+            throw HTTPError(status: 401, code: "expired_subscriber_token", message: "the subscriber token expired; ask your backend for a new one")
+        }
+    }
+}

@@ -1,0 +1,42 @@
+import AMQPClient
+import BuzzServer
+import Foundation
+
+/// Exact queue depths and consumer counts from the broker (passive declares on a connection
+/// of its own), cached for a second so scrapes stay cheap.
+final class QueueDepths: @unchecked Sendable {
+    let url: AMQPURL
+    let topology: Topology
+    private let lock = NSLock()
+    private var connection: AMQPConnection?
+    private var cached: (at: Date, values: [(queue: String, messages: Int, consumers: Int)])?
+
+    init(url: AMQPURL, topology: Topology) {
+        self.url = url
+        self.topology = topology
+    }
+
+    /// Depths of every work queue and dead-letter queue (blocking).
+    func read(now: Date) throws -> [(queue: String, messages: Int, consumers: Int)] {
+        lock.lock()
+        defer { lock.unlock() }
+        if let cached, now.timeIntervalSince(cached.at) < 1 { return cached.values }
+        do {
+            let connection = try self.connection ?? AMQPConnection(url: url)
+            self.connection = connection
+            var values: [(String, Int, Int)] = []
+            for queue in Topology.Queue.allCases {
+                for name in [topology.name(queue), topology.deadLetterName(queue)] {
+                    let depth = try connection.queueDepth(name)
+                    values.append((name, depth.messages, depth.consumers))
+                }
+            }
+            cached = (now, values)
+            return values
+        } catch {
+            connection?.close()
+            connection = nil
+            throw error
+        }
+    }
+}
