@@ -43,7 +43,7 @@ let package = Package(
         .target(name: "BuzzAPI", dependencies: ["BuzzServer", "BuzzEngine", "BuzzKitWire", "HTTPServer", "BuzzCrypto", "AMQPClient", "PostgresClient"]),
 
         .executableTarget(name: "buzzkit", dependencies: ["BuzzServer", "BuzzAPI", "BuzzEngineCLI", "PostgresClient", "AMQPClient", "PushDelivery"]),
-        .executableTarget(name: "buzzkit-bench", dependencies: ["BuzzEngine", "BuzzKitWire", "PostgresClient", "AMQPClient"],
+        .executableTarget(name: "buzzkit-bench", dependencies: ["BuzzEngine", "BuzzKitWire", "BuzzServer", "PushDelivery", "PostgresClient", "AMQPClient", "HTTPServer"],
                           path: "Sources/buzzkit-bench"),
 
         // Tier 1: pure unit tests (no services).

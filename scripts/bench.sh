@@ -14,6 +14,7 @@ PGBENCH=/usr/lib/postgresql/15/bin/pgbench
 
 echo "building (release)..." >&2
 swift build -c release --product buzzkit-bench >/dev/null
+swift build -c release --product buzzkit >/dev/null
 gcc -O2 -Wall bench/raw_amqp.c -lrabbitmq -o .build/raw_amqp
 BENCH=.build/release/buzzkit-bench
 
@@ -32,4 +33,32 @@ export RAW_AMQP_PUBLISH=$(.build/raw_amqp publish 127.0.0.1 "$AMQP_PORT" "$queue
 export RAW_AMQP_CONSUME=$(.build/raw_amqp consume 127.0.0.1 "$AMQP_PORT" "$queue" "$MESSAGES")
 "$BENCH" delete-queue "$queue"
 
-BENCH_SECONDS=$SECONDS_EACH BENCH_MESSAGES=$MESSAGES "$BENCH" run
+# The API under wrk: the raw ceiling of the same HTTP stack first, then the real routes.
+API_PORT=${BENCH_API_PORT:-18181}
+HELLO_PORT=$((API_PORT + 1))
+wrk_rps() { awk '/Requests\/sec/ {print int($2)}'; }
+"$BENCH" hello-server "$HELLO_PORT" & hello=$!
+sleep 0.5
+echo "raw HTTP stack (hello world, wrk -t2 -c50)..." >&2
+export RAW_HTTP_HELLO=$(wrk -t2 -c50 -d"${SECONDS_EACH}s" "http://127.0.0.1:$HELLO_PORT/" | wrk_rps)
+kill "$hello"; wait "$hello" 2>/dev/null || true
+
+export BUZZKIT_DB_SCHEMA=bench_api BUZZKIT_HTTP_PORT=$API_PORT BUZZKIT_LOG_FORMAT=json BUZZKIT_QUEUE_PREFIX=benchapi.
+"${PSQL[@]}" -c "DROP SCHEMA IF EXISTS bench_api CASCADE"
+.build/release/buzzkit migrate --schema bench_api >/dev/null
+export BENCH_KEY=$(.build/release/buzzkit tenant create bench --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["secretKey"])')
+.build/release/buzzkit api 2>/tmp/buzzkit-bench-api.log & api=$!
+for _ in $(seq 1 50); do curl -sf "http://127.0.0.1:$API_PORT/readyz" >/dev/null && break; sleep 0.2; done
+echo "API single events (wrk -t2 -c50 --latency)..." >&2
+single=$(wrk -t2 -c50 -d"${SECONDS_EACH}s" --latency -s bench/single.lua "http://127.0.0.1:$API_PORT/v1/events")
+export API_SINGLE_RPS=$(echo "$single" | wrk_rps)
+export API_SINGLE_P99_MS=$(echo "$single" | awk '$1 == "99%" { v=$2; if (v ~ /us$/) { sub(/us$/,"",v); v=v/1000 } else if (v ~ /ms$/) { sub(/ms$/,"",v) } else if (v ~ /s$/) { sub(/s$/,"",v); v=v*1000 }; print v }')
+echo "API batches of 100 events (wrk -t2 -c20)..." >&2
+batch_rps=$(wrk -t2 -c20 -d"${SECONDS_EACH}s" -s bench/batch.lua "http://127.0.0.1:$API_PORT/v1/events" | wrk_rps)
+export API_BATCH_EVENTS=$((batch_rps * 100))
+export API_RSS_MB=$(awk '/VmRSS/ {print int($2/1024)}' /proc/$api/status)
+kill -TERM "$api"; wait "$api" 2>/dev/null || true
+"$BENCH" delete-topology benchapi. 2>/dev/null || true
+unset BUZZKIT_DB_SCHEMA BUZZKIT_QUEUE_PREFIX
+
+BENCH_SECONDS=$SECONDS_EACH BENCH_MESSAGES=$MESSAGES "$BENCH" run "$@"

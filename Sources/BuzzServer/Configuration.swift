@@ -13,6 +13,7 @@ import Foundation
 /// | `BUZZKIT_PREFETCH` | `200` | unacknowledged messages per consumer |
 /// | `BUZZKIT_SHUTDOWN_GRACE_SECONDS` | `20` | drain time after SIGTERM |
 /// | `BUZZKIT_LOG_FORMAT` | `json` | `json` or `human` |
+/// | `BUZZKIT_QUEUE_PREFIX` | empty | prefix of every exchange and queue name (isolates environments on one broker) |
 /// | `BUZZKIT_WORKER_THREADS` | `2` | worker threads per queue |
 /// | `BUZZKIT_BATCH_SIZE` | `100` | most deliveries per transaction |
 /// | `BUZZKIT_APNS_KEY_FILE` | none | the team's `.p8` key (required to send) |
@@ -30,6 +31,7 @@ public struct Configuration: Sendable, Equatable {
     public var shutdownGraceSeconds: Double
     public var logFormat: String
     public var workerThreads: Int
+    public var queuePrefix: String
     public var batchSize: Int
     public var apnsKeyFile: String?
     public var apnsKeyId: String?
@@ -49,6 +51,7 @@ public struct Configuration: Sendable, Equatable {
         shutdownGraceSeconds = 20
         logFormat = "json"
         workerThreads = 2
+        queuePrefix = ""
         batchSize = 100
         apnsConnections = 2
     }
@@ -81,6 +84,7 @@ public struct Configuration: Sendable, Equatable {
         }
         string("BUZZKIT_LOG_FORMAT", &logFormat)
         try int("BUZZKIT_WORKER_THREADS", &workerThreads)
+        string("BUZZKIT_QUEUE_PREFIX", &queuePrefix)
         try int("BUZZKIT_BATCH_SIZE", &batchSize)
         try int("BUZZKIT_APNS_CONNECTIONS", &apnsConnections)
         func optional(_ key: String) -> String? { environment[key].flatMap { $0.isEmpty ? nil : $0 } }
@@ -127,6 +131,9 @@ public struct Configuration: Sendable, Equatable {
         if apnsKeyFile != nil && (apnsKeyId == nil || apnsTeamId == nil) {
             throw ServerError(.configuration, "BUZZKIT_APNS_KEY_FILE needs BUZZKIT_APNS_KEY_ID and BUZZKIT_APNS_TEAM_ID too",
                               field: apnsKeyId == nil ? "BUZZKIT_APNS_KEY_ID" : "BUZZKIT_APNS_TEAM_ID")
+        }
+        guard queuePrefix.allSatisfy({ $0.isLetter || $0.isNumber || "._-".contains($0) }) else {
+            throw ServerError(.configuration, "may only contain letters, digits, '.', '_' and '-'", field: "BUZZKIT_QUEUE_PREFIX")
         }
         guard logFormat == "json" || logFormat == "human" else {
             throw ServerError(.configuration, "must be json or human, got \"\(logFormat)\"", field: "BUZZKIT_LOG_FORMAT")

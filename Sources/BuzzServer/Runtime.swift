@@ -15,8 +15,9 @@ public final class Runtime: @unchecked Sendable {
     public let metrics: Metrics
     public let log: Log
 
-    public init(configuration: Configuration, push: any PushProvider, component: String, topology: Topology = Topology(),
+    public init(configuration: Configuration, push: any PushProvider, component: String, topology: Topology? = nil,
                 failFastPublishes: Bool = false) throws {
+        let topology = topology ?? Topology(prefix: configuration.queuePrefix)
         self.configuration = configuration
         let url = configuration.databaseURL + (configuration.databaseSchema == "public" ? "" :
             (configuration.databaseURL.contains("?") ? "&" : "?") + "options=-csearch_path%3D\(configuration.databaseSchema)")

@@ -1,3 +1,5 @@
+import AMQPClient
+import BuzzServer
 import Foundation
 
 // `buzzkit-bench run` prints BuzzKit's figures beside the raw ceilings that scripts/bench.sh
@@ -11,12 +13,21 @@ case "declare-queue" where arguments.count == 2:
     try ClientBench.declareQueue(arguments[1], settings: settings)
 case "delete-queue" where arguments.count == 2:
     try ClientBench.deleteQueue(arguments[1], settings: settings)
+case "delete-topology" where arguments.count == 2:
+    let connection = try AMQPConnection(url: AMQPURL(settings.amqpURL))
+    try Topology(prefix: arguments[1]).delete(on: connection)
+    connection.close()
+case "hello-server" where arguments.count == 2:
+    try HelloServer.serve(port: Int(arguments[1]) ?? 18090)
 case "run":
     var report = BenchReport()
-    EngineBench.run(settings: settings, report: &report)
-    try ClientBench.run(settings: settings, report: &report)
+    let only = arguments.count > 1 ? Set(arguments[1...]) : ["engine", "clients", "pipeline"]
+    if only.contains("engine") { EngineBench.run(settings: settings, report: &report) }
+    if only.contains("clients") { try ClientBench.run(settings: settings, report: &report) }
+    if only.contains("pipeline") { try PipelineBench.run(settings: settings, report: &report) }
+    APIFigures.add(from: environment, to: &report)
     report.print()
 default:
-    FileHandle.standardError.write(Data("usage: buzzkit-bench run | declare-queue NAME | delete-queue NAME\n".utf8))
+    FileHandle.standardError.write(Data("usage: buzzkit-bench run [engine] [clients] [pipeline] | declare-queue NAME | delete-queue NAME\n".utf8))
     exit(2)
 }

@@ -1,0 +1,15 @@
+/// The API's figures, measured by scripts/bench.sh with wrk and passed in `API_*` variables.
+enum APIFigures {
+    static func add(from environment: [String: String], to report: inout BenchReport) {
+        func value(_ key: String) -> Double? { environment[key].flatMap(Double.init) }
+        let hello = value("RAW_HTTP_HELLO")
+        if let single = value("API_SINGLE_RPS") {
+            report.add("api: single-event POST /v1/events, confirmed (target 5,000)", single, unit: "req/s", raw: hello)
+        }
+        if let p99 = value("API_SINGLE_P99_MS") { report.add("api: single-event p99 latency (target ≤ 50)", p99, unit: "ms") }
+        if let batch = value("API_BATCH_EVENTS") {
+            report.add("api: batched ingest, 100 events a request (target 20,000)", batch, unit: "events/s")
+        }
+        if let rss = value("API_RSS_MB") { report.add("api: resident memory after the load (target < 100)", rss, unit: "MiB") }
+    }
+}

@@ -1,0 +1,132 @@
+import AMQPClient
+import BuzzEngine
+import BuzzKitWire
+import BuzzServer
+import Foundation
+import PostgresClient
+import PushDelivery
+
+/// The pipeline's figures, in process, over the real PostgreSQL and RabbitMQ with an
+/// in-memory push provider (APNs figures are measured separately):
+/// - sustained local windows: events → runs → plans sent, then acknowledgments recorded;
+/// - the 07:00 burst: every fallback check due in the same second, decided and sent;
+/// - timer lateness with a million timers pending.
+enum PipelineBench {
+    static func run(settings: BenchSettings, report: inout BenchReport) throws {
+        let windows = Int(ProcessInfo.processInfo.environment["BENCH_WINDOWS"] ?? "") ?? 20_000
+        let schema = "bench_pipeline"
+        FileHandle.standardError.write(Data("pipeline (\(windows) windows)...\n".utf8))
+        let admin = try PostgresConnection(url: settings.databaseURL)
+        try admin.execute(PostgresQuery(unsafeSQL: "DROP SCHEMA IF EXISTS \(schema) CASCADE"))
+        admin.close()
+        let adminPool = PostgresPool(url: settings.databaseURL, maxConnections: 1)
+        try MigrationRunner(pool: adminPool, schema: schema).migrate(Migration.bundled())
+        adminPool.close()
+
+        var configuration = Configuration()
+        configuration.databaseURL = settings.databaseURL
+        configuration.amqpURL = settings.amqpURL
+        configuration.databaseSchema = schema
+        configuration.databasePoolSize = 24
+        configuration.workerThreads = 3
+        configuration.batchSize = 200
+        configuration.prefetch = 1000
+        let push = InMemoryPushProvider()
+        let topology = Topology(prefix: "bench.")
+        let runtime = try Runtime(configuration: configuration, push: push, component: "bench", topology: topology)
+        defer { runtime.close() }
+        let setup = try AMQPConnection(url: runtime.amqpURL)
+        try topology.declare(on: setup)
+        for queue in Topology.Queue.allCases { try setup.purgeQueue(topology.name(queue)) }
+        setup.close()
+
+        let directory = Directory(pool: runtime.pool)
+        let tenant = try directory.createTenant(name: "bench")
+        let workflow = try JSONDecoder().decode(JSONValue.self, from: Data("""
+            {"key":"leg-day","trigger":{"event":"workout.scheduled"},"cancelOn":[{"event":"workout.completed"}],
+             "steps":[{"name":"morning-of","waitUntil":{"at":"{{trigger.at}}"}},
+                      {"name":"nudge","send":{"deliver":"local","title":"Leg day","body":"6:00 with Maya."}}]}
+            """.utf8))
+        try directory.putWorkflow(tenantId: tenant.tenantId, definition: WorkflowDefinition.parse(workflow), source: workflow)
+        try runtime.pool.withConnection { db in
+            try db.execute("""
+                INSERT INTO subscribers (tenant_id, id, timezone) SELECT \(tenant.tenantId), 's' || n, 'Europe/Berlin' FROM generate_series(1, \(windows)) n
+                """)
+            try db.execute("""
+                INSERT INTO devices (id, tenant_id, subscriber_id, token, topic, environment, platform)
+                SELECT gen_random_uuid(), \(tenant.tenantId), 's' || n, lpad(to_hex(n), 64, '0'), 'com.example.gym', 'production', 'ios'
+                FROM generate_series(1, \(windows)) n
+                """)
+        }
+
+        let workers = runtime.workers(Topology.Queue.allCases)
+        workers.start()
+        let schedulers = (0..<2).map { _ in runtime.scheduler() }
+        for scheduler in schedulers { Thread { scheduler.run() }.start() }
+        defer {
+            workers.stop(grace: 5)
+            schedulers.forEach { $0.stop(); _ = $0.waitUntilStopped(timeout: 5) }
+        }
+
+        // Phase 1: sustained windows, from events to plans on devices.
+        let moment = RFC3339.format(Date().addingTimeInterval(3600))
+        let started = Date()
+        var batch: [AMQPMessage] = []
+        for n in 1...windows {
+            let event = BuzzEvent(event: "workout.scheduled", subscriberId: "s\(n)", properties: ["at": .string(moment)], timestamp: Date())
+            batch.append(AMQPMessage(exchange: topology.eventsExchange, routingKey: Topology.routingKey(tenantId: tenant.tenantId, event: event.event),
+                                     body: try JSONEncoder().encode(event), messageId: UUID().uuidString))
+            if batch.count == 500 || n == windows {
+                try runtime.publisher.publishAndWait(batch)
+                batch.removeAll(keepingCapacity: true)
+            }
+        }
+        try waitUntil("plans sent") { push.sent.count >= windows }
+        let planSeconds = Date().timeIntervalSince(started)
+        report.add("pipeline: local windows planned end to end (event → run → plan sent)", Double(windows) / planSeconds, unit: "windows/s")
+
+        // Phase 2: half of the devices acknowledge.
+        let plans = push.sent.compactMap { try? JSONDecoder().decode(SilentPlanPayload.self, from: $0.payload).local }
+        let ackStarted = Date()
+        var acks: [AMQPMessage] = []
+        for (index, plan) in plans.enumerated() where index % 2 == 0 {
+            let subscriber = "s\(Int(push.sent[index].deviceToken, radix: 16) ?? 0)"
+            let event = BuzzEvent(event: BuzzEvent.localScheduled, subscriberId: subscriber,
+                                  properties: ["localId": .string(plan.id), "messageId": .string(plan.messageId)], timestamp: Date())
+            acks.append(AMQPMessage(exchange: topology.eventsExchange, routingKey: Topology.routingKey(tenantId: tenant.tenantId, event: event.event),
+                                    body: try JSONEncoder().encode(event), messageId: UUID().uuidString))
+        }
+        for chunk in stride(from: 0, to: acks.count, by: 500) { try runtime.publisher.publishAndWait(Array(acks[chunk..<min(chunk + 500, acks.count)])) }
+        try waitUntil("acknowledgments recorded") { runtime.metrics.counter("buzzkit_acknowledgments_total") >= Double(acks.count) }
+        report.add("pipeline: acknowledgments recorded", Double(acks.count) / Date().timeIntervalSince(ackStarted), unit: "acks/s")
+
+        // Phase 3: the 07:00 burst. Every fallback check is made due in the same second.
+        push.removeAllSent()
+        let burstAt = try runtime.pool.withConnection { db -> Date in
+            try db.query("""
+                UPDATE outbox SET available_at = now() + interval '2 seconds' WHERE routing_key = \(topology.name(.fallbackCheck))
+                RETURNING available_at
+                """).first?.decode("available_at") ?? Date()
+        }
+        try waitUntil("burst decided", timeout: 600) {
+            try runtime.pool.withConnection { try $0.query("SELECT count(*) AS n FROM runs WHERE status = 'completed'")[0].decode("n", as: Int.self) } >= windows
+                && push.sent.count >= windows - acks.count
+        }
+        let burstSeconds = Date().timeIntervalSince(burstAt)
+        report.add("pipeline: fallback-check burst of \(windows) due in one second, all decided and \(windows - acks.count) sent", burstSeconds, unit: "s")
+        report.add("pipeline: burst rate", Double(windows) / burstSeconds, unit: "checks/s")
+    }
+
+    static func waitUntil(_ what: String, timeout: TimeInterval = 300, _ condition: () throws -> Bool) throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        while try !condition() {
+            guard Date() < deadline else { throw BenchFailure("\(what): not done within \(Int(timeout)) s") }
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+    }
+}
+
+struct BenchFailure: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
