@@ -29,7 +29,14 @@ let package = Package(
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "CHTTPShims"]),
         .systemLibrary(name: "COpenSSL", path: "Sources/COpenSSL", providers: [.apt(["libssl-dev"])]),
         .target(name: "BuzzCrypto", dependencies: ["COpenSSL"]),
-        .target(name: "PushDelivery"),
+        .systemLibrary(name: "CCurl", path: "Sources/CCurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        .systemLibrary(name: "CNGHTTP2", path: "Sources/CNGHTTP2", providers: [.apt(["libnghttp2-dev"])]),
+        .target(name: "CPushShims", dependencies: ["CCurl", "COpenSSL", "CNGHTTP2"], path: "Sources/CPushShims",
+                linkerSettings: [.linkedLibrary("curl"), .linkedLibrary("ssl"), .linkedLibrary("crypto"), .linkedLibrary("nghttp2")]),
+        // Push delivery: the PushProvider port, APNs over HTTP/2 (libcurl) with ES256 tokens.
+        .target(name: "PushDelivery", dependencies: ["CCurl", "COpenSSL", "CPushShims"]),
+        // The local APNs stand-in (Apple's side); shares no code with the client on purpose.
+        .target(name: "APNsStandIn", dependencies: ["COpenSSL", "CNGHTTP2", "CPushShims"]),
 
         // The pure core: wire types (shared with the SDK) and the engine. No I/O.
         .target(name: "BuzzKitWire"),
@@ -43,6 +50,8 @@ let package = Package(
         .target(name: "BuzzAPI", dependencies: ["BuzzServer", "BuzzEngine", "BuzzKitWire", "HTTPServer", "BuzzCrypto", "AMQPClient", "PostgresClient"]),
 
         .executableTarget(name: "buzzkit", dependencies: ["BuzzServer", "BuzzAPI", "BuzzEngineCLI", "PostgresClient", "AMQPClient", "PushDelivery"]),
+        .executableTarget(name: "buzzkit-apns", dependencies: ["APNsStandIn"], path: "Sources/buzzkit-apns"),
+        .executableTarget(name: "apns-bench", dependencies: ["PushDelivery", "APNsStandIn"], path: "Sources/apns-bench"),
         .executableTarget(name: "buzzkit-bench", dependencies: ["BuzzEngine", "BuzzKitWire", "BuzzServer", "PushDelivery", "PostgresClient", "AMQPClient", "HTTPServer"],
                           path: "Sources/buzzkit-bench"),
 
@@ -52,6 +61,7 @@ let package = Package(
         .testTarget(name: "PostgresClientTests", dependencies: ["PostgresClient"]),
         .testTarget(name: "AMQPClientTests", dependencies: ["AMQPClient"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"]),
+        .testTarget(name: "PushDeliveryTests", dependencies: ["PushDelivery", "APNsStandIn", "COpenSSL"]),
         .testTarget(name: "BuzzServerTests", dependencies: ["BuzzServer", "BuzzEngine", "BuzzKitWire", "PushDelivery"]),
         // Tier 2: integration tests against real PostgreSQL and RabbitMQ.
         .testTarget(name: "IntegrationTests", dependencies: ["PostgresClient", "AMQPClient", "BuzzServer", "BuzzAPI", "BuzzEngine",

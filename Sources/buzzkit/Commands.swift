@@ -5,8 +5,20 @@ import PushDelivery
 
 /// The long-running and admin commands of the `buzzkit` executable.
 enum Commands {
+    /// APNs when a key is configured; otherwise pushes are recorded as failed with a reason.
     static func pushProvider(_ configuration: Configuration) throws -> any PushProvider {
-        UnconfiguredPushProvider()
+        guard let keyFile = configuration.apnsKeyFile, let keyId = configuration.apnsKeyId, let teamId = configuration.apnsTeamId else {
+            return UnconfiguredPushProvider()
+        }
+        let pem: String
+        do {
+            pem = try String(contentsOfFile: keyFile, encoding: .utf8)
+        } catch {
+            throw ServerError(.configuration, "cannot read the APNs key file \(keyFile): \(error.localizedDescription)", field: "BUZZKIT_APNS_KEY_FILE")
+        }
+        var apns = APNsConfiguration(keyID: keyId, teamID: teamId, privateKeyPEM: pem, baseURL: configuration.apnsURL, extraCAFile: configuration.apnsCAFile)
+        apns.maxConnections = configuration.apnsConnections
+        return try APNsProvider(configuration: apns)
     }
 
     static func value(_ flag: String, in arguments: [String]) -> String? {

@@ -8,6 +8,12 @@ extension RunState: Codable {
     /// The stored form's version.
     public static let storageVersion = 1
 
+    /// Encoder `userInfo` key: `true` leaves the workflow snapshot out of the stored form,
+    /// for stores that keep definitions by key and version already.
+    public static let omitWorkflowKey = CodingUserInfoKey(rawValue: "buzzkit.runState.omitWorkflow")!
+    /// Decoder `userInfo` key: the ``WorkflowDefinition`` to use when the stored form has none.
+    public static let workflowKey = CodingUserInfoKey(rawValue: "buzzkit.runState.workflow")!
+
     private enum CodingKeys: String, CodingKey {
         case version, workflow, trigger, context, status, started, cursor, generation, pendingTimer, steps
         case openWindow, planSent, cancelled, failure, revision
@@ -21,7 +27,14 @@ extension RunState: Codable {
             throw DecodingError.dataCorruptedError(forKey: .version, in: container,
                                                    debugDescription: "run state version \(version) is not supported; expected \(RunState.storageVersion)")
         }
-        workflow = try container.decode(WorkflowDefinition.self, forKey: .workflow)
+        if container.contains(.workflow) {
+            workflow = try container.decode(WorkflowDefinition.self, forKey: .workflow)
+        } else if let supplied = decoder.userInfo[RunState.workflowKey] as? WorkflowDefinition {
+            workflow = supplied
+        } else {
+            throw DecodingError.keyNotFound(CodingKeys.workflow, .init(codingPath: decoder.codingPath,
+                debugDescription: "the stored run has no workflow; supply it with RunState.workflowKey"))
+        }
         trigger = try container.decode(BuzzEvent.self, forKey: .trigger)
         context = try container.decode(RunContext.self, forKey: .context)
         status = try container.decode(RunStatus.self, forKey: .status)
@@ -44,7 +57,9 @@ extension RunState: Codable {
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(RunState.storageVersion, forKey: .version)
-        try container.encode(workflow, forKey: .workflow)
+        if encoder.userInfo[RunState.omitWorkflowKey] as? Bool != true {
+            try container.encode(workflow, forKey: .workflow)
+        }
         try container.encode(trigger, forKey: .trigger)
         try container.encode(context, forKey: .context)
         try container.encode(status, forKey: .status)

@@ -8,6 +8,7 @@ import PostgresClient
 /// and the admin commands read and write (PostgreSQL).
 public struct Directory: Sendable {
     public let pool: PostgresPool
+    let definitions = DefinitionCache()
 
     public init(pool: PostgresPool) {
         self.pool = pool
@@ -128,11 +129,7 @@ public struct Directory: Sendable {
         try pool.withConnection { db in
             try db.query("""
                 SELECT id, tenant_id, workflow_key, workflow_version, subscriber_id, dry_run, state FROM runs WHERE id = \(id) AND tenant_id = \(tenantId)
-                """).first.map { row in
-                RunRecord(id: try row.decode("id"), tenantId: try row.decode("tenant_id"), workflowKey: try row.decode("workflow_key"),
-                          workflowVersion: try row.decode("workflow_version"), subscriberId: try row.decode("subscriber_id"),
-                          dryRun: try row.decode("dry_run"), state: try row.decode("state", as: JSONB<RunState>.self).value)
-            }
+                """).first.map { try StoredRunState.record($0, db: db, definitions: definitions) }
         }
     }
 }

@@ -9,7 +9,7 @@ extension PostgresStoreTransaction {
         try db.execute("""
             INSERT INTO runs (id, tenant_id, workflow_key, workflow_version, subscriber_id, dry_run, status, cancel_events, state)
             VALUES (\(run.id), \(run.tenantId), \(run.workflowKey), \(run.workflowVersion), \(run.subscriberId), \(run.dryRun),
-                    \(run.state.status.rawValue), \(run.cancelEvents)::text[], \(JSONB(run.state)))
+                    \(run.state.status.rawValue), \(run.cancelEvents)::text[], \(try StoredRunState.encode(run.state))::jsonb)
             """)
     }
 
@@ -23,17 +23,13 @@ extension PostgresStoreTransaction {
         return try db.query("""
             SELECT id, tenant_id, workflow_key, workflow_version, subscriber_id, dry_run, state FROM runs
             WHERE id = ANY(\(sorted)::uuid[]) ORDER BY id FOR UPDATE
-            """).map { row in
-            RunRecord(id: try row.decode("id"), tenantId: try row.decode("tenant_id"), workflowKey: try row.decode("workflow_key"),
-                      workflowVersion: try row.decode("workflow_version"), subscriberId: try row.decode("subscriber_id"),
-                      dryRun: try row.decode("dry_run"), state: try row.decode("state", as: JSONB<RunState>.self).value)
-        }
+            """).map { try StoredRunState.record($0, db: db, definitions: definitions) }
     }
 
     func updateRun(_ run: RunRecord) throws {
         try db.execute("""
             UPDATE runs SET status = \(run.state.status.rawValue), cancel_events = \(run.cancelEvents)::text[],
-                            state = \(JSONB(run.state)), updated_at = now()
+                            state = \(try StoredRunState.encode(run.state))::jsonb, updated_at = now()
             WHERE id = \(run.id)
             """)
     }

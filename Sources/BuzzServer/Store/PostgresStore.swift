@@ -78,10 +78,22 @@ struct PostgresStoreTransaction: StoreTransaction {
 
     func workflows(tenantId: String, triggeredBy event: String) throws -> [WorkflowRecord] {
         try db.query("""
-            SELECT w.key, w.version, w.definition FROM workflow_heads h
-            JOIN workflows w ON w.tenant_id = h.tenant_id AND w.key = h.key AND w.version = h.version
-            WHERE h.tenant_id = \(tenantId) AND h.trigger_event = \(event) ORDER BY w.key
-            """).map { try workflow($0, tenantId: tenantId) }
+            SELECT key, version FROM workflow_heads WHERE tenant_id = \(tenantId) AND trigger_event = \(event) ORDER BY key
+            """).map { row in
+            let key: String = try row.decode("key")
+            let version: Int = try row.decode("version")
+            var source: JSONValue = .null
+            let definition = try definitions.definition(tenantId: tenantId, key: key, version: version) {
+                source = try loadSource(tenantId: tenantId, key: key, version: version)
+                return try WorkflowDefinition.parse(source)
+            }
+            return WorkflowRecord(tenantId: tenantId, key: key, version: version, definition: definition, source: source)
+        }
+    }
+
+    private func loadSource(tenantId: String, key: String, version: Int) throws -> JSONValue {
+        try db.query("SELECT definition FROM workflows WHERE tenant_id = \(tenantId) AND key = \(key) AND version = \(version)")
+            .first?.decode("definition", as: JSONB<JSONValue>.self).value ?? .null
     }
 
     func currentWorkflow(tenantId: String, key: String) throws -> WorkflowRecord? {

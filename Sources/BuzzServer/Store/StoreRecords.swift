@@ -65,7 +65,8 @@ public struct WorkflowRecord: Sendable, Equatable {
     public var key: String
     public var version: Int
     public var definition: WorkflowDefinition
-    /// The JSON the tenant stored (returned by `GET /v1/workflows/{key}`).
+    /// The JSON the tenant stored (returned by `GET /v1/workflows/{key}`); `null` where the
+    /// pipeline read only the parsed definition from its cache.
     public var source: JSONValue
 
     public init(tenantId: String, key: String, version: Int, definition: WorkflowDefinition, source: JSONValue) {

@@ -1,0 +1,42 @@
+import BuzzEngine
+import BuzzKitWire
+import Foundation
+import PostgresClient
+
+/// How a run's state is stored: the engine's stored form without the workflow snapshot
+/// (definitions are immutable per key and version and kept in `workflows`), so a state is
+/// small to write and fast to read; the definition comes from a process-wide cache.
+enum StoredRunState {
+    static func encode(_ state: RunState) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.userInfo[RunState.omitWorkflowKey] = true
+        return String(decoding: try encoder.encode(state), as: UTF8.self)
+    }
+
+    static func decode(_ text: String, workflow: WorkflowDefinition) throws -> RunState {
+        let decoder = JSONDecoder()
+        decoder.userInfo[RunState.workflowKey] = workflow
+        do {
+            return try decoder.decode(RunState.self, from: Data(text.utf8))
+        } catch {
+            throw PostgresError(.decoding, "a stored run state does not decode: \(error)")
+        }
+    }
+
+    /// A run row (`id, tenant_id, workflow_key, workflow_version, subscriber_id, dry_run, state`).
+    static func record(_ row: PostgresRow, db: PostgresConnection, definitions: DefinitionCache) throws -> RunRecord {
+        let tenantId: String = try row.decode("tenant_id")
+        let key: String = try row.decode("workflow_key")
+        let version: Int = try row.decode("workflow_version")
+        let workflow = try definitions.definition(tenantId: tenantId, key: key, version: version) {
+            guard let source = try db.query("SELECT definition FROM workflows WHERE tenant_id = \(tenantId) AND key = \(key) AND version = \(version)")
+                .first?.decode("definition", as: JSONB<JSONValue>.self).value else {
+                throw PostgresError(.decoding, "workflow \(key) version \(version) of tenant \(tenantId) is missing")
+            }
+            return try WorkflowDefinition.parse(source)
+        }
+        return RunRecord(id: try row.decode("id"), tenantId: tenantId, workflowKey: key, workflowVersion: version,
+                         subscriberId: try row.decode("subscriber_id"), dryRun: try row.decode("dry_run"),
+                         state: try decode(try row.decode("state"), workflow: workflow))
+    }
+}

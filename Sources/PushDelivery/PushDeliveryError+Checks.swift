@@ -1,0 +1,75 @@
+import CCurl
+import COpenSSL
+import Foundation
+
+// The one checking function per C library: `checkCurl` (libcurl) and `checkOpenSSL` (OpenSSL).
+
+extension PushDeliveryError {
+    /// A libcurl return code: `CURLcode` (easy interface) or `CURLMcode` (multi interface).
+    protocol CurlReturnCode {
+        /// True for `CURLE_OK` / `CURLM_OK`.
+        var isSuccess: Bool { get }
+        /// The numeric code.
+        var number: Int { get }
+        /// libcurl's words for it.
+        var text: String { get }
+    }
+}
+
+extension CURLcode: PushDeliveryError.CurlReturnCode {
+    var isSuccess: Bool { self == CURLE_OK }
+    var number: Int { Int(rawValue) }
+    var text: String { String(cString: curl_easy_strerror(self)) }
+}
+
+extension CURLMcode: PushDeliveryError.CurlReturnCode {
+    // CURLM_CALL_MULTI_PERFORM (-1) is not an error: it only asks to call again.
+    var isSuccess: Bool { self == CURLM_OK || self == CURLM_CALL_MULTI_PERFORM }
+    var number: Int { Int(rawValue) }
+    var text: String { String(cString: curl_multi_strerror(self)) }
+}
+
+extension PushDeliveryError {
+    /// The checking function for libcurl: turns any failing return code into an error.
+    ///
+    /// - Parameters:
+    ///   - code: what the call returned.
+    ///   - context: what was being done, for the message.
+    static func checkCurl<Code: CurlReturnCode>(_ code: Code, _ context: @autoclosure () -> String) throws {
+        guard !code.isSuccess else { return }
+        throw PushDeliveryError(.curl, context: context(), message: code.text, libraryCode: code.number)
+    }
+
+    /// A curl transfer's failure in words, for a `.failed` result (`curl: <text> (<code>)`).
+    static func curlFailureReason(_ code: CURLcode, detail: String) -> String {
+        let words = detail.isEmpty ? code.text : detail
+        return "curl: \(words) (\(code.number))"
+    }
+}
+
+extension PushDeliveryError {
+    /// The checking function for OpenSSL: calls that return 1 (or a positive count) on success
+    /// and 0 or a negative number on failure; pointer results are checked with
+    /// ``openSSL(_:)``'s `guard let … else { throw }` form.
+    ///
+    /// - Returns: `result`, for calls whose positive value means something (a length).
+    @discardableResult
+    static func checkOpenSSL(_ result: Int32, _ context: @autoclosure () -> String) throws -> Int32 {
+        guard result <= 0 else { return result }
+        throw openSSL(context(), libraryCode: Int(result))
+    }
+
+    /// An error built from OpenSSL's thread-local error queue, which it empties.
+    static func openSSL(_ context: String, libraryCode: Int? = nil) -> PushDeliveryError {
+        var reasons: [String] = []
+        while true {
+            let code = ERR_get_error()
+            if code == 0 { break }
+            var buffer = [CChar](repeating: 0, count: 256)
+            ERR_error_string_n(code, &buffer, buffer.count)
+            reasons.append(String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+        }
+        let message = reasons.isEmpty ? "OpenSSL call failed" : reasons.joined(separator: "; ")
+        return PushDeliveryError(.openSSL, context: context, message: message, libraryCode: libraryCode)
+    }
+}
