@@ -65,7 +65,7 @@ let package = Package(
         .testTarget(name: "BuzzServerTests", dependencies: ["BuzzServer", "BuzzEngine", "BuzzKitWire", "PushDelivery"]),
         // Tier 2: integration tests against real PostgreSQL and RabbitMQ.
         .testTarget(name: "IntegrationTests", dependencies: ["PostgresClient", "AMQPClient", "BuzzServer", "BuzzAPI", "BuzzEngine",
-                                                             "BuzzKitWire", "PushDelivery", "HTTPServer"]),
+                                                             "BuzzKitWire", "PushDelivery", "HTTPServer", "APNsStandIn"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -5,6 +5,7 @@ import BuzzServer
 import Foundation
 import PostgresClient
 import PushDelivery
+import APNsStandIn
 import XCTest
 
 /// The whole pipeline on real PostgreSQL and RabbitMQ (isolated schema and queue prefix):
@@ -15,6 +16,7 @@ final class PipelineHarness: @unchecked Sendable {
     let pool: PostgresPool
     let publisher: AMQPPublisher
     let push = InMemoryPushProvider()
+    let provider: any PushProvider
     let metrics = Metrics()
     var context: PipelineContext
     let directory: Directory
@@ -24,7 +26,9 @@ final class PipelineHarness: @unchecked Sendable {
     var scheduler: Scheduler?
     let credentials: TenantCredentials
 
-    init(workers workerQueues: [Topology.Queue] = Topology.Queue.allCases, startScheduler: Bool = true, copies: Int = 1) throws {
+    init(workers workerQueues: [Topology.Queue] = Topology.Queue.allCases, startScheduler: Bool = true, copies: Int = 1,
+         provider: (any PushProvider)? = nil) throws {
+        self.provider = provider ?? push
         topology = Topology(prefix: schema + ".")
         pool = try TestServices.migratedPool(schema: schema, maxConnections: 12)
         let topology = self.topology
@@ -32,7 +36,7 @@ final class PipelineHarness: @unchecked Sendable {
         let setup = try AMQPConnection(url: TestServices.amqpURL)
         try topology.declare(on: setup)
         setup.close()
-        context = PipelineContext(store: PostgresStore(pool: pool), topology: topology, push: push, metrics: metrics)
+        context = PipelineContext(store: PostgresStore(pool: pool), topology: topology, push: self.provider, metrics: metrics)
         context.publishCopies = copies
         directory = Directory(pool: pool)
         commands = RunCommands(context: context, publisher: publisher, pool: pool)
