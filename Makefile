@@ -2,8 +2,11 @@
 SHELL := /bin/bash
 .DEFAULT_GOAL := build
 
-export BUZZKIT_DATABASE_URL ?= postgres://postgres@127.0.0.1:55432/buzzkit
-export BUZZKIT_AMQP_URL ?= amqp://guest:guest@127.0.0.1:55672/%2f
+BUZZKIT_PG_PORT ?= 55432
+BUZZKIT_AMQP_PORT ?= 55672
+export BUZZKIT_PG_PORT BUZZKIT_AMQP_PORT
+export BUZZKIT_DATABASE_URL ?= postgres://postgres@127.0.0.1:$(BUZZKIT_PG_PORT)/buzzkit
+export BUZZKIT_AMQP_URL ?= amqp://guest:guest@127.0.0.1:$(BUZZKIT_AMQP_PORT)/%2f
 
 SWIFT_BUILD_FLAGS ?=
 
