@@ -42,6 +42,7 @@ CREATE TABLE workflow_heads (
     key           text NOT NULL,
     version       integer NOT NULL,
     trigger_event text NOT NULL,
+    cancel_events text[] NOT NULL DEFAULT '{}',   -- cancelOn event names of this and earlier versions
     PRIMARY KEY (tenant_id, key),
     FOREIGN KEY (tenant_id, key, version) REFERENCES workflows (tenant_id, key, version)
 );

@@ -20,11 +20,17 @@ struct EventProcessor {
         let now = context.clock.now()
         let settings = SettingsCache(tx)
         var rows: [Outbox.Row] = []
-        for item in items {
-            guard try settings.tenant(item.tenantId) != nil else {
-                throw PipelineError.permanent("unknown tenant \"\(item.tenantId)\" in the routing key")
+        // One statement per tenant records the batch's event ids and tells which are new.
+        var fresh: [String: Set<String>] = [:]
+        for (tenantId, group) in Dictionary(grouping: items, by: \.tenantId) {
+            guard try settings.tenant(tenantId) != nil else {
+                throw PipelineError.permanent("unknown tenant \"\(tenantId)\" in the routing key")
             }
-            if let key = item.dedupeKey, !(try tx.markEventProcessed(tenantId: item.tenantId, eventId: key, at: now)) {
+            fresh[tenantId] = try tx.markEventsProcessed(tenantId: tenantId, eventIds: group.compactMap(\.dedupeKey), at: now)
+        }
+        var seen: Set<String> = []
+        for item in items {
+            if let key = item.dedupeKey, !(fresh[item.tenantId]?.contains(key) ?? false) || !seen.insert(item.tenantId + "\u{0}" + key).inserted {
                 context.metrics.increment("buzzkit_events_duplicate_total", help: "Events skipped because their id was processed before")
                 continue
             }
@@ -47,7 +53,7 @@ struct EventProcessor {
     /// Starts a run of every current workflow triggered by the event.
     func startRuns(_ item: Item, tx: any StoreTransaction, settings: SettingsCache, now: Date) throws -> [Outbox.Row] {
         var rows: [Outbox.Row] = []
-        for workflow in try tx.workflows(tenantId: item.tenantId, triggeredBy: item.event.event) {
+        for workflow in try settings.workflows(tenantId: item.tenantId, triggeredBy: item.event.event) {
             let (run, actions) = try Self.newRun(workflow: workflow, trigger: item.event, subscriberId: item.event.subscriberId,
                                                  dryRun: false, settings: settings, now: now)
             try tx.insertRun(run)
@@ -74,6 +80,7 @@ struct EventProcessor {
 
     /// Feeds the event to the subscriber's open runs whose `cancelOn` names it.
     func cancelRuns(_ item: Item, tx: any StoreTransaction, settings: SettingsCache, now: Date) throws -> [Outbox.Row] {
+        guard try settings.cancels(tenantId: item.tenantId, event: item.event.event) else { return [] }
         let ids = try tx.openRuns(tenantId: item.tenantId, subscriberId: item.event.subscriberId, cancelEvent: item.event.event)
         var rows: [Outbox.Row] = []
         for var run in try tx.lockRuns(ids) {

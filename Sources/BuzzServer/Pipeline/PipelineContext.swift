@@ -30,6 +30,8 @@ final class SettingsCache {
     let tx: any StoreTransaction
     private var tenants: [String: TenantRecord?] = [:]
     private var subscribers: [String: SubscriberRecord?] = [:]
+    private var workflows: [String: [WorkflowRecord]] = [:]
+    private var cancelNames: [String: Set<String>] = [:]
 
     init(_ tx: any StoreTransaction) { self.tx = tx }
 
@@ -46,6 +48,23 @@ final class SettingsCache {
         let loaded = try tx.subscriber(tenantId: tenantId, id: id)
         subscribers[key] = loaded
         return loaded
+    }
+
+    /// Current workflows triggered by `event` (read once per transaction).
+    func workflows(tenantId: String, triggeredBy event: String) throws -> [WorkflowRecord] {
+        let key = tenantId + "\u{0}" + event
+        if let cached = workflows[key] { return cached }
+        let loaded = try tx.workflows(tenantId: tenantId, triggeredBy: event)
+        workflows[key] = loaded
+        return loaded
+    }
+
+    /// Whether any current workflow of the tenant cancels on `event`.
+    func cancels(tenantId: String, event: String) throws -> Bool {
+        if let names = cancelNames[tenantId] { return names.contains(event) }
+        let names = try tx.cancelEventNames(tenantId: tenantId)
+        cancelNames[tenantId] = names
+        return names.contains(event)
     }
 
     /// Brings the run's view of the subscriber and tenant up to date before it handles input.

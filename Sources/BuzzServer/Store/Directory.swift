@@ -107,8 +107,11 @@ public struct Directory: Sendable {
                 VALUES (\(tenantId), \(definition.key), \(version), \(definition.triggerEvent), \(JSONB(source)))
                 """)
             try db.execute("""
-                INSERT INTO workflow_heads (tenant_id, key, version, trigger_event) VALUES (\(tenantId), \(definition.key), \(version), \(definition.triggerEvent))
-                ON CONFLICT (tenant_id, key) DO UPDATE SET version = EXCLUDED.version, trigger_event = EXCLUDED.trigger_event
+                INSERT INTO workflow_heads (tenant_id, key, version, trigger_event, cancel_events)
+                VALUES (\(tenantId), \(definition.key), \(version), \(definition.triggerEvent), \(Array(Set(definition.cancelOn.map(\.event))).sorted())::text[])
+                ON CONFLICT (tenant_id, key) DO UPDATE SET version = EXCLUDED.version, trigger_event = EXCLUDED.trigger_event,
+                    -- Grows only: runs of older versions may still cancel on names the new version dropped.
+                    cancel_events = ARRAY(SELECT DISTINCT unnest(workflow_heads.cancel_events || EXCLUDED.cancel_events))
                 """)
             return version
         }

@@ -35,6 +35,10 @@ struct InMemoryStoreTransaction: StoreTransaction {
         }
     }
 
+    func cancelEventNames(tenantId: String) throws -> Set<String> {
+        read { state in Set(state.workflows.values.filter { $0.tenantId == tenantId }.flatMap { $0.definition.cancelOn.map(\.event) }) }
+    }
+
     func currentWorkflow(tenantId: String, key: String) throws -> WorkflowRecord? {
         read { $0.workflows[InMemoryStore.key(tenantId, key)] }
     }
@@ -62,6 +66,10 @@ struct InMemoryStoreTransaction: StoreTransaction {
 
     func markEventProcessed(tenantId: String, eventId: String, at: Date) throws -> Bool {
         write { $0.processedEvents.insert(InMemoryStore.key(tenantId, eventId)).inserted }
+    }
+
+    func markEventsProcessed(tenantId: String, eventIds: [String], at: Date) throws -> Set<String> {
+        write { state in Set(eventIds.filter { state.processedEvents.insert(InMemoryStore.key(tenantId, $0)).inserted }) }
     }
 
     func recordAcknowledgment(tenantId: String, subscriberId: String, localId: String, messageId: String?, at: Date) throws -> Bool {

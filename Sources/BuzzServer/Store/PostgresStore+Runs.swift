@@ -48,6 +48,14 @@ extension PostgresStoreTransaction {
             """) == 1
     }
 
+    func markEventsProcessed(tenantId: String, eventIds: [String], at: Date) throws -> Set<String> {
+        guard !eventIds.isEmpty else { return [] }
+        return Set(try db.query("""
+            INSERT INTO processed_events (tenant_id, event_id, processed_at)
+            SELECT \(tenantId), e, \(at) FROM unnest(\(eventIds)::text[]) AS u(e) ON CONFLICT DO NOTHING RETURNING event_id
+            """).map { try $0.decode("event_id", as: String.self) })
+    }
+
     func recordAcknowledgment(tenantId: String, subscriberId: String, localId: String, messageId: String?, at: Date) throws -> Bool {
         try db.execute("""
             INSERT INTO acknowledgments (tenant_id, subscriber_id, local_id, message_id, acknowledged_at)

@@ -91,6 +91,11 @@ struct PostgresStoreTransaction: StoreTransaction {
         }
     }
 
+    func cancelEventNames(tenantId: String) throws -> Set<String> {
+        Set(try db.query("SELECT DISTINCT unnest(cancel_events) AS name FROM workflow_heads WHERE tenant_id = \(tenantId)")
+            .map { try $0.decode("name", as: String.self) })
+    }
+
     private func loadSource(tenantId: String, key: String, version: Int) throws -> JSONValue {
         try db.query("SELECT definition FROM workflows WHERE tenant_id = \(tenantId) AND key = \(key) AND version = \(version)")
             .first?.decode("definition", as: JSONB<JSONValue>.self).value ?? .null

@@ -19,6 +19,9 @@ public protocol StoreTransaction {
     func deactivateDevice(_ id: UUID, reason: String, at: Date) throws
     /// Current workflow versions whose trigger is `event`.
     func workflows(tenantId: String, triggeredBy event: String) throws -> [WorkflowRecord]
+    /// Every event name that a current workflow of the tenant cancels on (a cheap filter
+    /// before looking for open runs to cancel).
+    func cancelEventNames(tenantId: String) throws -> Set<String>
     /// The current version of the workflow `key`.
     func currentWorkflow(tenantId: String, key: String) throws -> WorkflowRecord?
 
@@ -35,6 +38,8 @@ public protocol StoreTransaction {
     // Idempotency and acknowledgments.
     /// Records a client event id; false when it was processed before.
     func markEventProcessed(tenantId: String, eventId: String, at: Date) throws -> Bool
+    /// Records many event ids at once; returns those seen for the first time.
+    func markEventsProcessed(tenantId: String, eventIds: [String], at: Date) throws -> Set<String>
     /// Records a `$local.scheduled`; false when this subscriber already acknowledged it.
     func recordAcknowledgment(tenantId: String, subscriberId: String, localId: String, messageId: String?, at: Date) throws -> Bool
     /// Acknowledgments of a run's plans by its subscriber (local id → message id).
