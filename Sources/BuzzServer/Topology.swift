@@ -27,7 +27,7 @@ public struct Topology: Sendable {
     /// Deliveries before a failing message is dead-lettered.
     public var deliveryLimit: Int
 
-    public init(prefix: String = "", deliveryLimit: Int = 5) {
+    public init(prefix: String = "", deliveryLimit: Int = 10) {
         self.prefix = prefix
         self.deliveryLimit = deliveryLimit
     }
