@@ -33,12 +33,13 @@ enum EventRoutes {
             let now = api.clock.now()
             var messages: [AMQPMessage] = []
             messages.reserveCapacity(items.count)
+            let encoder = JSONEncoder()
             for (value, path) in items {
                 let event = try parse(value, path: path, now: now)
                 try principal.authorize(subscriberId: event.subscriberId, now: now)
                 messages.append(AMQPMessage(exchange: api.topology.eventsExchange,
                                             routingKey: Topology.routingKey(tenantId: principal.tenant.id, event: event.event),
-                                            body: try JSONEncoder().encode(event), messageId: UUID().uuidString.lowercased()))
+                                            body: try encoder.encode(event), messageId: UUID().uuidString.lowercased()))
             }
             do {
                 try await api.publisher.publishBatch(messages)
