@@ -31,17 +31,36 @@ struct SendProcessor {
             let results = context.push.send(toSend.map(notification))
             var delivered: [String: Int] = [:]
             for target in targets where target.claim == .alreadyDone { delivered[target.key, default: 0] += 1 }
+            var outcomes: [(idempotencyKey: String, deviceId: UUID, outcome: DeliveryOutcome)] = []
             for (target, result) in zip(toSend, results) {
-                try record(result, for: target, tx: tx, now: now)
+                outcomes.append((target.key, target.device.id, try record(result, for: target, tx: tx, now: now)))
                 if result.isDelivered { delivered[target.key, default: 0] += 1 }
             }
+            try tx.finishDeliveries(outcomes, at: now)
             return try reportPlans(messages, delivered: delivered, tx: tx, now: now)
         }
     }
 
     private func claim(_ messages: [PipelineMessage], tx: any StoreTransaction, now: Date) throws -> [Target] {
+        // Devices: one query per tenant for every subscriber of the batch; cancels go to plan recipients.
+        var subscribersByTenant: [String: Set<String>] = [:]
+        for message in messages {
+            switch message {
+            case .sendPlan(let tenantId, _, let subscriberId, _), .sendAlert(let tenantId, _, let subscriberId, _, _):
+                subscribersByTenant[tenantId, default: []].insert(subscriberId)
+            case .sendCancel, .timer:
+                continue
+            }
+        }
+        var devicesBy: [String: [DeviceRecord]] = [:]
+        for (tenantId, subscribers) in subscribersByTenant {
+            for (subscriberId, devices) in try tx.activeDevices(tenantId: tenantId, subscriberIds: Array(subscribers)) {
+                devicesBy[tenantId + "\u{0}" + subscriberId] = devices
+            }
+        }
         var targets: [Target] = []
-        var kinds: [(kind: String, messageId: String?)] = []
+        var requests: [DeliveryRequest] = []
+        var seen: Set<String> = []
         for message in messages {
             let devices: [DeviceRecord]
             let key: String
@@ -49,10 +68,10 @@ struct SendProcessor {
             var messageId: String?
             switch message {
             case .sendPlan(let tenantId, _, let subscriberId, let delivery):
-                devices = try tx.activeDevices(tenantId: tenantId, subscriberId: subscriberId)
+                devices = devicesBy[tenantId + "\u{0}" + subscriberId] ?? []
                 (key, kind, messageId) = (delivery.localId, "plan", delivery.messageId)
             case .sendAlert(let tenantId, _, let subscriberId, let fallback, let delivery):
-                devices = try tx.activeDevices(tenantId: tenantId, subscriberId: subscriberId)
+                devices = devicesBy[tenantId + "\u{0}" + subscriberId] ?? []
                 (key, kind, messageId) = (delivery.idempotencyKey, fallback ? "fallback" : "push", delivery.messageId)
             case .sendCancel(_, let runId, _, _):
                 devices = try tx.planRecipients(runId: runId)
@@ -60,23 +79,18 @@ struct SendProcessor {
             case .timer:
                 continue
             }
-            for device in devices where device.platform == "ios" {
+            // A pair that appears twice in the batch is sent once.
+            for device in devices where device.platform == "ios" && seen.insert(key + "\u{0}" + device.id.uuidString).inserted {
                 targets.append(Target(message: message, device: device, key: key, claim: .alreadyDone))
-                kinds.append((kind, messageId))
+                requests.append(DeliveryRequest(tenantId: message.tenantId, runId: message.runId, idempotencyKey: key,
+                                                deviceId: device.id, kind: kind, messageId: messageId))
             }
         }
-        // Claim in a fixed order; a pair that appears twice in the batch is sent once.
-        let order = targets.indices.sorted { (targets[$0].key, targets[$0].device.id.uuidString) < (targets[$1].key, targets[$1].device.id.uuidString) }
-        var seen: Set<String> = []
-        var claimed: [Target] = []
-        for index in order {
-            var target = targets[index]
-            guard seen.insert(target.key + "\u{0}" + target.device.id.uuidString).inserted else { continue }
-            target.claim = try tx.claimDelivery(tenantId: target.message.tenantId, runId: target.message.runId, idempotencyKey: target.key,
-                                                deviceId: target.device.id, kind: kinds[index].kind, messageId: kinds[index].messageId, at: now)
-            claimed.append(target)
-        }
-        return claimed
+        // Claim in a fixed order, so concurrent batches take the row locks alike (no deadlocks).
+        let order = requests.indices.sorted { (requests[$0].idempotencyKey, requests[$0].deviceId.uuidString) < (requests[$1].idempotencyKey, requests[$1].deviceId.uuidString) }
+        let claims = try tx.claimDeliveries(order.map { requests[$0] }, at: now)
+        for (position, index) in order.enumerated() { targets[index].claim = claims[position] }
+        return targets
     }
 
     private func notification(_ target: Target) -> PushNotification {
@@ -97,7 +111,8 @@ struct SendProcessor {
         }
     }
 
-    private func record(_ result: PushResult, for target: Target, tx: any StoreTransaction, now: Date) throws {
+    /// The delivery row's outcome; a dead token deactivates its device.
+    private func record(_ result: PushResult, for target: Target, tx: any StoreTransaction, now: Date) throws -> DeliveryOutcome {
         let status: String
         switch result.outcome {
         case .delivered: status = "sent"
@@ -107,9 +122,6 @@ struct SendProcessor {
         case .rejected: status = "rejected"
         case .failed: status = "failed"
         }
-        try tx.finishDelivery(idempotencyKey: target.key, deviceId: target.device.id,
-                              outcome: DeliveryOutcome(status: status, apnsId: result.apnsId?.uuidString, httpStatus: result.status,
-                                                       reason: result.reason, attempts: result.attempts), at: now)
         let kind: String
         switch target.message {
         case .sendPlan: kind = "plan"
@@ -118,6 +130,7 @@ struct SendProcessor {
         case .timer: kind = "timer"
         }
         context.metrics.increment("buzzkit_pushes_total", ["kind": kind, "outcome": result.outcomeName], help: "Pushes sent to APNs by kind and outcome")
+        return DeliveryOutcome(status: status, apnsId: result.apnsId?.uuidString, httpStatus: result.status, reason: result.reason, attempts: result.attempts)
     }
 
     /// Tells each run how many devices received its plan.

@@ -21,6 +21,12 @@ struct InMemoryStoreTransaction: StoreTransaction {
         }
     }
 
+    func activeDevices(tenantId: String, subscriberIds: [String]) throws -> [String: [DeviceRecord]] {
+        var out: [String: [DeviceRecord]] = [:]
+        for id in Set(subscriberIds) { out[id] = try activeDevices(tenantId: tenantId, subscriberId: id) }
+        return out
+    }
+
     func deactivateDevice(_ id: UUID, reason: String, at: Date) throws {
         write { state in
             guard state.devices[id]?.active == true else { return }
@@ -109,19 +115,23 @@ struct InMemoryStoreTransaction: StoreTransaction {
 
     func deleteTimers(runId: UUID) throws { write { $0.outbox.removeAll { $0.runId == runId } } }
 
-    func claimDelivery(tenantId: String, runId: UUID?, idempotencyKey: String, deviceId: UUID, kind: String, messageId: String?, at: Date) throws -> DeliveryClaim {
+    func claimDeliveries(_ requests: [DeliveryRequest], at: Date) throws -> [DeliveryClaim] {
         write { state in
-            let key = InMemoryStore.key(idempotencyKey, deviceId.uuidString)
-            if let existing = state.deliveries[key] {
-                return existing.outcome?.status == "failed" ? .send : .alreadyDone
+            requests.map { request in
+                let key = InMemoryStore.key(request.idempotencyKey, request.deviceId.uuidString)
+                if let existing = state.deliveries[key] {
+                    return existing.outcome?.status == "failed" ? .send : .alreadyDone
+                }
+                state.deliveries[key] = (request.runId, request.kind, nil)
+                return .send
             }
-            state.deliveries[key] = (runId, kind, nil)
-            return .send
         }
     }
 
-    func finishDelivery(idempotencyKey: String, deviceId: UUID, outcome: DeliveryOutcome, at: Date) throws {
-        write { $0.deliveries[InMemoryStore.key(idempotencyKey, deviceId.uuidString)]?.outcome = outcome }
+    func finishDeliveries(_ outcomes: [(idempotencyKey: String, deviceId: UUID, outcome: DeliveryOutcome)], at: Date) throws {
+        write { state in
+            for item in outcomes { state.deliveries[InMemoryStore.key(item.idempotencyKey, item.deviceId.uuidString)]?.outcome = item.outcome }
+        }
     }
 
     func planRecipients(runId: UUID) throws -> [DeviceRecord] {

@@ -2,27 +2,51 @@ import Foundation
 import PostgresClient
 
 extension PostgresStoreTransaction {
-    func claimDelivery(tenantId: String, runId: UUID?, idempotencyKey: String, deviceId: UUID, kind: String, messageId: String?, at: Date) throws -> DeliveryClaim {
-        let inserted = try db.execute("""
+    func claimDeliveries(_ requests: [DeliveryRequest], at: Date) throws -> [DeliveryClaim] {
+        guard !requests.isEmpty else { return [] }
+        // One INSERT for every pair (in the caller's order, so concurrent batches lock alike).
+        let inserted = try db.query("""
             INSERT INTO deliveries (tenant_id, run_id, idempotency_key, device_id, kind, status, message_id, created_at)
-            VALUES (\(tenantId), \(runId), \(idempotencyKey), \(deviceId), \(kind), 'pending', \(messageId), \(at))
+            SELECT t, NULLIF(rr, '')::uuid, k, d, c, 'pending', NULLIF(mm, ''), \(at)
+            FROM unnest(\(requests.map(\.tenantId))::text[], \(requests.map { $0.runId?.uuidString ?? "" })::text[],
+                        \(requests.map(\.idempotencyKey))::text[], \(requests.map(\.deviceId))::uuid[], \(requests.map(\.kind))::text[],
+                        \(requests.map { $0.messageId ?? "" })::text[]) WITH ORDINALITY AS u(t, rr, k, d, c, mm, n)
+            ORDER BY n
             ON CONFLICT (idempotency_key, device_id) DO NOTHING
+            RETURNING idempotency_key, device_id
             """)
-        if inserted == 1 { return .send }
-        // Someone else's claim: wait for its transaction (row lock), then look at the outcome.
-        let status = try db.query("""
-            SELECT status FROM deliveries WHERE idempotency_key = \(idempotencyKey) AND device_id = \(deviceId) FOR UPDATE
-            """).first?.decode("status", as: String.self)
-        // Sent, refused or unregistered: done. Failed earlier (APNs down, retries used up): try again.
-        return status == "failed" ? .send : .alreadyDone
+        var claimed = Set<String>()
+        for row in inserted { claimed.insert((try row.decode("idempotency_key") as String) + "\u{0}" + (try row.decode("device_id") as UUID).uuidString) }
+        let others = requests.filter { !claimed.contains($0.idempotencyKey + "\u{0}" + $0.deviceId.uuidString) }
+        var statuses: [String: String] = [:]
+        if !others.isEmpty {
+            // Someone else's claims: wait for their transactions (row locks), then read the outcome.
+            for row in try db.query("""
+                SELECT x.idempotency_key, x.device_id, x.status FROM deliveries x
+                JOIN unnest(\(others.map(\.idempotencyKey))::text[], \(others.map(\.deviceId))::uuid[]) AS u(k, d)
+                  ON x.idempotency_key = u.k AND x.device_id = u.d
+                ORDER BY x.idempotency_key, x.device_id FOR UPDATE OF x
+                """) {
+                statuses[(try row.decode("idempotency_key") as String) + "\u{0}" + (try row.decode("device_id") as UUID).uuidString] = try row.decode("status")
+            }
+        }
+        return requests.map { request in
+            let key = request.idempotencyKey + "\u{0}" + request.deviceId.uuidString
+            if claimed.contains(key) { return .send }
+            // Sent, refused or unregistered: done. Failed earlier (APNs down, retries used up): try again.
+            return statuses[key] == "failed" ? .send : .alreadyDone
+        }
     }
 
-    func finishDelivery(idempotencyKey: String, deviceId: UUID, outcome: DeliveryOutcome, at: Date) throws {
+    func finishDeliveries(_ outcomes: [(idempotencyKey: String, deviceId: UUID, outcome: DeliveryOutcome)], at: Date) throws {
+        guard !outcomes.isEmpty else { return }
         try db.execute("""
-            UPDATE deliveries SET status = \(outcome.status), apns_id = \(outcome.apnsId), http_status = \(outcome.httpStatus),
-                   reason = \(outcome.reason), attempts = attempts + \(outcome.attempts),
-                   sent_at = CASE WHEN \(outcome.status) = 'sent' THEN \(at)::timestamptz ELSE sent_at END
-            WHERE idempotency_key = \(idempotencyKey) AND device_id = \(deviceId)
+            UPDATE deliveries x SET status = u.s, apns_id = NULLIF(u.a, ''), http_status = NULLIF(u.h, 0), reason = NULLIF(u.r, ''),
+                   attempts = x.attempts + u.n, sent_at = CASE WHEN u.s = 'sent' THEN \(at)::timestamptz ELSE x.sent_at END
+            FROM unnest(\(outcomes.map(\.idempotencyKey))::text[], \(outcomes.map(\.deviceId))::uuid[], \(outcomes.map(\.outcome.status))::text[],
+                        \(outcomes.map { $0.outcome.apnsId ?? "" })::text[], \(outcomes.map { $0.outcome.httpStatus ?? 0 })::int[],
+                        \(outcomes.map { $0.outcome.reason ?? "" })::text[], \(outcomes.map(\.outcome.attempts))::int[]) AS u(k, d, s, a, h, r, n)
+            WHERE x.idempotency_key = u.k AND x.device_id = u.d
             """)
     }
 

@@ -69,6 +69,19 @@ struct PostgresStoreTransaction: StoreTransaction {
             """).map { try device($0, tenantId: tenantId, subscriberId: subscriberId) }
     }
 
+    func activeDevices(tenantId: String, subscriberIds: [String]) throws -> [String: [DeviceRecord]] {
+        guard !subscriberIds.isEmpty else { return [:] }
+        var out: [String: [DeviceRecord]] = [:]
+        for row in try db.query("""
+            SELECT id, subscriber_id, platform, token, topic, environment FROM devices
+            WHERE tenant_id = \(tenantId) AND subscriber_id = ANY(\(Array(Set(subscriberIds)))::text[]) AND active ORDER BY created_at, id
+            """) {
+            let subscriberId: String = try row.decode("subscriber_id")
+            out[subscriberId, default: []].append(try device(row, tenantId: tenantId, subscriberId: subscriberId))
+        }
+        return out
+    }
+
     func deactivateDevice(_ id: UUID, reason: String, at: Date) throws {
         try db.execute("""
             UPDATE devices SET active = false, inactive_at = \(at), inactive_reason = \(reason), updated_at = \(at)

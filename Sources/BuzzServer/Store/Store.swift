@@ -16,6 +16,8 @@ public protocol StoreTransaction {
     func tenant(_ id: String) throws -> TenantRecord?
     func subscriber(tenantId: String, id: String) throws -> SubscriberRecord?
     func activeDevices(tenantId: String, subscriberId: String) throws -> [DeviceRecord]
+    /// Active devices of many subscribers of one tenant, by subscriber id.
+    func activeDevices(tenantId: String, subscriberIds: [String]) throws -> [String: [DeviceRecord]]
     func deactivateDevice(_ id: UUID, reason: String, at: Date) throws
     /// Current workflow versions whose trigger is `event`.
     func workflows(tenantId: String, triggeredBy event: String) throws -> [WorkflowRecord]
@@ -56,11 +58,12 @@ public protocol StoreTransaction {
     func deleteTimers(runId: UUID) throws
 
     // Deliveries.
-    /// Claims the (idempotency key, device) pair for sending (see ``DeliveryClaim``), holding
-    /// its row lock until the transaction ends, so a concurrent duplicate waits and then
-    /// finds it done.
-    func claimDelivery(tenantId: String, runId: UUID?, idempotencyKey: String, deviceId: UUID, kind: String, messageId: String?, at: Date) throws -> DeliveryClaim
-    func finishDelivery(idempotencyKey: String, deviceId: UUID, outcome: DeliveryOutcome, at: Date) throws
+    /// Claims (idempotency key, device) pairs for sending (see ``DeliveryClaim``), in the
+    /// order given, holding their row locks until the transaction ends, so a concurrent
+    /// duplicate waits and then finds them done. Returns one claim per request.
+    func claimDeliveries(_ requests: [DeliveryRequest], at: Date) throws -> [DeliveryClaim]
+    /// Records the answers of sends.
+    func finishDeliveries(_ outcomes: [(idempotencyKey: String, deviceId: UUID, outcome: DeliveryOutcome)], at: Date) throws
     /// Devices that were sent a plan of the run (they need the `bk.cancel`).
     func planRecipients(runId: UUID) throws -> [DeviceRecord]
 }

@@ -129,3 +129,23 @@ public struct DeliveryOutcome: Sendable, Equatable {
         self.attempts = attempts
     }
 }
+
+/// One (idempotency key, device) pair to claim for sending.
+public struct DeliveryRequest: Sendable, Equatable {
+    public var tenantId: String
+    public var runId: UUID?
+    public var idempotencyKey: String
+    public var deviceId: UUID
+    /// `plan`, `cancel`, `fallback` or `push`.
+    public var kind: String
+    public var messageId: String?
+
+    public init(tenantId: String, runId: UUID?, idempotencyKey: String, deviceId: UUID, kind: String, messageId: String?) {
+        self.tenantId = tenantId
+        self.runId = runId
+        self.idempotencyKey = idempotencyKey
+        self.deviceId = deviceId
+        self.kind = kind
+        self.messageId = messageId
+    }
+}
