@@ -42,6 +42,9 @@ let package = Package(
         .target(name: "BuzzKitWire"),
         .target(name: "BuzzEngine", dependencies: ["BuzzKitWire"]),
         .target(name: "BuzzEngineCLI", dependencies: ["BuzzEngine"]),
+        // The device SDK (Foundation only) and the simulator that plays a fleet of phones with it.
+        .target(name: "BuzzKit", dependencies: ["BuzzKitWire"]),
+        .target(name: "DeviceSimulator", dependencies: ["BuzzKit", "BuzzKitWire", "APNsStandIn", "BuzzCrypto"]),
 
         // Server-side modules.
         .target(name: "BuzzServer", dependencies: ["BuzzEngine", "BuzzKitWire", "PostgresClient", "AMQPClient", "BuzzCrypto", "HTTPServer", "PushDelivery"],
@@ -50,6 +53,7 @@ let package = Package(
         .target(name: "BuzzAPI", dependencies: ["BuzzServer", "BuzzEngine", "BuzzKitWire", "HTTPServer", "BuzzCrypto", "AMQPClient", "PostgresClient"]),
 
         .executableTarget(name: "buzzkit", dependencies: ["BuzzServer", "BuzzAPI", "BuzzEngineCLI", "PostgresClient", "AMQPClient", "PushDelivery"]),
+        .executableTarget(name: "buzzkit-devicesim", dependencies: ["DeviceSimulator", "APNsStandIn"], path: "Sources/buzzkit-devicesim"),
         .executableTarget(name: "buzzkit-apns", dependencies: ["APNsStandIn"], path: "Sources/buzzkit-apns"),
         .executableTarget(name: "apns-bench", dependencies: ["PushDelivery", "APNsStandIn"], path: "Sources/apns-bench"),
         .executableTarget(name: "buzzkit-bench", dependencies: ["BuzzEngine", "BuzzKitWire", "BuzzServer", "PushDelivery", "PostgresClient", "AMQPClient", "HTTPServer"],
@@ -61,6 +65,7 @@ let package = Package(
         .testTarget(name: "PostgresClientTests", dependencies: ["PostgresClient"]),
         .testTarget(name: "AMQPClientTests", dependencies: ["AMQPClient"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"]),
+        .testTarget(name: "BuzzKitTests", dependencies: ["BuzzKit", "BuzzKitWire"]),
         .testTarget(name: "PushDeliveryTests", dependencies: ["PushDelivery", "APNsStandIn", "COpenSSL"]),
         .testTarget(name: "BuzzServerTests", dependencies: ["BuzzServer", "BuzzEngine", "BuzzKitWire", "PushDelivery"]),
         // Tier 2: integration tests against real PostgreSQL and RabbitMQ.

@@ -1,0 +1,152 @@
+import BuzzKitWire
+import Foundation
+
+extension BuzzKitClient {
+    /// Whether a flush should start now: something is queued, none is in flight, and either
+    /// a last-chance send was requested or the queue is due and no backoff is pending.
+    func shouldFlush(now: Date) -> Bool {
+        guard flight == nil, !queue.isEmpty else { return false }
+        if forceNextFlush { return true }
+        guard let due = flushDueAt, due <= now else { return false }
+        if let retryAt, retryAt > now { return false }
+        return true
+    }
+
+    /// Starts the single flush flight.
+    func startFlight() {
+        guard flight == nil else { return }
+        forceNextFlush = false
+        flight = Task { await self.runFlight() }
+    }
+
+    /// Posts the queue in batches until it is empty or a request fails.
+    ///
+    /// - 2xx: the batch leaves the queue; acknowledgments in it are confirmed.
+    /// - 401: a new subscriber token is fetched and the batch resent once.
+    /// - another 4xx: the batch is halved until the refused event is alone, then dropped
+    ///   (retrying cannot help, and it must not block the events behind it).
+    /// - 408, 429, 5xx, network failure: stop; the next attempt waits for the backoff
+    ///   (``RetryPolicy``, honouring `Retry-After`). Events carry client ids, so a batch that
+    ///   did arrive is deduplicated when resent.
+    func runFlight() async {
+        var limit = configuration.eventBatchSize
+        var reauthorized = false
+        var failure: (error: BuzzKitError, retryAfter: TimeInterval?)?
+        sending: while !queue.isEmpty {
+            let batch = queue.batch(limit: limit)
+            let ids = Set(batch.compactMap(\.id))
+            inFlightEventIds = ids
+            let result = await post(batch)
+            inFlightEventIds = []
+            switch result {
+            case .accepted:
+                delivered(ids)
+            case .unauthorized(let error):
+                cachedToken = nil
+                if reauthorized {
+                    failure = (error, nil)
+                    break sending
+                }
+                reauthorized = true
+            case .refused(let error):
+                if batch.count > 1 {
+                    limit = max(1, batch.count / 2)
+                } else {
+                    queue.remove(ids: ids)
+                    saveQueue()
+                    report(.eventsDropped(eventIds: ids.sorted(), error: error))
+                    limit = configuration.eventBatchSize
+                }
+            case .failed(let error, let retryAfter, let ambiguous):
+                if ambiguous { markAcknowledgmentsUncertain(ids) }
+                failure = (error, retryAfter)
+                break sending
+            }
+        }
+        if let failure {
+            consecutiveFailures += 1
+            let delay = configuration.retryPolicy.delay(afterFailures: consecutiveFailures,
+                                                        retryAfter: failure.retryAfter, random: ports.random())
+            let next = clock.now.addingTimeInterval(delay)
+            retryAt = next
+            report(.flushFailed(error: failure.error, retryAt: next))
+        } else {
+            consecutiveFailures = 0
+            retryAt = nil
+            flushDueAt = nil
+        }
+        flight = nil
+        await tick()
+    }
+
+    /// Posts one batch: `POST /v1/events` with `{"events": [...]}`.
+    func post(_ batch: [BuzzEvent]) async -> PostResult {
+        let context = "POST /v1/events"
+        let body: Data
+        do {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys]
+            body = try encoder.encode(["events": batch])
+        } catch {
+            return .refused(BuzzKitError(.invalidEvent, context: context, message: "the batch could not be encoded: \(error)"))
+        }
+        return await send(method: "POST", path: "/v1/events", body: body, context: context)
+    }
+
+    /// Sends an authenticated JSON request to the API and classifies the result.
+    func send(method: String, path: String, body: Data, context: String) async -> PostResult {
+        let token: String
+        do {
+            token = try await subscriberToken()
+        } catch {
+            return .failed(BuzzKitError(.subscriberToken, context: context, message: "the app's token provider failed: \(error)"),
+                           retryAfter: nil, ambiguous: false)
+        }
+        var base = configuration.apiBaseURL.absoluteString
+        while base.hasSuffix("/") { base.removeLast() }
+        guard let url = URL(string: base + path) else {
+            return .refused(BuzzKitError(.invalidConfiguration, context: context, message: "\(base + path) is not a URL"))
+        }
+        let request = HTTPTransportRequest(method: method, url: url, headers: [
+            "Authorization": "Bearer \(configuration.publishableKey)",
+            "X-BuzzKit-Subscriber-Token": token,
+            "Content-Type": "application/json",
+            "Accept": "application/json",
+        ], body: body)
+        do {
+            let response = try await ports.transport.send(request)
+            return PostResult(response: response, context: context)
+        } catch {
+            return PostResult(transportError: error, context: context)
+        }
+    }
+
+    /// The cached subscriber token while it has more than a minute left, else a fresh one.
+    func subscriberToken() async throws -> String {
+        if let cachedToken {
+            guard let expiry = SubscriberTokenProvider.expiry(of: cachedToken) else { return cachedToken }
+            if expiry.timeIntervalSince(clock.now) > 60 { return cachedToken }
+        }
+        let token = try await configuration.subscriberToken.token()
+        cachedToken = token
+        return token
+    }
+
+    private func delivered(_ ids: Set<String>) {
+        queue.remove(ids: ids)
+        saveQueue()
+        let confirmed = book.confirmAcknowledgments(ids)
+        if !confirmed.isEmpty {
+            for id in confirmed { finalAttempts.remove(id) }
+            saveBook()
+        }
+        report(.eventsDelivered(eventIds: ids.sorted()))
+    }
+
+    private func markAcknowledgmentsUncertain(_ ids: Set<String>) {
+        let affected = book.records.values.filter { $0.acknowledgmentEventId.map(ids.contains) ?? false }
+        guard !affected.isEmpty else { return }
+        for record in affected { book.update(record.localId) { $0.acknowledgmentUncertain = true } }
+        saveBook()
+    }
+}

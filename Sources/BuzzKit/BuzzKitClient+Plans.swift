@@ -1,0 +1,86 @@
+import BuzzKitWire
+import Foundation
+
+extension BuzzKitClient {
+    /// Schedules a plan (inside the gate). The rules, in order:
+    /// 1. A plan cancelled on this device before it arrived is refused.
+    /// 2. The same plan again (same id and content) while known is a no-op: one request, one
+    ///    acknowledgment. A different plan under a known id replaces it.
+    /// 3. A `fireAt` that has passed in the device's zone is refused.
+    /// 4. Under the pending limit the soonest plans win; a refused plan is not acknowledged.
+    /// 5. Otherwise: the request is added, `cancelOn` registered, `$local.scheduled` queued
+    ///    for an immediate flush.
+    func schedule(_ plan: LocalPlan) async -> PushOutcome {
+        await reconcile()
+        let now = clock.now
+        let zone = clock.timeZone
+        if book.tombstone(for: plan.id) != nil {
+            report(.planRejected(localId: plan.id, messageId: plan.messageId, reason: .alreadyCancelled))
+            return .noData
+        }
+        if let existing = book.records[plan.id] {
+            if existing.plan == plan {
+                report(.planDuplicate(localId: plan.id, messageId: plan.messageId))
+                return .noData
+            }
+            await center.removePendingRequests(withIdentifiers: [plan.id])
+            book.remove(localId: plan.id)
+            saveBook()
+        }
+        let instant = plan.fireAt.instant(in: zone)
+        guard instant > now else {
+            report(.planRejected(localId: plan.id, messageId: plan.messageId, reason: .pastFireTime))
+            return .noData
+        }
+        let pending = await center.pendingRequests().filter { $0.id != plan.id }
+        let entries = pending.map {
+            CapacityPlanner.Entry(id: $0.id, instant: $0.fireInstant(in: zone),
+                                  ownedByBuzzKit: book.records[$0.id] != nil || $0.message?.localId == $0.id)
+        }
+        switch CapacityPlanner(limit: configuration.pendingNotificationLimit).decide(instant: instant, pending: entries) {
+        case .reject:
+            report(.planRejected(localId: plan.id, messageId: plan.messageId, reason: .noCapacity))
+            return .noData
+        case .accept(let evicting):
+            for id in evicting { await evict(id) }
+        }
+        do {
+            try await center.add(NotificationRequest(plan: plan))
+        } catch {
+            report(.planRejected(localId: plan.id, messageId: plan.messageId, reason: .notificationCenterFailed))
+            report(.error(BuzzKitError(.notificationCenter, context: "plan \(plan.id)", message: "\(error)")))
+            return .failed
+        }
+        let acknowledgment = makeEvent(BuzzEvent.localScheduled,
+                                       properties: ["localId": .string(plan.id), "messageId": .string(plan.messageId)])
+        book.insert(PlanRecord(plan: plan, acknowledgmentEventId: acknowledgment.id ?? "", receivedAt: now))
+        saveBook()
+        enqueue(acknowledgment, urgent: true)
+        report(.planScheduled(localId: plan.id, messageId: plan.messageId, fireInstant: instant))
+        return .newData
+    }
+
+    /// Pushes a BuzzKit request out of the center to make room for a sooner plan.
+    ///
+    /// If the server may already hold its acknowledgment (confirmed, in flight, or sent with
+    /// an ambiguous failure), the plan is parked: no fallback will come, so the device keeps
+    /// it and puts it back when a slot frees. Otherwise its acknowledgment is taken back out
+    /// of the queue and the plan forgotten, so the server's fallback covers it.
+    func evict(_ localId: String) async {
+        await center.removePendingRequests(withIdentifiers: [localId])
+        guard let record = book.records[localId] else { return }
+        let inFlight = record.acknowledgmentEventId.map(inFlightEventIds.contains) ?? false
+        if record.acknowledgmentConfirmed || record.acknowledgmentUncertain || inFlight {
+            book.update(localId) { $0.state = .parked }
+            report(.planEvicted(localId: localId, messageId: record.plan.messageId, parked: true))
+        } else {
+            if let ackId = record.acknowledgmentEventId {
+                queue.remove(ids: [ackId])
+                saveQueue()
+            }
+            book.remove(localId: localId)
+            report(.planEvicted(localId: localId, messageId: record.plan.messageId, parked: false))
+        }
+        saveBook()
+    }
+}

@@ -1,0 +1,101 @@
+import BuzzKitWire
+import Foundation
+
+extension BuzzKitClient {
+    /// Handles a remote notification as the app receives it (`[AnyHashable: Any]`), for apps
+    /// that forward pushes themselves. Returns after the acknowledgment's flush attempt.
+    nonisolated(nonsending) public func didReceiveRemoteNotification(userInfo: [AnyHashable: Any]) async -> PushOutcome {
+        let payload: [String: JSONValue]
+        do {
+            payload = try JSONValue.members(userInfo: userInfo)
+        } catch {
+            await reportError(error)
+            return .failed
+        }
+        return await handleRemoteNotification(payload: payload)
+    }
+
+    /// Handles a remote notification given as its JSON body (what APNs carries).
+    @discardableResult
+    public func didReceiveRemoteNotification(payload: Data) async -> PushOutcome {
+        let members: [String: JSONValue]
+        do {
+            members = try JSONDecoder().decode([String: JSONValue].self, from: payload)
+        } catch {
+            report(.error(BuzzKitError(.invalidPayload, context: "remote notification", message: "the body is not a JSON object: \(error)")))
+            return .failed
+        }
+        return await handleRemoteNotification(payload: members)
+    }
+
+    /// Handles a remote notification:
+    /// - `bk.local`: schedules the plan and acknowledges it (``ClientActivity`` tells why not);
+    /// - `bk.cancel`: removes pending notifications whose id equals the cancel id or starts
+    ///   with it (a plain string prefix: `run1` also matches `run10/…`);
+    /// - an alert with `bk.localId` (a fallback the app gets to see): removes the pending local
+    ///   copy, so it is not shown a second time;
+    /// - anything else: `.noData`.
+    ///
+    /// Returns after the resulting flush attempt, so an acknowledgment has been sent (or has
+    /// failed) by then.
+    @discardableResult
+    public func handleRemoteNotification(payload: [String: JSONValue]) async -> PushOutcome {
+        let outcome: PushOutcome
+        switch IncomingPush(payload: payload) {
+        case .unrelated:
+            return .noData
+        case .malformed(let error):
+            report(.error(error))
+            return .failed
+        case .plan(let plan):
+            outcome = await withGate { await schedule(plan) }
+        case .cancel(let id):
+            outcome = await withGate { await applyCancelPush(id) }
+        case .alert(let message):
+            outcome = await withGate { await applyFallbackArrival(message) }
+        }
+        await pump()
+        return outcome
+    }
+
+    /// Handles a tap on a notification, given the user info as the app receives it.
+    nonisolated(nonsending) public func didOpenNotification(userInfo: [AnyHashable: Any]) async {
+        do {
+            await handleNotificationOpen(userInfo: try JSONValue.members(userInfo: userInfo))
+        } catch {
+            await reportError(error)
+        }
+    }
+
+    /// Handles a tap on a notification the device showed (local or remote).
+    public func didOpen(_ notification: DeliveredNotification) async {
+        await handleNotificationOpen(userInfo: notification.userInfo)
+    }
+
+    /// Handles a tap: tracks `$push.opened` with the `messageId` (local and remote alike),
+    /// then hands the notification to the open handler (deep-link routing). Not a BuzzKit
+    /// notification: nothing happens.
+    public func handleNotificationOpen(userInfo: [String: JSONValue]) async {
+        guard let opened = OpenedNotification(userInfo: userInfo) else { return }
+        await withGate {
+            let event = makeEvent(BuzzEvent.pushOpened, properties: ["messageId": .string(opened.message.messageId)])
+            enqueue(event, urgent: false)
+            report(.notificationOpened(messageId: opened.message.messageId, deepLink: opened.deepLink, origin: opened.origin))
+        }
+        if let openHandler { await openHandler(opened) }
+        await tick()
+    }
+
+    /// Takes a device token from the platform (automatic push handling).
+    public func handleDeviceToken(_ hexToken: String) async {
+        do {
+            try await setDeviceToken(hexToken)
+        } catch {
+            report(.error(error as? BuzzKitError ?? BuzzKitError(.invalidConfiguration, context: "device token", message: "\(error)")))
+        }
+    }
+
+    func reportError(_ error: any Error) {
+        report(.error(error as? BuzzKitError ?? BuzzKitError(.invalidPayload, context: "remote notification", message: "\(error)")))
+    }
+}

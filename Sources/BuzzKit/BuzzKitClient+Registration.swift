@@ -1,0 +1,112 @@
+import Foundation
+
+extension BuzzKitClient {
+    /// Sets the device token (hex) with the configured topic and environment and registers
+    /// it at once (`PUT /v1/subscribers/{id}/devices`), retrying with backoff on failure.
+    ///
+    /// - Throws: ``BuzzKitError/Code/invalidConfiguration`` for a malformed token.
+    public func setDeviceToken(_ hexToken: String) async throws {
+        let desired = configuration.registration(token: hexToken)
+        guard desired.isWellFormed else {
+            throw BuzzKitError(.invalidConfiguration, context: "device token",
+                               message: "the device token must be hex (an even number of at least 16 digits)")
+        }
+        if registration.desired != desired {
+            registration.desired = desired
+            registrationRefused = false
+            registrationRetryAt = nil
+            registrationFailures = 0
+            saveRegistration()
+        }
+        await pump()
+    }
+
+    /// Sets the device token from the raw bytes iOS hands the app.
+    public func setDeviceToken(_ token: Data) async throws {
+        try await setDeviceToken(token.map { String(format: "%02x", $0) }.joined())
+    }
+
+    /// Registers the device now even if the server already has this registration, and
+    /// returns the error if it failed (a retry is then scheduled unless the API refused it).
+    @discardableResult
+    public func registerDevice() async -> BuzzKitError? {
+        guard registration.desired != nil else {
+            return BuzzKitError(.invalidConfiguration, context: "register", message: "no device token yet")
+        }
+        await settle()
+        registrationRefused = false
+        let task = startRegistration()
+        return await task.value
+    }
+
+    func shouldRegister(now: Date) -> Bool {
+        guard registrationTask == nil, !registrationRefused,
+              registration.needsRegistration(subscriberId: configuration.subscriberId)
+        else { return false }
+        return registrationRetryAt.map { $0 <= now } ?? true
+    }
+
+    /// Starts the single registration request.
+    @discardableResult
+    func startRegistration() -> Task<BuzzKitError?, Never> {
+        if let registrationTask { return registrationTask }
+        let task = Task { () -> BuzzKitError? in
+            let error = await self.performRegistration()
+            self.registrationTask = nil
+            self.scheduleTimer()
+            return error
+        }
+        registrationTask = task
+        return task
+    }
+
+    private func performRegistration() async -> BuzzKitError? {
+        guard let desired = registration.desired else { return nil }
+        let subscriberId = configuration.subscriberId
+        let path = "/v1/subscribers/\(Self.encodePathSegment(subscriberId))/devices"
+        let context = "PUT /v1/subscribers/{id}/devices"
+        let body: Data
+        do {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys]
+            body = try encoder.encode(desired.body)
+        } catch {
+            return BuzzKitError(.invalidConfiguration, context: context, message: "\(error)")
+        }
+        var result = await send(method: "PUT", path: path, body: body, context: context)
+        if case .unauthorized = result {
+            cachedToken = nil
+            result = await send(method: "PUT", path: path, body: body, context: context)
+        }
+        switch result {
+        case .accepted:
+            if registration.desired == desired {
+                registration.registered = desired
+                registration.registeredSubscriberId = subscriberId
+                saveRegistration()
+            }
+            registrationFailures = 0
+            registrationRetryAt = nil
+            report(.deviceRegistered(desired))
+            return nil
+        case .refused(let error):
+            registrationRefused = true
+            report(.registrationFailed(error: error, retryAt: nil))
+            return error
+        case .unauthorized(let error), .failed(let error, _, _):
+            registrationFailures += 1
+            let retryAfter: TimeInterval? = if case .failed(_, let after, _) = result { after } else { nil }
+            let delay = configuration.retryPolicy.delay(afterFailures: registrationFailures, retryAfter: retryAfter, random: ports.random())
+            let next = clock.now.addingTimeInterval(delay)
+            registrationRetryAt = next
+            report(.registrationFailed(error: error, retryAt: next))
+            return error
+        }
+    }
+
+    /// Percent-encodes a path segment (everything but unreserved characters).
+    static func encodePathSegment(_ segment: String) -> String {
+        let allowed = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+        return segment.addingPercentEncoding(withAllowedCharacters: allowed) ?? segment
+    }
+}

@@ -1,0 +1,83 @@
+import Foundation
+
+extension BuzzKitClient {
+    /// Runs whatever is due, then waits for the flush and registration it started.
+    func pump() async {
+        await tick()
+        await settle()
+    }
+
+    /// The SDK's heartbeat: reconciles with the center, handles acknowledgment deadlines,
+    /// starts a due flush or registration, and sets the timer for the next due moment.
+    /// Called at every entry point, when the timer fires and after every flush.
+    func tick() async {
+        activeTicks += 1
+        defer { activeTicks -= 1 }
+        await withGate {
+            await reconcile()
+            await processAcknowledgmentDeadlines()
+        }
+        let now = clock.now
+        if shouldFlush(now: now) { startFlight() }
+        if shouldRegister(now: now) { startRegistration() }
+        scheduleTimer()
+    }
+
+    /// Sets one timer for the earliest of: the queue's due time (not before the backoff),
+    /// the next acknowledgment deadline, the registration retry.
+    func scheduleTimer() {
+        guard !stopped else { return }
+        let now = clock.now
+        var candidates: [Date] = []
+        if flight == nil, !queue.isEmpty, let due = flushDueAt {
+            candidates.append(max(due, retryAt ?? due))
+        }
+        if let margin = configuration.acknowledgmentDeadline {
+            let zone = clock.timeZone
+            for record in book.records.values where !record.acknowledgmentConfirmed {
+                let deadline = record.fireInstant(in: zone).addingTimeInterval(-margin)
+                if deadline > now { candidates.append(deadline) }
+            }
+        }
+        if registrationTask == nil, !registrationRefused,
+           registration.needsRegistration(subscriberId: configuration.subscriberId), let at = registrationRetryAt {
+            candidates.append(at)
+        }
+        guard let next = candidates.min() else {
+            timer?.cancel()
+            timer = nil
+            timerDeadline = nil
+            return
+        }
+        if timer != nil, timerDeadline == next { return }
+        timer?.cancel()
+        timerDeadline = next
+        let clock = self.clock
+        timer = Task { [weak self] in
+            do {
+                try await clock.sleep(until: next)
+            } catch {
+                return
+            }
+            await self?.timerFired(at: next)
+        }
+    }
+
+    /// The timer went off: forget it and tick (a replaced timer's late wake-up is ignored).
+    func timerFired(at deadline: Date) async {
+        guard timerDeadline == deadline else { return }
+        timer = nil
+        timerDeadline = nil
+        await tick()
+    }
+
+    /// The deadline of the pending timer, if any (for tests and the simulator).
+    public var nextWakeUp: Date? { timerDeadline }
+
+    /// Whether nothing is running or due: no tick, flush or registration in progress, and the
+    /// timer (if any) is set for later than the clock's now. After moving a manual clock,
+    /// wait for this before looking at the results.
+    public var isIdle: Bool {
+        activeTicks == 0 && flight == nil && registrationTask == nil && (timerDeadline.map { $0 > clock.now } ?? true)
+    }
+}

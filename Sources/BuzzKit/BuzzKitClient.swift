@@ -1,0 +1,200 @@
+import BuzzKitWire
+import Foundation
+
+/// One SDK instance: everything a device's BuzzKit does, with all its state inside.
+///
+/// Apps use the ``BuzzKit`` facade over one shared instance; the device simulator creates as
+/// many instances as it simulates phones, each with its own ``BuzzKitPorts``.
+///
+/// - Plans (`bk.local`) become pending requests and are acknowledged (`$local.scheduled`,
+///   flushed at once); `cancelOn` names go into a persisted registry.
+/// - ``track(_:properties:)`` removes what the event cancels at once, offline included, and
+///   queues the event; the queue is persisted and flushed in batches with backoff.
+/// - `bk.cancel` removes by exact id or prefix; taps track `$push.opened` and reach the
+///   open handler.
+/// - The pending limit (64) keeps the soonest plans. See ``PlanRecord/State/parked`` and
+///   ``ClientActivity`` for what happens to plans pushed out, and
+///   ``Configuration/acknowledgmentDeadline`` for plans whose acknowledgment never got through.
+///
+/// State changes run one at a time (an internal gate) so concurrent pushes cannot overfill
+/// the center; network requests run outside the gate.
+public actor BuzzKitClient: PushEventHandling {
+    /// The configuration.
+    public nonisolated let configuration: Configuration
+    /// The platform.
+    public nonisolated let ports: BuzzKitPorts
+
+    // Persisted state.
+    var queue: EventQueue
+    var book: PlanBook
+    var registration: RegistrationState
+
+    // Gate: one state change at a time.
+    var gateBusy = false
+    var gateWaiters: [CheckedContinuation<Void, Never>] = []
+
+    // Flushing.
+    var flight: Task<Void, Never>?
+    var inFlightEventIds: Set<String> = []
+    var flushDueAt: Date?
+    var retryAt: Date?
+    var consecutiveFailures = 0
+    var forceNextFlush = false
+    var finalAttempts: Set<String> = []
+    var cachedToken: String?
+
+    // Timer.
+    var activeTicks = 0
+    var timer: Task<Void, Never>?
+    var timerDeadline: Date?
+
+    // Registration.
+    var registrationTask: Task<BuzzKitError?, Never>?
+    var registrationRetryAt: Date?
+    var registrationFailures = 0
+    var registrationRefused = false
+
+    // App hooks.
+    var openHandler: (@Sendable (OpenedNotification) async -> Void)?
+    var observer: (@Sendable (ClientActivity) -> Void)?
+    var started = false
+    var stopped = false
+    var loadErrors: [BuzzKitError] = []
+
+    /// An instance with its persisted state loaded from `ports.store`. Nothing is sent until
+    /// ``start()``, a push, a tap or a tracked event.
+    public init(configuration: Configuration, ports: BuzzKitPorts) throws {
+        try configuration.validate()
+        self.configuration = configuration
+        self.ports = ports
+        var errors: [BuzzKitError] = []
+        func load<Value: Decodable>(_ type: Value.Type, _ name: String) -> Value? {
+            do {
+                return try ports.store.value(Value.self, forKey: configuration.storageKeyPrefix + name)
+            } catch {
+                errors.append(error as? BuzzKitError ?? BuzzKitError(.storage, context: name, message: "\(error)"))
+                return nil
+            }
+        }
+        queue = load(EventQueue.self, StorageKey.events) ?? EventQueue()
+        book = load(PlanBook.self, StorageKey.plans) ?? PlanBook()
+        var registration = load(RegistrationState.self, StorageKey.registration) ?? RegistrationState()
+        if let token = configuration.deviceToken {
+            registration.desired = configuration.registration(token: token)
+        }
+        self.registration = registration
+        loadErrors = errors
+        flushDueAt = queue.isEmpty ? nil : ports.clock.now
+    }
+
+    deinit {
+        timer?.cancel()
+    }
+
+    /// Starts the instance: attaches to the platform's push events (when
+    /// ``Configuration/automaticPushHandling`` is on), reconciles plans with the notification
+    /// center, registers the device if needed and flushes what was queued before. Returns
+    /// after those requests finished; later calls do nothing.
+    public func start() async {
+        guard !started else { return }
+        started = true
+        for error in loadErrors { report(.error(error)) }
+        loadErrors = []
+        if registration.desired != nil { saveRegistration() }
+        if configuration.automaticPushHandling, let source = ports.pushEvents {
+            await source.attach(self)
+        }
+        await pump()
+    }
+
+    /// Stops the timer for good and detaches from the platform's push events (the app going
+    /// away), then waits for a running flush. Explicit calls still work but set no more
+    /// timers. Persisted state stays; a new instance over the same store carries on.
+    public func shutdown() async {
+        stopped = true
+        timer?.cancel()
+        timer = nil
+        timerDeadline = nil
+        if let source = ports.pushEvents { await source.detach() }
+        await settle()
+    }
+
+    /// Reports every ``ClientActivity`` to `observer`, synchronously and in order (keep it
+    /// short; it runs inside the client).
+    public func setActivityObserver(_ observer: (@Sendable (ClientActivity) -> Void)?) {
+        self.observer = observer
+    }
+
+    /// Routes taps: called with every opened BuzzKit notification after `$push.opened` was
+    /// queued (for example to open its deep link).
+    public func setOpenHandler(_ handler: (@Sendable (OpenedNotification) async -> Void)?) {
+        openHandler = handler
+    }
+
+    // MARK: Inspection
+
+    /// The events waiting to be posted, oldest first.
+    public var queuedEvents: [BuzzEvent] { queue.events }
+
+    /// The plans this device knows, the `cancelOn` registry and recent cancellations.
+    public var planBook: PlanBook { book }
+
+    /// When the next flush attempt may happen after failures (`nil`: not backing off).
+    public var nextRetryDate: Date? { retryAt }
+
+    /// How many flushes failed in a row.
+    public var consecutiveFlushFailures: Int { consecutiveFailures }
+
+    /// The registration the server last accepted.
+    public var registeredDevice: PushRegistration? { registration.registered }
+
+    /// Waits until no flush and no registration is in flight. Scheduled retries are not
+    /// waited for.
+    public func settle() async {
+        while true {
+            if let flight {
+                await flight.value
+                continue
+            }
+            if let registrationTask {
+                _ = await registrationTask.value
+                continue
+            }
+            return
+        }
+    }
+
+    // MARK: Internals
+
+    /// The keys of the persisted values (after ``Configuration/storageKeyPrefix``).
+    enum StorageKey {
+        static let events = "events"
+        static let plans = "plans"
+        static let registration = "registration"
+    }
+
+    nonisolated var clock: any DeviceClock { ports.clock }
+    nonisolated var center: any NotificationScheduling { ports.notificationCenter }
+
+    func report(_ activity: ClientActivity) {
+        observer?(activity)
+    }
+
+    func saveQueue() { save(queue, StorageKey.events) }
+    func saveBook() { save(book, StorageKey.plans) }
+    func saveRegistration() { save(registration, StorageKey.registration) }
+
+    private func save<Value: Encodable>(_ value: Value, _ name: String) {
+        do {
+            try ports.store.setValue(value, forKey: configuration.storageKeyPrefix + name)
+        } catch {
+            report(.error(error as? BuzzKitError ?? BuzzKitError(.storage, context: name, message: "\(error)")))
+        }
+    }
+
+    /// A new event for this subscriber with a fresh client id, stamped now.
+    func makeEvent(_ name: String, properties: [String: JSONValue]) -> BuzzEvent {
+        BuzzEvent(id: UUID().uuidString.lowercased(), event: name, subscriberId: configuration.subscriberId,
+                  properties: properties, timestamp: clock.now)
+    }
+}

@@ -1,0 +1,42 @@
+import Foundation
+
+/// Decides whether a new plan fits under the notification center's pending limit (64 on
+/// iOS), keeping the soonest ones.
+///
+/// The app's own pending requests are never displaced: BuzzKit's budget is the limit minus
+/// their number. Within the budget the soonest plans win; on a tie the plan already
+/// scheduled stays.
+struct CapacityPlanner {
+    /// A pending request as the planner sees it.
+    struct Entry {
+        var id: String
+        var instant: Date
+        var ownedByBuzzKit: Bool
+    }
+
+    /// The verdict for the new plan.
+    enum Decision: Equatable {
+        /// Schedule it, after removing these BuzzKit requests (latest first).
+        case accept(evicting: [String])
+        /// Do not schedule it: it is later than every plan that fits.
+        case reject
+    }
+
+    /// The pending limit.
+    var limit: Int
+
+    /// The verdict for a plan firing at `instant`, given the other pending requests.
+    func decide(instant: Date, pending: [Entry]) -> Decision {
+        let appOwned = pending.filter { !$0.ownedByBuzzKit }.count
+        let budget = limit - appOwned
+        guard budget > 0 else { return .reject }
+        let ours = pending.filter(\.ownedByBuzzKit)
+        guard ours.count + 1 > budget else { return .accept(evicting: []) }
+        let newId = "\u{0}new"
+        let combined = (ours.map { ($0.id, $0.instant, 0) } + [(newId, instant, 1)])
+            .sorted { ($0.1, $0.2, $0.0) < ($1.1, $1.2, $1.0) }
+        let dropped = combined.dropFirst(budget).map(\.0)
+        if dropped.contains(newId) { return .reject }
+        return .accept(evicting: dropped.reversed())
+    }
+}

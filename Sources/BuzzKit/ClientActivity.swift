@@ -1,0 +1,82 @@
+import BuzzKitWire
+import Foundation
+
+/// Everything an SDK instance does that an observer may want to count: the device
+/// simulator's view into a phone. Reported synchronously from inside the client, in order.
+public enum ClientActivity: Sendable, Hashable {
+    /// A plan became a pending request and its acknowledgment was queued.
+    case planScheduled(localId: String, messageId: String, fireInstant: Date)
+    /// The same plan arrived again while known; nothing changed and no second
+    /// acknowledgment was sent.
+    case planDuplicate(localId: String, messageId: String)
+    /// A plan was not scheduled and not acknowledged.
+    case planRejected(localId: String, messageId: String, reason: RejectionReason)
+    /// A sooner plan pushed this one out of the pending limit. When `parked`, its
+    /// acknowledgment had reached the server and it waits for a free slot; otherwise its
+    /// acknowledgment was taken back out of the queue, so the server's fallback covers it.
+    case planEvicted(localId: String, messageId: String, parked: Bool)
+    /// A parked plan got a pending slot again.
+    case planRestored(localId: String, messageId: String)
+    /// An acknowledged plan will not be shown by this device: a documented miss.
+    case planLost(localId: String, messageId: String, reason: LossReason)
+    /// A plan whose acknowledgment could not be confirmed before its deadline was removed
+    /// (and its acknowledgment taken out of the queue), so only the server's fallback shows
+    /// it. `acknowledgmentMayHaveArrived` is true when a send may have reached the server
+    /// (then this is a miss, like ``planLost(localId:messageId:reason:)``).
+    case planWithdrawn(localId: String, messageId: String, acknowledgmentMayHaveArrived: Bool)
+    /// Pending notifications (and parked plans) were removed.
+    case notificationsCancelled(localIds: [String], trigger: CancelTrigger)
+    /// A notification was opened; `$push.opened` was queued.
+    case notificationOpened(messageId: String, deepLink: String?, origin: DeliveredNotification.Origin)
+    /// An event was queued.
+    case eventQueued(name: String, eventId: String)
+    /// The server accepted a batch.
+    case eventsDelivered(eventIds: [String])
+    /// Events were dropped: refused by the server as invalid, or pushed out of a full queue.
+    case eventsDropped(eventIds: [String], error: BuzzKitError)
+    /// A flush failed; the next attempt waits until `retryAt` (backoff).
+    case flushFailed(error: BuzzKitError, retryAt: Date)
+    /// The device registration was accepted.
+    case deviceRegistered(PushRegistration)
+    /// The device registration failed; it is retried at `retryAt` (`nil`: not retried).
+    case registrationFailed(error: BuzzKitError, retryAt: Date?)
+    /// Something failed that has no better place (storage, malformed payload).
+    case error(BuzzKitError)
+
+    /// Why a received plan was not scheduled (and therefore not acknowledged, so the server's
+    /// fallback covers it).
+    public enum RejectionReason: String, Sendable, Hashable, Codable {
+        /// Its `fireAt` names a moment that has passed in the device's zone.
+        case pastFireTime
+        /// The pending limit is full of sooner notifications.
+        case noCapacity
+        /// It was cancelled on this device before it arrived (a cancel event or `bk.cancel`).
+        case alreadyCancelled
+        /// It is malformed (invalid `fireAt`, empty id).
+        case invalid
+        /// The notification center refused it.
+        case notificationCenterFailed
+    }
+
+    /// Why an acknowledged plan will not be shown by this device: the documented misses (the
+    /// server saw the acknowledgment, so it sends no fallback).
+    public enum LossReason: String, Sendable, Hashable, Codable {
+        /// A sooner plan pushed it out of the 64 pending notifications after it was acknowledged,
+        /// and no slot freed up before it was due.
+        case evictedAfterAcknowledgment
+        /// Its pending request disappeared before it was due, removed by something other than
+        /// the SDK (the app, the user, or the system's own limit).
+        case removedOutsideSDK
+    }
+
+    /// What removed pending BuzzKit notifications.
+    public enum CancelTrigger: Sendable, Hashable {
+        /// A tracked event whose name was registered by the plans' `cancelOn`.
+        case event(String)
+        /// A `bk.cancel` push with this id (exact or prefix).
+        case cancelPush(String)
+        /// The fallback alert for this local id reached the app, so the local copy would have
+        /// been a second one.
+        case fallbackArrived(String)
+    }
+}

@@ -1,0 +1,74 @@
+import Foundation
+
+/// How an SDK instance talks to BuzzKit and behaves. Everything but the first five members
+/// has a default.
+public struct Configuration: Sendable {
+    /// The API's base URL, for example `https://api.buzzkit.example`.
+    public var apiBaseURL: URL
+    /// The tenant's publishable key (`pk_…`), sent as `Authorization: Bearer pk_…`.
+    public var publishableKey: String
+    /// The subscriber this device acts for.
+    public var subscriberId: String
+    /// Where subscriber tokens come from.
+    public var subscriberToken: SubscriberTokenProvider
+    /// The app's bundle id, registered as the device's `topic`.
+    public var pushTopic: String
+    /// The APNs environment registered with the device token.
+    public var pushEnvironment: PushRegistration.Environment = .production
+    /// The device token in hex, when already known; otherwise give it later with
+    /// ``BuzzKitClient/setDeviceToken(_:)``.
+    public var deviceToken: String?
+    /// When on (the default), the SDK attaches itself to the platform's push events (the
+    /// ``BuzzKitPorts/pushEvents`` source); when off, the app forwards pushes, taps and the
+    /// device token itself.
+    public var automaticPushHandling = true
+    /// The most events posted in one request (1…1000, the API's limit).
+    public var eventBatchSize = 50
+    /// How long ordinary events wait for company before a flush, in seconds.
+    /// Acknowledgments and events that cancelled something are flushed at once.
+    public var eventFlushDelay: TimeInterval = 5
+    /// The most events kept while offline; beyond it the oldest are dropped (acknowledgments
+    /// last).
+    public var maximumQueuedEvents = 10_000
+    /// Backoff for failed flushes and registrations.
+    public var retryPolicy = RetryPolicy.standard
+    /// The notification center's pending limit (64 on iOS).
+    public var pendingNotificationLimit = 64
+    /// A plan whose acknowledgment the server has not confirmed this many seconds before it
+    /// fires is withdrawn, so it is shown once (by the server's fallback) rather than twice.
+    /// `nil` keeps such plans.
+    public var acknowledgmentDeadline: TimeInterval? = 5
+    /// The prefix of every key the SDK writes to its store.
+    public var storageKeyPrefix = "buzzkit."
+
+    /// A configuration from its required parts.
+    public init(apiBaseURL: URL, publishableKey: String, subscriberId: String,
+                subscriberToken: SubscriberTokenProvider, pushTopic: String) {
+        self.apiBaseURL = apiBaseURL
+        self.publishableKey = publishableKey
+        self.subscriberId = subscriberId
+        self.subscriberToken = subscriberToken
+        self.pushTopic = pushTopic
+    }
+
+    /// Checks the values the API would refuse anyway.
+    public func validate() throws {
+        func fail(_ message: String) -> BuzzKitError {
+            BuzzKitError(.invalidConfiguration, context: "configure", message: message)
+        }
+        guard publishableKey.hasPrefix("pk_") else { throw fail("publishableKey must be a publishable key (pk_…); secret keys never belong on a device") }
+        guard !subscriberId.isEmpty, subscriberId.count <= 200 else { throw fail("subscriberId must be 1–200 characters") }
+        guard !pushTopic.isEmpty else { throw fail("pushTopic must be the app's bundle id") }
+        guard (1...1000).contains(eventBatchSize) else { throw fail("eventBatchSize must be 1…1000, got \(eventBatchSize)") }
+        guard pendingNotificationLimit > 0 else { throw fail("pendingNotificationLimit must be positive") }
+        guard maximumQueuedEvents > 0, eventFlushDelay >= 0 else { throw fail("maximumQueuedEvents must be positive and eventFlushDelay not negative") }
+        if let deviceToken, !PushRegistration(token: deviceToken, topic: pushTopic).isWellFormed {
+            throw fail("deviceToken must be the APNs token in hex (an even number of at least 16 hex digits)")
+        }
+    }
+
+    /// The registration for `token` with this configuration's topic and environment.
+    func registration(token: String) -> PushRegistration {
+        PushRegistration(token: token, topic: pushTopic, environment: pushEnvironment)
+    }
+}

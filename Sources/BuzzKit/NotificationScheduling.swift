@@ -1,0 +1,18 @@
+/// The device's notification center, the seam between the SDK and the platform
+/// (`UNUserNotificationCenter` on Apple platforms, ``InMemoryNotificationCenter`` on Linux).
+///
+/// Semantics follow iOS: adding a request whose id is pending replaces it; the center keeps
+/// at most a fixed number of pending requests (64 on iOS) and silently discards the
+/// latest-firing ones beyond that.
+public protocol NotificationScheduling: Sendable {
+    /// Adds (or replaces) a pending request.
+    func add(_ request: NotificationRequest) async throws
+    /// Removes the pending requests with these ids; unknown ids are ignored.
+    func removePendingRequests(withIdentifiers ids: [String]) async
+    /// Every pending request.
+    func pendingRequests() async -> [NotificationRequest]
+    /// The notifications shown and still in the notification list.
+    func deliveredNotifications() async -> [DeliveredNotification]
+    /// Removes shown notifications from the list; unknown ids are ignored.
+    func removeDeliveredNotifications(withIdentifiers ids: [String]) async
+}

@@ -1,0 +1,42 @@
+import Foundation
+
+/// The device's push subscription, registered with
+/// `PUT /v1/subscribers/{id}/devices` as `{"platform": "ios", "token", "topic", "environment"}`.
+public struct PushRegistration: Sendable, Hashable, Codable {
+    /// The APNs device token in lowercase hex.
+    public var token: String
+    /// The app's bundle id (the `apns-topic`).
+    public var topic: String
+    /// Production or sandbox.
+    public var environment: Environment
+
+    /// A registration from a hex token (normalised to lowercase).
+    public init(token: String, topic: String, environment: Environment = .production) {
+        self.token = token.lowercased()
+        self.topic = topic
+        self.environment = environment
+    }
+
+    /// A registration from the raw token bytes iOS hands the app.
+    public init(deviceToken: Data, topic: String, environment: Environment = .production) {
+        self.init(token: deviceToken.map { String(format: "%02x", $0) }.joined(), topic: topic, environment: environment)
+    }
+
+    /// Whether the token looks like what the API accepts: an even number (≥ 16) of hex digits.
+    public var isWellFormed: Bool {
+        token.count >= 16 && token.count % 2 == 0 && token.allSatisfy(\.isHexDigit) && !topic.isEmpty
+    }
+
+    /// The request body.
+    var body: [String: String] {
+        ["platform": "ios", "token": token, "topic": topic, "environment": environment.rawValue]
+    }
+
+    /// The APNs environment a device token belongs to.
+    public enum Environment: String, Sendable, Hashable, Codable {
+        /// Apple's production gateway (App Store and TestFlight builds).
+        case production
+        /// Apple's sandbox gateway (development builds).
+        case sandbox
+    }
+}

@@ -1,0 +1,30 @@
+import Foundation
+
+/// The real clock, with a time zone that defaults to the process's zone and can be changed
+/// (the device simulator gives each phone its own zone).
+public final class SystemClock: DeviceClock {
+    private let zone: Locked<TimeZone>
+
+    /// The real clock in `timeZone` (by default the system zone, following its changes).
+    public init(timeZone: TimeZone = .autoupdatingCurrent) {
+        zone = Locked(timeZone)
+    }
+
+    /// `Date()`.
+    public var now: Date { Date() }
+
+    /// The device's current zone.
+    public var timeZone: TimeZone { zone.current }
+
+    /// Moves the device to another zone (a traveller landing).
+    public func setTimeZone(_ timeZone: TimeZone) {
+        zone.withLock { $0 = timeZone }
+    }
+
+    /// Sleeps with `Task.sleep`, which suspends without holding a thread.
+    public func sleep(until deadline: Date) async throws {
+        let seconds = deadline.timeIntervalSinceNow
+        guard seconds > 0 else { return }
+        try await Task.sleep(nanoseconds: UInt64(seconds * 1_000_000_000))
+    }
+}

@@ -1,0 +1,127 @@
+import BuzzKit
+import BuzzKitWire
+import Foundation
+
+/// N simulated phones against the real API: registers them, schedules a workout for every
+/// subscriber with its moment `leadSeconds` ahead, plays each behaviour, waits for the moment,
+/// and reports what every person saw.
+public final class Fleet: @unchecked Sendable {
+    public let configuration: FleetConfiguration
+    public let router: PushRouter
+    var phones: [SimulatedPhone] = []
+    var bySubscriber: [String: [SimulatedPhone]] = [:]
+    var behaviours: [String: Behaviour] = [:]
+    /// One HTTP client shared by every phone.
+    let transport = URLSessionTransport(timeout: 15, maximumConnectionsPerHost: 64)
+
+    public init(configuration: FleetConfiguration, router: PushRouter) {
+        self.configuration = configuration
+        self.router = router
+    }
+
+    static var workflow: [String: Any] { [
+        "trigger": ["event": "workout.scheduled"],
+        "cancelOn": [["event": "workout.completed"], ["event": "workout.moved", "where": ["workoutId": ["$trigger": "workoutId"]]]],
+        "steps": [["name": "morning-of", "waitUntil": ["at": "{{trigger.at}}"]],
+                  ["name": "nudge", "send": ["deliver": "local", "title": "Leg day", "body": "{{trigger.coach}} is waiting.",
+                                             "deepLink": "gym://workouts/legs", "data": [:] as [String: Any], "quietHours": "ignore"]]],
+    ] }
+
+    /// Runs the whole scenario and returns the report.
+    public func run() async throws -> FleetReport {
+        let backend = BackendClient(baseURL: configuration.apiBaseURL, secretKey: configuration.secretKey)
+        try await backend.expect("PUT", "/v1/workflows/leg-day", body: Self.workflow)
+        try await createPhones(backend)
+        let moment = Date(timeIntervalSince1970: (Date().timeIntervalSince1970 + configuration.leadSeconds).rounded(.up))
+        try await scheduleWorkouts(backend, moment: moment)
+        let completers = Task { await self.completeWorkouts(before: moment) }
+        await waitWithProgress(until: moment.addingTimeInterval(configuration.settleSeconds), moment: moment)
+        await completers.value
+        let report = await makeReport(moment: moment)
+        for phone in phones { await phone.stop() }
+        return report
+    }
+
+    private func createPhones(_ backend: BackendClient) async throws {
+        for index in 0..<configuration.subscribers {
+            let behaviour = configuration.mix[index % configuration.mix.count]
+            let subscriberId = "sim-\(configuration.tag)-\(index)"
+            let zone = configuration.zones[index % configuration.zones.count]
+            try await backend.expect("PUT", "/v1/subscribers/\(subscriberId)", body: ["timezone": zone])
+            // Half the Low Power phones get their plan only after the moment (the fallback covers them).
+            let lateBy = (index / configuration.mix.count) % 2 == 0 ? configuration.lowPowerDelay : configuration.leadSeconds + configuration.lowPowerDelay
+            var owned = [try SimulatedPhone(subscriberId: subscriberId, behaviour: behaviour, receivesSilentPushes: behaviour != .forceQuit,
+                                            zone: zone, configuration: configuration, transport: transport, lowPowerDelay: lateBy)]
+            if behaviour == .twoDevices {
+                owned.append(try SimulatedPhone(subscriberId: subscriberId, behaviour: behaviour, receivesSilentPushes: false,
+                                                zone: zone, configuration: configuration, transport: transport))
+            }
+            for phone in owned { router.register(phone) }
+            phones += owned
+            bySubscriber[subscriberId] = owned
+            behaviours[subscriberId] = behaviour
+        }
+        await withTaskGroup(of: Void.self) { group in
+            for phone in phones { group.addTask { await phone.start() } }
+        }
+        let deadline = Date().addingTimeInterval(60)
+        while Date() < deadline {
+            var registered = 0
+            for phone in phones where await phone.isRegistered { registered += 1 }
+            if registered == phones.count { return }
+            try await Task.sleep(nanoseconds: 200_000_000)
+        }
+        throw SimulatorError("not every phone registered its device within 60 s")
+    }
+
+    private func scheduleWorkouts(_ backend: BackendClient, moment: Date) async throws {
+        let subscribers = bySubscriber.keys.sorted()
+        for start in stride(from: 0, to: subscribers.count, by: 500) {
+            let events: [[String: Any]] = subscribers[start..<min(start + 500, subscribers.count)].map { id in
+                ["id": "scheduled-\(id)", "event": "workout.scheduled", "subscriberId": id,
+                 "properties": ["at": RFC3339.format(moment), "workoutId": "w-\(id)", "coach": "Maya"]]
+            }
+            try await backend.expect("POST", "/v1/events", body: ["events": events])
+        }
+    }
+
+    /// People who complete their workout track the cancelling event on their phone.
+    private func completeWorkouts(before moment: Date) async {
+        let wait = moment.addingTimeInterval(-configuration.completeBefore).timeIntervalSinceNow
+        if wait > 0 { try? await Task.sleep(nanoseconds: UInt64(wait * 1e9)) }
+        await withTaskGroup(of: Void.self) { group in
+            for phone in phones where phone.behaviour == .completes {
+                group.addTask { try? await phone.client.track("workout.completed") }
+            }
+        }
+    }
+
+    private func waitWithProgress(until end: Date, moment: Date) async {
+        while Date() < end {
+            let plans = phones.reduce(0) { $0 + $1.plansReceived }
+            let shownLocal = phones.reduce(0) { $0 + $1.shown.filter { $0.origin == .local }.count }
+            let shownRemote = phones.reduce(0) { $0 + $1.shown.filter { $0.origin == .remote }.count }
+            let toGo = moment.timeIntervalSinceNow
+            configuration.progress?(String(format: "%@ plans received %d/%d · shown locally %d · fallbacks shown %d",
+                                           toGo > 0 ? String(format: "moment in %4.1fs ·", toGo) : "after the moment ·",
+                                           plans, phones.filter(\.receivesSilentPushes).count, shownLocal, shownRemote))
+            try? await Task.sleep(nanoseconds: 1_000_000_000)
+        }
+    }
+
+    private func makeReport(moment: Date) async -> FleetReport {
+        var outcomes: [FleetReport.Outcome] = []
+        for (subscriberId, owned) in bySubscriber.sorted(by: { $0.key < $1.key }) {
+            var shown: [FleetReport.Outcome.Shown] = []
+            var lost = false
+            for phone in owned {
+                shown += phone.shown.map { .init(at: $0.deliveredAt, kind: $0.origin.rawValue) }
+                if await phone.lostAfterAcknowledging { lost = true }
+            }
+            let behaviour = behaviours[subscriberId] ?? .healthy
+            outcomes.append(.init(subscriberId: subscriberId, behaviour: behaviour, moment: moment, cancelled: behaviour == .completes,
+                                  shown: shown.sorted { $0.at < $1.at }, lostAfterAcknowledging: lost))
+        }
+        return FleetReport(outcomes: outcomes)
+    }
+}

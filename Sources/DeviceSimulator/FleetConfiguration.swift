@@ -1,0 +1,56 @@
+import Foundation
+
+/// What a fleet run does.
+public struct FleetConfiguration: Sendable {
+    /// The API the phones and the backend call.
+    public var apiBaseURL: URL
+    /// The tenant's keys (`buzzkit tenant create NAME --json`).
+    public var secretKey: String
+    public var publishableKey: String
+    public var signingSecret: String
+    /// Subscribers to simulate (a two-device subscriber has two phones).
+    public var subscribers: Int
+    /// The behaviours, dealt out in turn.
+    public var mix: [Behaviour]
+    /// Seconds from the events to the planned moment.
+    public var leadSeconds: Double
+    /// How late Low Power Mode delivers silent pushes (every other Low Power phone gets them
+    /// `leadSeconds` later still, after the moment).
+    public var lowPowerDelay: Double
+    /// How long an offline phone stays offline after its plan arrives.
+    public var offlineSeconds: Double
+    /// How long before the moment the person completes the workout.
+    public var completeBefore: Double
+    /// How long to wait after the moment before the report.
+    public var settleSeconds: Double
+    /// The app's bundle id (the APNs topic).
+    public var topic: String
+    /// Zones the phones live in.
+    public var zones: [String]
+    /// A tag that keeps subscriber ids of different runs apart.
+    public var tag: String
+    /// Called once a second with a progress line (the demo prints it).
+    public var progress: (@Sendable (String) -> Void)?
+
+    public init(apiBaseURL: URL, secretKey: String, publishableKey: String, signingSecret: String, subscribers: Int = 50,
+                mix: [Behaviour] = Behaviour.allCases, leadSeconds: Double = 12, lowPowerDelay: Double = 2,
+                offlineSeconds: Double = 2, completeBefore: Double = 4, settleSeconds: Double = 8,
+                topic: String = "com.example.gym", zones: [String] = ["Europe/Berlin", "America/New_York", "Asia/Kathmandu", "UTC"],
+                tag: String = String(UUID().uuidString.prefix(6)).lowercased(), progress: (@Sendable (String) -> Void)? = nil) {
+        self.apiBaseURL = apiBaseURL
+        self.secretKey = secretKey
+        self.publishableKey = publishableKey
+        self.signingSecret = signingSecret
+        self.subscribers = subscribers
+        self.mix = mix
+        self.leadSeconds = leadSeconds
+        self.lowPowerDelay = lowPowerDelay
+        self.offlineSeconds = offlineSeconds
+        self.completeBefore = completeBefore
+        self.settleSeconds = settleSeconds
+        self.topic = topic
+        self.zones = zones
+        self.tag = tag
+        self.progress = progress
+    }
+}

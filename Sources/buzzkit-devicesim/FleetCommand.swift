@@ -1,0 +1,91 @@
+import APNsStandIn
+import DeviceSimulator
+import Foundation
+
+/// Parses `fleet` flags, starts the APNs stand-in from `--apns-dir` (made by
+/// `buzzkit-apns setup`), runs the fleet and prints the report. Exit status 1 on any violation.
+struct FleetCommand {
+    static let usage = """
+        usage: buzzkit-devicesim fleet --api URL --keys FILE --apns-dir DIR [--apns-port 2197] [--phones N]
+               [--lead SECONDS] [--mix healthy,force-quit,low-power,offline,completes,two-devices]
+               [--low-power-delay S] [--offline S] [--report-json FILE]
+          --keys FILE   the JSON printed by `buzzkit tenant create NAME --json`
+        """
+
+    var api = URL(string: "http://127.0.0.1:8080")!
+    var keysFile = ""
+    var apnsDirectory = ""
+    var apnsPort: UInt16 = 2197
+    var phones = 50
+    var lead = 20.0
+    var mix = Behaviour.allCases
+    var lowPowerDelay = 2.0
+    var offline = 2.0
+    var reportJSON: String?
+
+    init(arguments: [String], environment: [String: String]) throws {
+        var iterator = arguments.makeIterator()
+        func value(_ flag: String) throws -> String {
+            guard let next = iterator.next() else { throw SimulatorError("\(flag) needs a value\n\(Self.usage)") }
+            return next
+        }
+        while let flag = iterator.next() {
+            switch flag {
+            case "--api": api = URL(string: try value(flag)) ?? api
+            case "--keys": keysFile = try value(flag)
+            case "--apns-dir": apnsDirectory = try value(flag)
+            case "--apns-port": apnsPort = UInt16(try value(flag)) ?? apnsPort
+            case "--phones": phones = Int(try value(flag)) ?? phones
+            case "--lead": lead = Double(try value(flag)) ?? lead
+            case "--low-power-delay": lowPowerDelay = Double(try value(flag)) ?? lowPowerDelay
+            case "--offline": offline = Double(try value(flag)) ?? offline
+            case "--report-json": reportJSON = try value(flag)
+            case "--mix":
+                mix = try value(flag).split(separator: ",").map { name in
+                    guard let behaviour = Behaviour(rawValue: String(name)) else { throw SimulatorError("unknown behaviour \(name)\n\(Self.usage)") }
+                    return behaviour
+                }
+            default: throw SimulatorError("unknown flag \(flag)\n\(Self.usage)")
+            }
+        }
+        guard !keysFile.isEmpty, !apnsDirectory.isEmpty else { throw SimulatorError(Self.usage) }
+    }
+
+    func run() throws -> Int32 {
+        let keys = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: keysFile))) as? [String: String] ?? [:]
+        guard let secret = keys["secretKey"], let publishable = keys["publishableKey"], let signing = keys["signingSecret"] else {
+            throw SimulatorError("\(keysFile) lacks secretKey, publishableKey or signingSecret")
+        }
+        let router = PushRouter()
+        let standIn = try StandInLoader.start(directory: apnsDirectory, port: apnsPort, router: router)
+        defer { standIn.stop() }
+        let configuration = FleetConfiguration(apiBaseURL: api, secretKey: secret, publishableKey: publishable, signingSecret: signing,
+                                               subscribers: phones, mix: mix, leadSeconds: lead, lowPowerDelay: lowPowerDelay,
+                                               offlineSeconds: offline, progress: { line in
+                                                   FileHandle.standardError.write(Data("\r\(line)   ".utf8))
+                                               })
+        let fleet = Fleet(configuration: configuration, router: router)
+        let box = ReportBox()
+        let done = DispatchSemaphore(value: 0)
+        Task {
+            do { box.report = try await fleet.run() } catch { box.error = error }
+            done.signal()
+        }
+        done.wait()
+        FileHandle.standardError.write(Data("\n".utf8))
+        if let error = box.error { throw error }
+        let report = box.report!
+        print(report.text)
+        if let reportJSON {
+            let encoder = JSONEncoder()
+            encoder.dateEncodingStrategy = .iso8601
+            try encoder.encode(report).write(to: URL(fileURLWithPath: reportJSON))
+        }
+        return report.violations.isEmpty ? 0 : 1
+    }
+}
+
+final class ReportBox: @unchecked Sendable {
+    var report: FleetReport?
+    var error: Error?
+}

@@ -1,0 +1,146 @@
+import BuzzKitWire
+import Foundation
+import XCTest
+@testable import BuzzKit
+
+/// At most 64 pending notifications: the soonest are kept; a plan that does not fit is not
+/// acknowledged; an acknowledged plan pushed out is parked, restored or lost (documented).
+final class CapacityTests: XCTestCase {
+    /// Schedules plans `p01`…`pNN` firing 1…N hours from now.
+    private func fill(_ phone: TestPhone, count: Int = 64) async {
+        for hour in 1...count {
+            await phone.receivePlan(String(format: "p%02d", hour), in: TimeInterval(hour) * 3_600)
+        }
+    }
+
+    private func acknowledgedIds(_ phone: TestPhone) -> [String] {
+        phone.transport.postedEvents.filter { $0.event == BuzzEvent.localScheduled }
+            .compactMap { $0.properties["localId"]?.stringValue }
+    }
+
+    func testLaterPlanBeyondTheLimitIsNotScheduledNorAcknowledged() async throws {
+        let phone = try await TestPhone()
+        await fill(phone)
+        let outcome = await phone.receivePlan("late", in: 65 * 3_600)
+        XCTAssertEqual(outcome, .noData)
+        let count = await phone.center.pendingCount
+        XCTAssertEqual(count, 64)
+        XCTAssertFalse(acknowledgedIds(phone).contains("late"))
+        XCTAssertEqual(acknowledgedIds(phone).count, 64)
+        XCTAssertEqual(phone.activity.rejections, [.noCapacity])
+    }
+
+    func testSoonerPlanEvictsTheLatestAndItsUnsentAcknowledgmentIsTakenBack() async throws {
+        let phone = try await TestPhone()
+        phone.network.setOnline(false)  // nothing acknowledged yet
+        await fill(phone)
+        let outcome = await phone.receivePlan("soon", in: 1_800)
+        XCTAssertEqual(outcome, .newData)
+        let pending = await phone.pendingIds()
+        XCTAssertEqual(pending.count, 64)
+        XCTAssertTrue(pending.contains("soon"))
+        XCTAssertFalse(pending.contains("p64"))
+        XCTAssertTrue(phone.activity.all.contains(.planEvicted(localId: "p64", messageId: "msg-p64", parked: false)))
+        phone.network.setOnline(true)
+        await phone.client.networkDidBecomeAvailable()
+        XCTAssertFalse(acknowledgedIds(phone).contains("p64"), "the server never hears of p64, so its fallback covers it")
+        XCTAssertTrue(acknowledgedIds(phone).contains("soon"))
+        let book = await phone.client.planBook
+        XCTAssertNil(book.records["p64"])
+    }
+
+    func testAcknowledgedPlanPushedOutIsParkedAndRestoredWhenASlotFrees() async throws {
+        let phone = try await TestPhone()
+        await fill(phone)  // online: all 64 acknowledged
+        await phone.receivePlan("soon", in: 1_800)
+        XCTAssertTrue(phone.activity.all.contains(.planEvicted(localId: "p64", messageId: "msg-p64", parked: true)))
+        var book = await phone.client.planBook
+        XCTAssertEqual(book.records["p64"]?.state, .parked)
+        XCTAssertEqual(book.registry.eventNames, [], "no cancelOn names in these plans")
+
+        // "soon" fires; at the next moment the SDK runs (here: a tracked event), p64 goes back.
+        let shown = try await phone.advance(1_800)
+        XCTAssertEqual(shown.map(\.id), ["soon"])
+        try await phone.client.track("app.foreground")
+        let pending = await phone.pendingIds()
+        XCTAssertTrue(pending.contains("p64"))
+        book = await phone.client.planBook
+        XCTAssertEqual(book.records["p64"]?.state, .scheduled)
+        XCTAssertTrue(phone.activity.all.contains(.planRestored(localId: "p64", messageId: "msg-p64")))
+    }
+
+    func testParkedPlanWithoutASlotInTimeIsReportedLost() async throws {
+        let phone = try await TestPhone()
+        await fill(phone)
+        for index in 1...2 {  // two sooner plans push p64 and p63 out
+            await phone.receivePlan("soon-\(index)", in: 1_800)
+        }
+        // The SDK does not run again until after p64 was due (the app stays suspended).
+        phone.clock.advance(by: 65 * 3_600)
+        await phone.center.fireDue()
+        try await phone.client.track("app.foreground")
+        let lost = phone.activity.all.compactMap { activity -> String? in
+            if case .planLost(let id, _, .evictedAfterAcknowledgment) = activity { return id } else { return nil }
+        }
+        XCTAssertEqual(lost.sorted(), ["p63", "p64"])
+        let book = await phone.client.planBook
+        XCTAssertTrue(book.records.isEmpty)
+    }
+
+    func testTheAppsOwnRequestsAreNeverDisplaced() async throws {
+        let phone = try await TestPhone(capacity: 4) { $0.pendingNotificationLimit = 4 }
+        for index in 1...2 {
+            try await phone.center.add(NotificationRequest(id: "app-\(index)", title: "a", body: "b",
+                                                           fireAt: phone.fireAt(in: TimeInterval(index) * 86_400)))
+        }
+        await phone.receivePlan("p1", in: 3_600)
+        await phone.receivePlan("p2", in: 7_200)
+        let rejected = await phone.receivePlan("p3", in: 10_800)
+        XCTAssertEqual(rejected, .noData, "BuzzKit's budget is 4 − 2 app requests")
+        let accepted = await phone.receivePlan("p0", in: 1_800)
+        XCTAssertEqual(accepted, .newData)
+        let pending = await phone.pendingIds()
+        XCTAssertEqual(pending, ["app-1", "app-2", "p0", "p1"])
+    }
+
+    func testConcurrentPlanPushesNeverOverfillTheCenter() async throws {
+        let phone = try await TestPhone()
+        let client = phone.client
+        let payloads = (1...100).map { Payloads.plan("c\($0)", fireAt: phone.fireAt(in: TimeInterval($0) * 60)) }
+        await withTaskGroup(of: Void.self) { group in
+            for payload in payloads {
+                group.addTask { _ = await client.handleRemoteNotification(payload: payload) }
+            }
+        }
+        let pending = await phone.pendingIds()
+        XCTAssertEqual(pending.count, 64)
+        XCTAssertEqual(Set(pending), Set((1...64).map { "c\($0)" }), "the soonest 64 are kept")
+        let discarded = await phone.center.discarded
+        XCTAssertTrue(discarded.isEmpty, "the SDK never relied on the system dropping requests")
+        try await phone.waitIdle()
+        let book = await phone.client.planBook
+        let acknowledged = Set(acknowledgedIds(phone))
+        for index in 1...64 {
+            XCTAssertEqual(book.records["c\(index)"]?.acknowledgmentConfirmed, true, "c\(index)")
+        }
+        for index in 65...100 {
+            // Either never acknowledged, or acknowledged and parked (the documented case).
+            let record = book.records["c\(index)"]
+            XCTAssertTrue(record?.state == .parked || (record == nil && !acknowledged.contains("c\(index)")), "c\(index)")
+        }
+    }
+
+    func testPlannerKeepsTheSoonestAndLetsTheScheduledPlanWinATie() {
+        let now = TestPhone.start
+        let planner = CapacityPlanner(limit: 2)
+        let pending = [CapacityPlanner.Entry(id: "a", instant: now + 10, ownedByBuzzKit: true),
+                       CapacityPlanner.Entry(id: "b", instant: now + 20, ownedByBuzzKit: true)]
+        XCTAssertEqual(planner.decide(instant: now + 5, pending: pending), .accept(evicting: ["b"]))
+        XCTAssertEqual(planner.decide(instant: now + 20, pending: pending), .reject)
+        XCTAssertEqual(planner.decide(instant: now + 30, pending: pending), .reject)
+        XCTAssertEqual(planner.decide(instant: now + 30, pending: Array(pending.prefix(1))), .accept(evicting: []))
+        let appOnly = [CapacityPlanner.Entry(id: "x", instant: now + 99, ownedByBuzzKit: false),
+                       CapacityPlanner.Entry(id: "y", instant: now + 99, ownedByBuzzKit: false)]
+        XCTAssertEqual(planner.decide(instant: now + 1, pending: appOnly), .reject)
+    }
+}

@@ -1,0 +1,97 @@
+import BuzzKitWire
+import Foundation
+import XCTest
+@testable import BuzzKit
+
+/// The push subscription: `PUT /v1/subscribers/{id}/devices` with
+/// `{platform: "ios", token, topic, environment}`.
+final class RegistrationTests: XCTestCase {
+    private func body(_ request: HTTPTransportRequest?) throws -> [String: String] {
+        try JSONDecoder().decode([String: String].self, from: XCTUnwrap(request?.body))
+    }
+
+    func testStartRegistersTheConfiguredDevice() async throws {
+        let phone = try await TestPhone {
+            $0.deviceToken = TestPhone.deviceToken.uppercased()
+            $0.pushEnvironment = .sandbox
+        }
+        let request = try XCTUnwrap(phone.transport.requests.first)
+        XCTAssertEqual(request.method, "PUT")
+        XCTAssertEqual(request.url.absoluteString, "https://api.buzzkit.test/v1/subscribers/u_123/devices")
+        XCTAssertEqual(request.header("Authorization"), "Bearer pk_tenant_secret")
+        XCTAssertEqual(request.header("X-BuzzKit-Subscriber-Token"), TestPhone.token)
+        XCTAssertEqual(try body(request), ["platform": "ios", "token": TestPhone.deviceToken, "topic": "com.example.gym",
+                                           "environment": "sandbox"])
+        let registered = await phone.client.registeredDevice
+        XCTAssertEqual(registered?.token, TestPhone.deviceToken)
+    }
+
+    func testRestartDoesNotRegisterAgainUnlessTheTokenChanged() async throws {
+        let phone = try await TestPhone { $0.deviceToken = TestPhone.deviceToken }
+        XCTAssertEqual(phone.transport.requests.count, 1)
+        try await phone.restart()
+        XCTAssertEqual(phone.transport.requests.count, 1)
+        let newToken = String(repeating: "a1", count: 32)
+        try await phone.client.setDeviceToken(newToken)
+        XCTAssertEqual(phone.transport.requests.count, 2)
+        XCTAssertEqual(try body(phone.transport.requests.last)["token"], newToken)
+    }
+
+    func testFailedRegistrationIsRetriedWithBackoff() async throws {
+        let phone = try await TestPhone(start: false) { $0.deviceToken = TestPhone.deviceToken }
+        phone.transport.script(.status(503), .unavailable)
+        await phone.client.start()
+        XCTAssertEqual(phone.transport.requests.count, 1)
+        try await phone.advance(1)
+        XCTAssertEqual(phone.transport.requests.count, 1)
+        try await phone.advance(1)
+        XCTAssertEqual(phone.transport.requests.count, 2)
+        try await phone.advance(4)
+        XCTAssertEqual(phone.transport.requests.count, 3)
+        let registered = await phone.client.registeredDevice
+        XCTAssertNotNil(registered)
+        XCTAssertTrue(phone.activity.all.contains(.deviceRegistered(PushRegistration(token: TestPhone.deviceToken, topic: "com.example.gym"))))
+    }
+
+    func testRefusedRegistrationIsNotRetriedForever() async throws {
+        let phone = try await TestPhone(start: false) { $0.deviceToken = TestPhone.deviceToken }
+        phone.transport.setFallback(.status(400, body: "{\"error\":{\"code\":\"invalid_value\",\"message\":\"bad token\"}}"))
+        await phone.client.start()
+        try await phone.advance(3_600)
+        XCTAssertEqual(phone.transport.requests.count, 1)
+        let error = await phone.client.registerDevice()
+        XCTAssertEqual(error?.code, .httpStatus)
+        XCTAssertTrue(error?.message.contains("bad token") ?? false)
+    }
+
+    func testSubscriberIdIsPercentEncodedInThePath() async throws {
+        let phone = try await TestPhone(subscriberId: "user 1/ä") { $0.deviceToken = TestPhone.deviceToken }
+        XCTAssertEqual(phone.transport.requests.first?.url.absoluteString,
+                       "https://api.buzzkit.test/v1/subscribers/user%201%2F%C3%A4/devices")
+    }
+
+    func testTokenFromRawBytesAndMalformedTokens() async throws {
+        let phone = try await TestPhone()
+        try await phone.client.setDeviceToken(Data([0x0a, 0xff, 0x10, 0x00, 0x01, 0x02, 0x03, 0x04]))
+        XCTAssertEqual(try body(phone.transport.requests.last)["token"], "0aff100001020304")
+        do {
+            try await phone.client.setDeviceToken("not-hex")
+            XCTFail("a malformed token was accepted")
+        } catch let error as BuzzKitError {
+            XCTAssertEqual(error.code, .invalidConfiguration)
+        }
+    }
+
+    func testConfigurationIsValidated() {
+        var configuration = Configuration(apiBaseURL: URL(string: "https://x")!, publishableKey: "sk_secret",
+                                          subscriberId: "u", subscriberToken: .fixed("t"), pushTopic: "t")
+        XCTAssertThrowsError(try configuration.validate())
+        configuration.publishableKey = "pk_ok"
+        XCTAssertNoThrow(try configuration.validate())
+        configuration.eventBatchSize = 1_001
+        XCTAssertThrowsError(try configuration.validate())
+        configuration.eventBatchSize = 10
+        configuration.deviceToken = "xyz"
+        XCTAssertThrowsError(try configuration.validate())
+    }
+}

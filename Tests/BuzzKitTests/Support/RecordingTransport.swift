@@ -1,0 +1,87 @@
+import BuzzKitWire
+import Foundation
+@testable import BuzzKit
+
+/// A scriptable transport that records every request: replies come from a rule, then a
+/// FIFO script, then a fallback (202 by default).
+final class RecordingTransport: HTTPTransport {
+    /// One scripted reply.
+    enum Reply: Sendable {
+        /// A response with this status (and optional headers and body).
+        case status(Int, headers: [String: String] = [:], body: String = "{}")
+        /// Fails before sending (no connection).
+        case unavailable
+        /// Fails in a way that may have reached the server (timeout).
+        case timeout
+    }
+
+    private struct State {
+        var requests: [HTTPTransportRequest] = []
+        var script: [Reply] = []
+        var fallback: Reply = .status(202, body: "{\"accepted\":1}")
+        var rule: (@Sendable (HTTPTransportRequest) -> Reply?)?
+    }
+
+    private let state = Locked(State())
+
+    /// More requests than any test sends: reaching it means the SDK is storming.
+    static let stormLimit = 2_000
+
+    func send(_ request: HTTPTransportRequest) async throws -> HTTPTransportResponse {
+        let reply = state.withLock { state -> Reply in
+            state.requests.append(request)
+            // A retry storm never ends on a manual clock; stop it loudly instead of filling memory.
+            precondition(state.requests.count <= Self.stormLimit, "retry storm: more than \(Self.stormLimit) requests")
+            if let rule = state.rule, let reply = rule(request) { return reply }
+            return state.script.isEmpty ? state.fallback : state.script.removeFirst()
+        }
+        let context = "\(request.method) \(request.url.path)"
+        switch reply {
+        case .status(let status, let headers, let body):
+            return HTTPTransportResponse(status: status, headers: headers, body: Data(body.utf8))
+        case .unavailable:
+            throw BuzzKitError(.networkUnavailable, context: context, message: "no connection")
+        case .timeout:
+            throw BuzzKitError(.networkFailure, context: context, message: "timed out")
+        }
+    }
+
+    /// Queues replies for the next requests.
+    func script(_ replies: Reply...) {
+        state.withLock { $0.script.append(contentsOf: replies) }
+    }
+
+    /// The reply once the script is used up.
+    func setFallback(_ reply: Reply) {
+        state.withLock { $0.fallback = reply }
+    }
+
+    /// A rule consulted first for every request (`nil` from it: go on to the script).
+    func setRule(_ rule: (@Sendable (HTTPTransportRequest) -> Reply?)?) {
+        state.withLock { $0.rule = rule }
+    }
+
+    /// Every request so far.
+    var requests: [HTTPTransportRequest] { state.withLock { $0.requests } }
+
+    /// The `POST /v1/events` requests.
+    var eventRequests: [HTTPTransportRequest] {
+        requests.filter { $0.method == "POST" && $0.url.path == "/v1/events" }
+    }
+
+    /// The events of every posted batch, decoded from the wire.
+    var batches: [[BuzzEvent]] {
+        eventRequests.map { request in
+            struct Batch: Decodable { var events: [BuzzEvent] }
+            return (try? JSONDecoder().decode(Batch.self, from: request.body ?? Data()))?.events ?? []
+        }
+    }
+
+    /// Every posted event, in order (resends included).
+    var postedEvents: [BuzzEvent] { batches.flatMap { $0 } }
+
+    /// Forgets the recorded requests.
+    func clearRequests() {
+        state.withLock { $0.requests.removeAll() }
+    }
+}

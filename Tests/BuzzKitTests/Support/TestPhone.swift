@@ -1,0 +1,101 @@
+import BuzzKitWire
+import Foundation
+import XCTest
+@testable import BuzzKit
+
+/// One simulated phone for a test: manual clock (2026-11-30T09:00:00Z, Europe/Berlin), an
+/// in-memory center, store and push source, a recording transport behind a network switch,
+/// and a client over them. ``restart()`` makes a new client over the same store and center.
+final class TestPhone {
+    static let start = RFC3339.parse("2026-11-30T09:00:00Z")!
+    static let berlin = TimeZone(identifier: "Europe/Berlin")!
+    static let newYork = TimeZone(identifier: "America/New_York")!
+    static let token = "v1.\(Int(start.timeIntervalSince1970) + 86_400).\(String(repeating: "ab", count: 32))"
+    static let deviceToken = String(repeating: "0f", count: 32)
+
+    let clock: ManualClock
+    let center: InMemoryNotificationCenter
+    let store: InMemoryKeyValueStore
+    let transport = RecordingTransport()
+    let network: NetworkConditionedTransport
+    let source = InMemoryPushEventSource()
+    let activity = ActivityLog()
+    let configuration: Configuration
+    private(set) var client: BuzzKitClient
+
+    /// A phone; `adjust` changes the configuration, `start` runs ``BuzzKitClient/start()``.
+    init(subscriberId: String = "u_123", capacity: Int = 64, store: InMemoryKeyValueStore = InMemoryKeyValueStore(),
+         start: Bool = true, _ adjust: (inout Configuration) -> Void = { _ in }) async throws {
+        clock = ManualClock(now: Self.start, timeZone: Self.berlin)
+        center = InMemoryNotificationCenter(clock: clock, capacity: capacity)
+        self.store = store
+        network = NetworkConditionedTransport(wrapping: transport)
+        var configuration = Configuration(apiBaseURL: URL(string: "https://api.buzzkit.test/")!,
+                                          publishableKey: "pk_tenant_secret", subscriberId: subscriberId,
+                                          subscriberToken: .fixed(Self.token), pushTopic: "com.example.gym")
+        configuration.retryPolicy = RetryPolicy(initialDelay: 2, multiplier: 2, maximumDelay: 60, jitter: 0.5)
+        adjust(&configuration)
+        self.configuration = configuration
+        client = try Self.makeClient(configuration, clock, center, store, network, source, activity)
+        await client.setActivityObserver { [activity] in activity.record($0) }
+        if start { await client.start() }
+    }
+
+    private static func makeClient(_ configuration: Configuration, _ clock: ManualClock, _ center: InMemoryNotificationCenter,
+                                   _ store: InMemoryKeyValueStore, _ network: NetworkConditionedTransport,
+                                   _ source: InMemoryPushEventSource, _ activity: ActivityLog) throws -> BuzzKitClient {
+        let ports = BuzzKitPorts(notificationCenter: center, clock: clock, store: store, transport: network,
+                                 pushEvents: source, random: { 0 })
+        let client = try BuzzKitClient(configuration: configuration, ports: ports)
+        return client
+    }
+
+    /// A new client over the same store, center and clock (an app relaunch). The old one is
+    /// shut down first.
+    func restart() async throws {
+        await client.shutdown()
+        client = try Self.makeClient(configuration, clock, center, store, network, source, activity)
+        await client.setActivityObserver { [activity] in activity.record($0) }
+        await client.start()
+    }
+
+    /// The floating wall clock `seconds` from now in the device's zone.
+    func fireAt(in seconds: TimeInterval) -> FireAt {
+        FireAt(instant: clock.now.addingTimeInterval(seconds), in: clock.timeZone)
+    }
+
+    /// Delivers a plan firing `seconds` from now.
+    @discardableResult
+    func receivePlan(_ localId: String, in seconds: TimeInterval, cancelOn: [String] = [], messageId: String? = nil) async -> PushOutcome {
+        await client.handleRemoteNotification(payload: Payloads.plan(localId, messageId: messageId, fireAt: fireAt(in: seconds), cancelOn: cancelOn))
+    }
+
+    /// Moves the clock, fires what is due and waits until the client is idle.
+    @discardableResult
+    func advance(_ seconds: TimeInterval) async throws -> [DeliveredNotification] {
+        clock.advance(by: seconds)
+        let shown = await center.fireDue()
+        try await waitIdle()
+        return shown
+    }
+
+    /// Waits (in real time, at most 5 s) until the client has nothing running or due.
+    func waitIdle(file: StaticString = #filePath, line: UInt = #line) async throws {
+        let deadline = Date().addingTimeInterval(5)
+        while !(await client.isIdle) {
+            if Date() > deadline {
+                XCTFail("the client did not become idle", file: file, line: line)
+                return
+            }
+            try await Task.sleep(nanoseconds: 1_000_000)
+        }
+    }
+
+    /// The ids of the pending requests.
+    func pendingIds() async -> [String] {
+        await center.pendingRequests().map(\.id).sorted()
+    }
+
+    /// The names of the posted events.
+    var postedNames: [String] { transport.postedEvents.map(\.event) }
+}
