@@ -10,7 +10,7 @@ export BUZZKIT_AMQP_URL ?= amqp://guest:guest@127.0.0.1:$(BUZZKIT_AMQP_PORT)/%2f
 
 SWIFT_BUILD_FLAGS ?=
 
-.PHONY: build deps services services-stop services-status migrate test test-unit test-integration bench clean
+.PHONY: build deps services services-stop services-status migrate test test-unit test-integration test-e2e demo bench clean
 
 deps:            ## install the Debian packages the build and the services need
 	bash scripts/services.sh install
@@ -30,17 +30,24 @@ services-status:
 migrate: build services
 	swift run $(SWIFT_BUILD_FLAGS) buzzkit migrate
 
-test: services   ## unit tests, then integration tests against the real services
+test: services   ## unit, then integration, then end-to-end tests against the real services
 	swift build --build-tests $(SWIFT_BUILD_FLAGS)
 	$(MAKE) --no-print-directory test-unit
 	swift run $(SWIFT_BUILD_FLAGS) buzzkit migrate
 	$(MAKE) --no-print-directory test-integration
+	$(MAKE) --no-print-directory test-e2e
 
 test-unit:       ## tier 1: pure unit tests, no services
-	swift test --skip-build $(SWIFT_BUILD_FLAGS) --skip IntegrationTests
+	swift test --skip-build $(SWIFT_BUILD_FLAGS) --skip IntegrationTests --skip EndToEndTests
 
 test-integration: ## tier 2: against real PostgreSQL and RabbitMQ
 	swift test --skip-build $(SWIFT_BUILD_FLAGS) --filter IntegrationTests
+
+test-e2e:        ## tier 3: the device simulator against the real server processes
+	swift test --skip-build $(SWIFT_BUILD_FLAGS) --filter EndToEndTests
+
+demo: services   ## the main job: 1,000 simulated phones end to end
+	bash scripts/demo.sh
 
 bench: services  ## figures beside this machine's raw PostgreSQL and RabbitMQ ceilings
 	bash scripts/bench.sh

@@ -1,0 +1,82 @@
+import APNsStandIn
+import BuzzServer
+import DeviceSimulator
+import Foundation
+import PostgresClient
+import XCTest
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The mission, end to end: a fleet of simulated phones running the real SDK, against the
+/// real API, one worker process per queue, the scheduler, PostgreSQL, RabbitMQ and the APNs
+/// stand-in. Every behaviour must end with zero violations.
+final class FleetEndToEndTests: XCTestCase {
+    func testAFleetOfPhonesSeesEveryPlanExactlyOnce() async throws {
+        let environment = ProcessInfo.processInfo.environment
+        let databaseURL = environment["BUZZKIT_DATABASE_URL"] ?? "postgres://postgres@127.0.0.1:55432/buzzkit"
+        let amqpURL = environment["BUZZKIT_AMQP_URL"] ?? "amqp://guest:guest@127.0.0.1:55672/%2f"
+        let tag = "e2e_" + UUID().uuidString.prefix(8).lowercased()
+        let directory = NSTemporaryDirectory() + tag
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+
+        // The APNs stand-in, in this process, handing pushes to the phones.
+        let credentials = try StandInCredentials.generate()
+        let files = try credentials.write(to: directory)
+        let key = try ProviderKeyPair.generate()
+        let keyFiles = try key.write(to: directory)
+        let router = PushRouter()
+        let standIn = try StandInLoader.start(directory: directory, port: 0, router: router)
+        defer { standIn.stop() }
+
+        let port = 20_000 + Int.random(in: 0..<10_000)
+        var server = environment
+        server["BUZZKIT_DATABASE_URL"] = databaseURL
+        server["BUZZKIT_AMQP_URL"] = amqpURL
+        server["BUZZKIT_DB_SCHEMA"] = tag
+        server["BUZZKIT_QUEUE_PREFIX"] = tag + "."
+        server["BUZZKIT_HTTP_PORT"] = "\(port)"
+        server["BUZZKIT_APNS_URL"] = standIn.baseURL
+        server["BUZZKIT_APNS_CA_FILE"] = files.caCertificate
+        server["BUZZKIT_APNS_KEY_FILE"] = keyFiles.privateKey
+        server["BUZZKIT_APNS_KEY_ID"] = key.keyID
+        server["BUZZKIT_APNS_TEAM_ID"] = key.teamID
+        server["BUZZKIT_SHUTDOWN_GRACE_SECONDS"] = "5"
+        let processes = ServerProcesses(environment: server, logDirectory: directory)
+        _ = try processes.run(["migrate", "--schema", tag])
+        let keysJSON = try processes.run(["tenant", "create", "e2e-gym", "--json"])
+        let keys = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(keysJSON.utf8)) as? [String: String])
+        try processes.start("api", ["api"])
+        for queue in ["trigger", "plan-dispatch", "ack-ingest", "fallback-check"] { try processes.start("worker-\(queue)", ["worker", "--queues", queue]) }
+        try processes.start("scheduler", ["scheduler"])
+        defer {
+            let unclean = processes.stop(grace: 10)
+            XCTAssertEqual(unclean, [], "every process drains and exits 0 on SIGTERM")
+            if let db = try? PostgresConnection(url: databaseURL) { _ = try? db.execute(PostgresQuery(unsafeSQL: "DROP SCHEMA IF EXISTS \(tag) CASCADE")) }
+        }
+        try await waitUntilReady(port: port)
+
+        let configuration = FleetConfiguration(apiBaseURL: URL(string: "http://127.0.0.1:\(port)")!, secretKey: keys["secretKey"]!,
+                                               publishableKey: keys["publishableKey"]!, signingSecret: keys["signingSecret"]!,
+                                               subscribers: 48, leadSeconds: 12, lowPowerDelay: 2, offlineSeconds: 2, settleSeconds: 8, tag: tag)
+        let report = try await Fleet(configuration: configuration, router: router).run()
+        print(report.text)
+        XCTAssertEqual(report.violations, [], report.text)
+        XCTAssertEqual(report.outcomes.count, 48)
+        let rows = Dictionary(uniqueKeysWithValues: report.rows.map { ($0.behaviour, $0) })
+        XCTAssertEqual(rows[.healthy]?.exactlyOnce, 8)
+        XCTAssertEqual(rows[.forceQuit]?.exactlyOnce, 8, "force-quit phones see the fallback")
+        XCTAssertEqual(rows[.completes]?.afterCancel, 0)
+    }
+
+    func waitUntilReady(port: Int) async throws {
+        let deadline = Date().addingTimeInterval(30)
+        while Date() < deadline {
+            if let (_, response) = try? await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(port)/readyz")!),
+               (response as? HTTPURLResponse)?.statusCode == 200 { return }
+            try await Task.sleep(nanoseconds: 200_000_000)
+        }
+        throw E2EFailure("the API did not become ready on port \(port)")
+    }
+}
