@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# `make demo`: BuzzKit's main job, end to end on this machine.
+#   PostgreSQL + RabbitMQ (started if needed) → build → migrate → a tenant → the APNs stand-in's
+#   keys → api, one worker per queue and the scheduler as separate processes → 1,000 simulated
+#   phones (real SDK instances) with the leg-day workflow's moment about a minute ahead →
+#   the fleet report and two run summaries → everything it started is stopped again.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PHONES=${DEMO_PHONES:-1000}
+LEAD=${DEMO_LEAD_SECONDS:-60}
+PORT=${DEMO_PORT:-18480}
+APNS_PORT=${DEMO_APNS_PORT:-18497}
+DEMO=.demo
+BIN=.build/debug
+PSQL=(/usr/lib/postgresql/15/bin/psql -qtA -h 127.0.0.1 -p "${BUZZKIT_PG_PORT:-55432}" -U postgres buzzkit)
+
+say() { printf '\n== %s\n' "$*"; }
+
+services_were_running=$(bash scripts/services.sh status | grep -c ': running' || true)
+bash scripts/services.sh start >/dev/null
+eval "$(bash scripts/services.sh env)"
+
+say "building"
+swift build --product buzzkit >/dev/null
+swift build --product buzzkit-apns >/dev/null
+swift build --product buzzkit-devicesim >/dev/null
+
+rm -rf "$DEMO" && mkdir -p "$DEMO/logs"
+export BUZZKIT_DB_SCHEMA=demo BUZZKIT_QUEUE_PREFIX=demo. BUZZKIT_HTTP_PORT=$PORT BUZZKIT_LOG_FORMAT=json
+export BUZZKIT_SHUTDOWN_GRACE_SECONDS=10 BUZZKIT_PREFETCH=500
+"${PSQL[@]}" -c "DROP SCHEMA IF EXISTS demo CASCADE" >/dev/null
+
+say "migrating, creating the tenant and the APNs stand-in's keys"
+$BIN/buzzkit migrate --schema demo
+$BIN/buzzkit tenant create demo-gym --json > "$DEMO/keys.json"
+$BIN/buzzkit-apns setup --dir "$DEMO/apns" > "$DEMO/apns-setup.txt"
+eval "$(grep '^export' "$DEMO/apns-setup.txt")"
+export BUZZKIT_APNS_URL=https://127.0.0.1:$APNS_PORT
+echo "tenant $(python3 -c 'import json; print(json.load(open(".demo/keys.json"))["tenantId"])')"
+
+pids=()
+cleanup() {
+  for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
+  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+  if [ "$services_were_running" -lt 2 ]; then bash scripts/services.sh stop >/dev/null; fi
+}
+trap cleanup EXIT
+
+say "starting api, a worker per queue and the scheduler (logs in $DEMO/logs)"
+$BIN/buzzkit api 2>"$DEMO/logs/api.log" & pids+=($!)
+for queue in trigger plan-dispatch ack-ingest fallback-check; do
+  $BIN/buzzkit worker --queues "$queue" 2>"$DEMO/logs/worker-$queue.log" & pids+=($!)
+done
+$BIN/buzzkit scheduler 2>"$DEMO/logs/scheduler.log" & pids+=($!)
+for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$PORT/readyz" >/dev/null && break; sleep 0.2; done
+
+say "$PHONES phones, moment in ${LEAD}s (healthy, force-quit, low-power, offline, completes, two-devices)"
+status=0
+$BIN/buzzkit-devicesim fleet --api "http://127.0.0.1:$PORT" --keys "$DEMO/keys.json" --apns-dir "$DEMO/apns" \
+  --apns-port "$APNS_PORT" --phones "$PHONES" --lead "$LEAD" --report-json "$DEMO/report.json" || status=$?
+
+say "two run summaries (GET /v1/runs/{id})"
+SK=$(python3 -c 'import json; print(json.load(open(".demo/keys.json"))["secretKey"])')
+for kind in "scheduled on device" "fallback sent"; do
+  id=$("${PSQL[@]}" -c "SELECT id FROM demo.runs WHERE status = 'completed' AND state::text LIKE '%\"$kind\"%' LIMIT 1")
+  [ -n "$id" ] || continue
+  echo "-- a run whose step ended \"$kind\":"
+  curl -s -H "Authorization: Bearer $SK" "http://127.0.0.1:$PORT/v1/runs/$id" | python3 -m json.tool
+done
+exit $status
