@@ -11,7 +11,7 @@ public final class Runtime: @unchecked Sendable {
     public let publisher: AMQPPublisher
     public let amqpURL: AMQPURL
     public let topology: Topology
-    public let context: PipelineContext
+    public private(set) var context: PipelineContext
     public let metrics: Metrics
     public let log: Log
 
@@ -29,6 +29,7 @@ public final class Runtime: @unchecked Sendable {
         metrics = Metrics()
         context = PipelineContext(store: PostgresStore(pool: pool), topology: topology, push: push, metrics: metrics)
         log = Log(format: Log.Format(rawValue: configuration.logFormat) ?? .json, component: component)
+        context.log = log
     }
 
     /// The database URL with the schema applied (for LISTEN connections).

@@ -18,7 +18,7 @@ final class SimulatedPhone: @unchecked Sendable {
     let lowPowerDelay: Double
     private let lock = NSLock()
     private var shownStorage: [DeliveredNotification] = []
-    private(set) var plansReceived = 0
+    private var planIds: Set<String> = []
 
     init(subscriberId: String, behaviour: Behaviour, receivesSilentPushes: Bool, zone: String, configuration: FleetConfiguration,
          transport: URLSessionTransport, lowPowerDelay: Double = 0) throws {
@@ -66,8 +66,14 @@ final class SimulatedPhone: @unchecked Sendable {
         lock.unlock()
     }
 
-    private func countPlan() {
-        lock.lock(); plansReceived += 1; lock.unlock()
+    private func countPlan(_ id: String) {
+        lock.lock(); planIds.insert(id); lock.unlock()
+    }
+
+    /// Distinct plans this phone was handed.
+    var plansReceived: Int {
+        lock.lock(); defer { lock.unlock() }
+        return planIds.count
     }
 
     var shown: [DeliveredNotification] {
@@ -83,8 +89,8 @@ final class SimulatedPhone: @unchecked Sendable {
             return
         }
         guard receivesSilentPushes else { return }
-        if object["bk.local"] != nil {
-            countPlan()
+        if case .object(let local)? = object["bk.local"] {
+            countPlan(local["id"]?.stringValue ?? "")
             if behaviour == .lowPower { try? await Task.sleep(nanoseconds: UInt64(lowPowerDelay * 1e9)) }
             if behaviour == .offline {
                 network.setOnline(false)

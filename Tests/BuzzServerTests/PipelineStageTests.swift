@@ -112,3 +112,18 @@ final class PipelineStageTests: XCTestCase {
         XCTAssertTrue(pipeline.store.withState { $0.processedEvents.isEmpty })
     }
 }
+
+final class EventBatchTests: XCTestCase {
+    func testACancelInTheSameBatchAsItsTriggerCancelsTheNewRun() throws {
+        let pipeline = InMemoryPipeline()
+        try pipeline.addWorkflow(InMemoryPipeline.legDay)
+        pipeline.addSubscriber("quick", devices: 1)
+        let now = pipeline.clock.now()
+        let items = [
+            EventProcessor.Item(tenantId: pipeline.tenantId, event: BuzzEvent(event: "workout.scheduled", subscriberId: "quick", timestamp: now), dedupeKey: "a"),
+            EventProcessor.Item(tenantId: pipeline.tenantId, event: BuzzEvent(event: "workout.completed", subscriberId: "quick", timestamp: now), dedupeKey: "b"),
+        ]
+        _ = try StageProcessor(context: pipeline.context).process(items.map { .event($0) })
+        XCTAssertEqual(pipeline.runs.map(\.state.status), [.cancelled])
+    }
+}

@@ -29,34 +29,62 @@ struct EventProcessor {
             fresh[tenantId] = try tx.markEventsProcessed(tenantId: tenantId, eventIds: group.compactMap(\.dedupeKey), at: now)
         }
         var seen: Set<String> = []
+        var work: [Item] = []
         for item in items {
             if let key = item.dedupeKey, !(fresh[item.tenantId]?.contains(key) ?? false) || !seen.insert(item.tenantId + "\u{0}" + key).inserted {
                 context.metrics.increment("buzzkit_events_duplicate_total", help: "Events skipped because their id was processed before")
                 continue
             }
+            work.append(item)
+        }
+        // Lock every existing run the batch touches in one statement, in id order, so
+        // concurrent batches never deadlock on each other's runs.
+        var touched: Set<UUID> = []
+        for item in work {
             switch item.event.event {
             case BuzzEvent.localScheduled:
-                rows += try acknowledge(item, tx: tx, settings: settings, now: now)
+                if let runId = Self.runId(ofAcknowledgment: item.event) { touched.insert(runId) }
+            case BuzzEvent.pushOpened:
+                continue
+            default:
+                if try settings.cancels(tenantId: item.tenantId, event: item.event.event) {
+                    touched.formUnion(try tx.openRuns(tenantId: item.tenantId, subscriberId: item.event.subscriberId, cancelEvent: item.event.event))
+                }
+            }
+        }
+        var locked: [UUID: RunRecord] = [:]
+        for run in try tx.lockRuns(Array(touched)) { locked[run.id] = run }
+        for item in work {
+            switch item.event.event {
+            case BuzzEvent.localScheduled:
+                rows += try acknowledge(item, runs: &locked, tx: tx, now: now)
             case BuzzEvent.pushOpened:
                 if case .string(let messageId)? = item.event.properties["messageId"] {
                     try tx.recordOpen(tenantId: item.tenantId, subscriberId: item.event.subscriberId, messageId: messageId, at: now)
                     context.metrics.increment("buzzkit_opens_total", help: "Notification opens ($push.opened)")
                 }
             default:
-                rows += try cancelRuns(item, tx: tx, settings: settings, now: now)
-                rows += try startRuns(item, tx: tx, settings: settings, now: now)
+                rows += try cancelRuns(item, runs: &locked, tx: tx, now: now)
+                rows += try startRuns(item, runs: &locked, tx: tx, settings: settings, now: now)
             }
         }
         return rows
     }
 
+    /// The run id of a `$local.scheduled` (its `localId` is `<runId>/<stepName>`).
+    static func runId(ofAcknowledgment event: BuzzEvent) -> UUID? {
+        guard case .string(let localId)? = event.properties["localId"], let slash = localId.firstIndex(of: "/") else { return nil }
+        return UUID(uuidString: String(localId[..<slash]))
+    }
+
     /// Starts a run of every current workflow triggered by the event.
-    func startRuns(_ item: Item, tx: any StoreTransaction, settings: SettingsCache, now: Date) throws -> [Outbox.Row] {
+    func startRuns(_ item: Item, runs: inout [UUID: RunRecord], tx: any StoreTransaction, settings: SettingsCache, now: Date) throws -> [Outbox.Row] {
         var rows: [Outbox.Row] = []
         for workflow in try settings.workflows(tenantId: item.tenantId, triggeredBy: item.event.event) {
             let (run, actions) = try Self.newRun(workflow: workflow, trigger: item.event, subscriberId: item.event.subscriberId,
                                                  dryRun: false, settings: settings, now: now)
             try tx.insertRun(run)
+            runs[run.id] = run  // a later event of this batch may cancel it
             rows += try context.actions.apply(actions, run: run, tx: tx, now: now)
             context.metrics.increment("buzzkit_runs_started_total", help: "Workflow runs started")
         }
@@ -78,16 +106,17 @@ struct EventProcessor {
         return (run, actions)
     }
 
-    /// Feeds the event to the subscriber's open runs whose `cancelOn` names it.
-    func cancelRuns(_ item: Item, tx: any StoreTransaction, settings: SettingsCache, now: Date) throws -> [Outbox.Row] {
-        guard try settings.cancels(tenantId: item.tenantId, event: item.event.event) else { return [] }
-        let ids = try tx.openRuns(tenantId: item.tenantId, subscriberId: item.event.subscriberId, cancelEvent: item.event.event)
+    /// Feeds the event to the subscriber's open runs (already locked) whose `cancelOn` names it.
+    func cancelRuns(_ item: Item, runs: inout [UUID: RunRecord], tx: any StoreTransaction, now: Date) throws -> [Outbox.Row] {
         var rows: [Outbox.Row] = []
-        for var run in try tx.lockRuns(ids) {
+        for id in runs.keys.sorted(by: { $0.uuidString < $1.uuidString }) {
+            guard var run = runs[id], run.tenantId == item.tenantId, run.subscriberId == item.event.subscriberId,
+                  run.cancelEvents.contains(item.event.event) else { continue }
             let before = run.state
             let actions = run.state.handle(.event(item.event), now: now)
             guard run.state != before else { continue }
             try tx.updateRun(run)
+            runs[id] = run
             rows += try context.actions.apply(actions, run: run, tx: tx, now: now)
             if before.status != .cancelled && run.state.status == .cancelled {
                 context.metrics.increment("buzzkit_cancels_total", ["by": "event"], help: "Runs cancelled")
@@ -96,10 +125,9 @@ struct EventProcessor {
         return rows
     }
 
-    /// Records a `$local.scheduled` and tells the run.
-    func acknowledge(_ item: Item, tx: any StoreTransaction, settings: SettingsCache, now: Date) throws -> [Outbox.Row] {
-        guard case .string(let localId)? = item.event.properties["localId"], let slash = localId.firstIndex(of: "/"),
-              let runId = UUID(uuidString: String(localId[..<slash])) else {
+    /// Records a `$local.scheduled` and tells the run (already locked).
+    func acknowledge(_ item: Item, runs: inout [UUID: RunRecord], tx: any StoreTransaction, now: Date) throws -> [Outbox.Row] {
+        guard let runId = Self.runId(ofAcknowledgment: item.event), case .string(let localId)? = item.event.properties["localId"] else {
             throw PipelineError.permanent("$local.scheduled needs properties.localId of the form <runId>/<stepName>")
         }
         var messageId: String?
@@ -107,9 +135,10 @@ struct EventProcessor {
         guard try tx.recordAcknowledgment(tenantId: item.tenantId, subscriberId: item.event.subscriberId, localId: localId,
                                           messageId: messageId, at: now) else { return [] }
         context.metrics.increment("buzzkit_acknowledgments_total", help: "Plans acknowledged by a device ($local.scheduled)")
-        guard var run = try tx.lockRun(runId), run.tenantId == item.tenantId, run.subscriberId == item.event.subscriberId else { return [] }
+        guard var run = runs[runId], run.tenantId == item.tenantId, run.subscriberId == item.event.subscriberId else { return [] }
         let actions = run.state.handle(.acknowledged(localId: localId, messageId: messageId), now: now)
         try tx.updateRun(run)
+        runs[runId] = run
         return try context.actions.apply(actions, run: run, tx: tx, now: now)
     }
 }

@@ -13,6 +13,8 @@ public struct PipelineContext: Sendable {
     /// How many times each message is published (1; more only in fault drills, to prove
     /// that redelivered messages change nothing).
     public var publishCopies: Int = 1
+    /// Where stages report failures (one JSON line each).
+    public var log = Log(format: .json, component: "pipeline")
 
     public init(store: any Store, topology: Topology, push: any PushProvider, clock: any Clock = SystemClock(), metrics: Metrics = Metrics()) {
         self.store = store

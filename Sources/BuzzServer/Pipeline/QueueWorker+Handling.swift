@@ -21,6 +21,8 @@ extension QueueWorker {
             decoded.forEach { $0.0.ack() }
             count("processed", decoded.count)
         } catch {
+            context.log.warning("batch failed; retrying its messages one by one",
+                                ["queue": queue.rawValue, "messages": "\(decoded.count)", "error": "\(error)"])
             if decoded.count == 1 {
                 settleFailure(decoded[0].0, item: decoded[0].1, error: error)
             } else {
@@ -68,6 +70,8 @@ extension QueueWorker {
             return
         }
         count("failed", 1)
+        context.log.warning("message failed; returned to the queue", ["queue": queue.rawValue, "message_id": delivery.messageId ?? "",
+                                                                      "delivery_count": "\(delivery.deliveryCount)", "error": "\(lastError)"])
         delivery.nack(requeue: true)
     }
 
@@ -93,6 +97,7 @@ extension QueueWorker {
             try publisher.publishAndWait([message])
             delivery.ack()
             count("dead_lettered", 1)
+            context.log.warning("message dead-lettered", ["queue": queue.rawValue, "message_id": delivery.messageId ?? "", "reason": String(reason.prefix(300))])
         } catch {
             // Could not park it: leave it to the queue (and its delivery limit).
             delivery.nack(requeue: true)
