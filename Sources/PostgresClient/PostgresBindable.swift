@@ -43,7 +43,7 @@ extension Double: PostgresBindable {
 }
 
 extension UUID: PostgresBindable {
-    public var postgresText: String { uuidString.lowercased() }
+    public var postgresText: String { lowercasedText }
 }
 
 extension Date: PostgresBindable {

@@ -74,7 +74,7 @@ extension Double: PostgresDecodable {
 extension UUID: PostgresDecodable {
     public static func decode(postgresText text: String?, column: String) throws -> UUID {
         let text = try requireValue(text, column: column)
-        guard let value = UUID(uuidString: text) else { throw decodingFailure(text, column: column, as: UUID.self) }
+        guard let value = UUID(fastText: text) else { throw decodingFailure(text, column: column, as: UUID.self) }
         return value
     }
 }

@@ -49,3 +49,18 @@ final class PostgresDecodingTests: XCTestCase {
         XCTAssertThrowsError(try Bool.decode(postgresText: "yes", column: "c"))
     }
 }
+
+final class UUIDTextTests: XCTestCase {
+    func testFastTextMatchesFoundation() {
+        for _ in 0..<1000 {
+            let id = UUID()
+            XCTAssertEqual(id.lowercasedText, id.uuidString.lowercased())
+            XCTAssertEqual(UUID(fastText: id.uuidString), id)
+            XCTAssertEqual(UUID(fastText: id.lowercasedText), id)
+        }
+        XCTAssertNil(UUID(fastText: "not-a-uuid"))
+        XCTAssertNil(UUID(fastText: "e621e1f8c36c495a93fc0c247a3e6e5f"))
+        XCTAssertNil(UUID(fastText: "e621e1f8-c36c-495a-93fc-0c247a3e6e5fa"))
+        XCTAssertNil(UUID(fastText: "g621e1f8-c36c-495a-93fc-0c247a3e6e5f"))
+    }
+}

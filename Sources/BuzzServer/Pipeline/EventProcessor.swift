@@ -96,7 +96,7 @@ struct EventProcessor {
                        settings: SettingsCache, now: Date, id: UUID = UUID()) throws -> (RunRecord, [RunAction]) {
         let tenant = try settings.tenant(workflow.tenantId)
         let subscriber = try subscriberId.flatMap { try settings.subscriber(tenantId: workflow.tenantId, id: $0) }
-        let runContext = RunContext(runId: id.uuidString.lowercased(), dryRun: dryRun, hasSubscriber: subscriber != nil,
+        let runContext = RunContext(runId: id.lowercasedText, dryRun: dryRun, hasSubscriber: subscriber != nil,
                                     subscriberTimeZone: subscriber?.timezone, tenantDefaultTimeZone: tenant?.defaultTimezone,
                                     quietHours: tenant?.quietHours)
         var state = RunState(workflow: workflow.definition, trigger: trigger, context: runContext)
@@ -109,7 +109,7 @@ struct EventProcessor {
     /// Feeds the event to the subscriber's open runs (already locked) whose `cancelOn` names it.
     func cancelRuns(_ item: Item, runs: inout [UUID: RunRecord], tx: any StoreTransaction, now: Date) throws -> [Outbox.Row] {
         var rows: [Outbox.Row] = []
-        for id in runs.keys.sorted(by: { $0.uuidString < $1.uuidString }) {
+        for id in runs.keys.sorted() {
             guard var run = runs[id], run.tenantId == item.tenantId, run.subscriberId == item.event.subscriberId,
                   run.cancelEvents.contains(item.event.event) else { continue }
             let before = run.state

@@ -42,7 +42,7 @@ public enum PipelineMessage: Sendable, Codable, Equatable {
         case .timer(_, _, let timer): return "timer:\(timer.id)"
         case .sendPlan(_, _, _, let d): return "plan:\(d.localId)"
         case .sendAlert(_, _, _, _, let d): return "alert:\(d.idempotencyKey)"
-        case .sendCancel(_, let runId, _, _): return "cancel:\(runId.uuidString.lowercased())"
+        case .sendCancel(_, let runId, _, _): return "cancel:\(runId.lowercasedText)"
         }
     }
 

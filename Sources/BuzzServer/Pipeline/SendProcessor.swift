@@ -75,19 +75,19 @@ struct SendProcessor {
                 (key, kind, messageId) = (delivery.idempotencyKey, fallback ? "fallback" : "push", delivery.messageId)
             case .sendCancel(_, let runId, _, _):
                 devices = try tx.planRecipients(runId: runId)
-                (key, kind) = ("\(runId.uuidString.lowercased())/cancel", "cancel")
+                (key, kind) = ("\(runId.lowercasedText)/cancel", "cancel")
             case .timer:
                 continue
             }
             // A pair that appears twice in the batch is sent once.
-            for device in devices where device.platform == "ios" && seen.insert(key + "\u{0}" + device.id.uuidString).inserted {
+            for device in devices where device.platform == "ios" && seen.insert(key + "\u{0}" + device.id.lowercasedText).inserted {
                 targets.append(Target(message: message, device: device, key: key, claim: .alreadyDone))
                 requests.append(DeliveryRequest(tenantId: message.tenantId, runId: message.runId, idempotencyKey: key,
                                                 deviceId: device.id, kind: kind, messageId: messageId))
             }
         }
         // Claim in a fixed order, so concurrent batches take the row locks alike (no deadlocks).
-        let order = requests.indices.sorted { (requests[$0].idempotencyKey, requests[$0].deviceId.uuidString) < (requests[$1].idempotencyKey, requests[$1].deviceId.uuidString) }
+        let order = requests.indices.sorted { (requests[$0].idempotencyKey, requests[$0].deviceId) < (requests[$1].idempotencyKey, requests[$1].deviceId) }
         let claims = try tx.claimDeliveries(order.map { requests[$0] }, at: now)
         for (position, index) in order.enumerated() { targets[index].claim = claims[position] }
         return targets

@@ -44,7 +44,7 @@ struct TimerProcessor {
             runs[run.id] = run
             pending[run.id, default: []] += actions
         }
-        for id in changed.sorted(by: { $0.uuidString < $1.uuidString }) {
+        for id in changed.sorted() {
             guard let run = runs[id] else { continue }
             try tx.updateRun(run)
             rows += try context.actions.apply(pending[id] ?? [], run: run, tx: tx, now: now)

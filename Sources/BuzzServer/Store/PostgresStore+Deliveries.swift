@@ -8,17 +8,18 @@ extension PostgresStoreTransaction {
         let inserted = try db.query("""
             INSERT INTO deliveries (tenant_id, run_id, idempotency_key, device_id, kind, status, message_id, created_at)
             SELECT t, NULLIF(rr, '')::uuid, k, d, c, 'pending', NULLIF(mm, ''), \(at)
-            FROM unnest(\(requests.map(\.tenantId))::text[], \(requests.map { $0.runId?.uuidString ?? "" })::text[],
+            FROM unnest(\(requests.map(\.tenantId))::text[], \(requests.map { $0.runId?.lowercasedText ?? "" })::text[],
                         \(requests.map(\.idempotencyKey))::text[], \(requests.map(\.deviceId))::uuid[], \(requests.map(\.kind))::text[],
                         \(requests.map { $0.messageId ?? "" })::text[]) WITH ORDINALITY AS u(t, rr, k, d, c, mm, n)
             ORDER BY n
             ON CONFLICT (idempotency_key, device_id) DO NOTHING
             RETURNING idempotency_key, device_id
             """)
-        var claimed = Set<String>()
-        for row in inserted { claimed.insert((try row.decode("idempotency_key") as String) + "\u{0}" + (try row.decode("device_id") as UUID).uuidString) }
-        let others = requests.filter { !claimed.contains($0.idempotencyKey + "\u{0}" + $0.deviceId.uuidString) }
-        var statuses: [String: String] = [:]
+        struct Pair: Hashable { var key: String; var device: UUID }
+        var claimed = Set<Pair>()
+        for row in inserted { claimed.insert(Pair(key: try row.decode("idempotency_key"), device: try row.decode("device_id"))) }
+        let others = requests.filter { !claimed.contains(Pair(key: $0.idempotencyKey, device: $0.deviceId)) }
+        var statuses: [Pair: String] = [:]
         if !others.isEmpty {
             // Someone else's claims: wait for their transactions (row locks), then read the outcome.
             for row in try db.query("""
@@ -27,11 +28,11 @@ extension PostgresStoreTransaction {
                   ON x.idempotency_key = u.k AND x.device_id = u.d
                 ORDER BY x.idempotency_key, x.device_id FOR UPDATE OF x
                 """) {
-                statuses[(try row.decode("idempotency_key") as String) + "\u{0}" + (try row.decode("device_id") as UUID).uuidString] = try row.decode("status")
+                statuses[Pair(key: try row.decode("idempotency_key"), device: try row.decode("device_id"))] = try row.decode("status")
             }
         }
         return requests.map { request in
-            let key = request.idempotencyKey + "\u{0}" + request.deviceId.uuidString
+            let key = Pair(key: request.idempotencyKey, device: request.deviceId)
             if claimed.contains(key) { return .send }
             // Sent, refused or unregistered: done. Failed earlier (APNs down, retries used up): try again.
             return statuses[key] == "failed" ? .send : .alreadyDone

@@ -19,7 +19,7 @@ extension PostgresStoreTransaction {
 
     func lockRuns(_ ids: [UUID]) throws -> [RunRecord] {
         guard !ids.isEmpty else { return [] }
-        let sorted = Array(Set(ids)).sorted { $0.uuidString < $1.uuidString }
+        let sorted = Array(Set(ids)).sorted()
         return try db.query("""
             SELECT id, tenant_id, workflow_key, workflow_version, subscriber_id, dry_run, state FROM runs
             WHERE id = ANY(\(sorted)::uuid[]) ORDER BY id FOR UPDATE
@@ -64,7 +64,7 @@ extension PostgresStoreTransaction {
     }
 
     func acknowledgments(tenantId: String, subscriberId: String, runId: UUID) throws -> [(localId: String, messageId: String?)] {
-        let prefix = runId.uuidString.lowercased() + "/"
+        let prefix = runId.lowercasedText + "/"
         return try db.query("""
             SELECT local_id, message_id FROM acknowledgments
             WHERE tenant_id = \(tenantId) AND subscriber_id = \(subscriberId) AND starts_with(local_id, \(prefix))
