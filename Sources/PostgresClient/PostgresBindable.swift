@@ -94,16 +94,18 @@ public struct JSONB<Value: Codable & Sendable>: PostgresBindable, PostgresDecoda
 /// Arrays bind as one-dimensional PostgreSQL array literals (`{"a","b"}`).
 extension Array: PostgresBindable where Element: PostgresBindable {
     public var postgresText: String {
-        var out = "{"
+        var out: [UInt8] = [UInt8(ascii: "{")]
+        out.reserveCapacity(2 + count * 16)
         for (index, element) in enumerated() {
-            if index > 0 { out += "," }
-            out += "\""
-            for ch in element.postgresText.unicodeScalars {
-                if ch == "\"" || ch == "\\" { out += "\\" }
-                out.unicodeScalars.append(ch)
+            if index > 0 { out.append(UInt8(ascii: ",")) }
+            out.append(UInt8(ascii: "\""))
+            for byte in element.postgresText.utf8 {
+                if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { out.append(UInt8(ascii: "\\")) }
+                out.append(byte)
             }
-            out += "\""
+            out.append(UInt8(ascii: "\""))
         }
-        return out + "}"
+        out.append(UInt8(ascii: "}"))
+        return String(decoding: out, as: UTF8.self)
     }
 }
