@@ -47,7 +47,7 @@ let package = Package(
         .target(name: "DeviceSimulator", dependencies: ["BuzzKit", "BuzzKitWire", "APNsStandIn", "BuzzCrypto"]),
 
         // Server-side modules.
-        .target(name: "BuzzServer", dependencies: ["BuzzEngine", "BuzzKitWire", "PostgresClient", "AMQPClient", "BuzzCrypto", "HTTPServer", "PushDelivery"],
+        .target(name: "BuzzServer", dependencies: ["BuzzEngine", "BuzzKitWire", "PostgresClient", "AMQPClient", "BuzzCrypto", "PushDelivery"],
                 resources: [.copy("Migrations")]),
 
         .target(name: "BuzzAPI", dependencies: ["BuzzServer", "BuzzEngine", "BuzzKitWire", "HTTPServer", "BuzzCrypto", "AMQPClient", "PostgresClient"]),

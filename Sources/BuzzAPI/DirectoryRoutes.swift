@@ -66,7 +66,7 @@ enum DirectoryRoutes {
             var quiet = principal.tenant.quietHours
             if fields.has("quietHours") {
                 if let members = try fields.object("quietHours") {
-                    let window = try Fields(.object(members), path: "quietHours", allowed: ["start", "end"])
+                    let window = try InputFields(.object(members), path: "quietHours", allowed: ["start", "end"])
                     let start = try window.requiredString("start", maxLength: 8), end = try window.requiredString("end", maxLength: 8)
                     do {
                         quiet = try QuietHours.parse("\(start)-\(end)")

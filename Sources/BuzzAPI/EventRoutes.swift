@@ -8,7 +8,6 @@ import HTTPServer
 /// after RabbitMQ confirmed every publish.
 enum EventRoutes {
     static let maxBatch = 1000
-    static let allowed: Set<String> = ["id", "event", "subscriberId", "properties", "timestamp"]
 
     static func register(_ router: inout Router, _ api: APIContext) {
         router.add("POST", "/v1/events") { request in
@@ -35,7 +34,7 @@ enum EventRoutes {
             messages.reserveCapacity(items.count)
             let encoder = JSONEncoder()
             for (value, path) in items {
-                let event = try parse(value, path: path, now: now)
+                let event = try EventInput.parse(value, path: path, now: now)
                 try principal.authorize(subscriberId: event.subscriberId, now: now)
                 messages.append(AMQPMessage(exchange: api.topology.eventsExchange,
                                             routingKey: Topology.routingKey(tenantId: principal.tenant.id, event: event.event),
@@ -51,37 +50,4 @@ enum EventRoutes {
         }
     }
 
-    /// Validates one event object.
-    static func parse(_ value: JSONValue, path: String, now: Date) throws -> BuzzEvent {
-        let fields = try Fields(value, path: path, allowed: allowed)
-        let name = try fields.requiredString("event", maxLength: 200)
-        guard !name.contains(where: { $0.isWhitespace || $0 == "*" || $0 == "#" }) else {
-            throw HTTPError.badRequest("\(fields.field("event")) may not contain spaces, * or #", code: "invalid_value", field: fields.field("event"))
-        }
-        if name.hasPrefix("$") && name != BuzzEvent.localScheduled && name != BuzzEvent.pushOpened {
-            throw HTTPError.badRequest("\(fields.field("event")): names starting with $ are reserved for the SDK ($local.scheduled, $push.opened)",
-                                       code: "invalid_value", field: fields.field("event"))
-        }
-        let subscriberId = try fields.requiredString("subscriberId", maxLength: 200)
-        let properties = try fields.object("properties") ?? [:]
-        var timestamp = now
-        if let text = try fields.string("timestamp", required: false, maxLength: 64) {
-            guard let parsed = RFC3339.parse(text) else {
-                throw HTTPError.badRequest("\(fields.field("timestamp")) must be an RFC 3339 instant such as 2026-11-30T09:00:00Z", code: "invalid_value", field: fields.field("timestamp"))
-            }
-            timestamp = parsed
-        }
-        if name == BuzzEvent.localScheduled {
-            for key in ["localId", "messageId"] {
-                guard case .string(let text)? = properties[key], !text.isEmpty else {
-                    throw HTTPError.badRequest("$local.scheduled needs properties.\(key) (a string)", code: "missing_field", field: Fields.join(fields.field("properties"), key))
-                }
-            }
-        }
-        if name == BuzzEvent.pushOpened, properties["messageId"]?.stringValue == nil {
-            throw HTTPError.badRequest("$push.opened needs properties.messageId (a string)", code: "missing_field", field: Fields.join(fields.field("properties"), "messageId"))
-        }
-        return BuzzEvent(id: try fields.string("id", required: false, maxLength: 200), event: name, subscriberId: subscriberId,
-                         properties: properties, timestamp: timestamp)
-    }
 }

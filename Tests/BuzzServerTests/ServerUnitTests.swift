@@ -1,4 +1,5 @@
 import Foundation
+import BuzzKitWire
 import XCTest
 @testable import BuzzServer
 
@@ -47,5 +48,23 @@ final class ServerUnitTests: XCTestCase {
     func testMigrationFilesParseInOrder() throws {
         let migrations = try Migration.bundled()
         XCTAssertEqual(migrations.map(\.version), Array(1...migrations.count))
+    }
+}
+
+final class EventInputTests: XCTestCase {
+    func testAMQPAndHTTPShareOneValidation() throws {
+        let now = Date(timeIntervalSince1970: 1_796_029_200)
+        let ok = try EventInput.parse(["event": "workout.completed", "subscriberId": "u_1"], path: "", now: now)
+        XCTAssertEqual(ok.timestamp, now, "a missing timestamp is the time of receipt")
+        XCTAssertThrowsError(try EventInput.parse(["event": "a", "subscriberId": "u", "extra": 1], path: "", now: now)) { error in
+            XCTAssertEqual((error as? InputError)?.code, "unknown_field")
+            XCTAssertEqual((error as? InputError)?.field, "extra")
+        }
+        XCTAssertThrowsError(try EventInput.parse(["event": "$local.scheduled", "subscriberId": "u", "properties": ["localId": "r/s"]], path: "", now: now)) { error in
+            XCTAssertEqual((error as? InputError)?.field, "properties.messageId")
+        }
+        XCTAssertThrowsError(try EventInput.parse(["event": "a b", "subscriberId": "u"], path: "events[3]", now: now)) { error in
+            XCTAssertEqual((error as? InputError)?.field, "events[3].event")
+        }
     }
 }

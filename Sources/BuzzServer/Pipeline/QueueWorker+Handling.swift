@@ -9,7 +9,7 @@ extension QueueWorker {
         var decoded: [(AMQPDelivery, WorkItem)] = []
         for delivery in batch {
             do {
-                decoded.append((delivery, try WorkItem.decode(delivery, queue: queue)))
+                decoded.append((delivery, try WorkItem.decode(delivery, queue: queue, now: context.clock.now())))
             } catch {
                 deadLetter(delivery, reason: "\(error)")
             }

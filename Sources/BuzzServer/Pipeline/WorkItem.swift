@@ -8,7 +8,7 @@ enum WorkItem {
     case message(PipelineMessage)
 
     /// Decodes a delivery of `queue`; a message that cannot be understood is permanent.
-    static func decode(_ delivery: AMQPDelivery, queue: Topology.Queue) throws -> WorkItem {
+    static func decode(_ delivery: AMQPDelivery, queue: Topology.Queue, now: Date) throws -> WorkItem {
         switch queue {
         case .trigger, .ackIngest:
             guard let dot = delivery.routingKey.firstIndex(of: "."), dot != delivery.routingKey.startIndex else {
@@ -17,9 +17,12 @@ enum WorkItem {
             let tenantId = String(delivery.routingKey[..<dot])
             let event: BuzzEvent
             do {
-                event = try JSONDecoder().decode(BuzzEvent.self, from: delivery.body)
-            } catch {
+                // The same validation as POST /v1/events.
+                event = try EventInput.parse(try JSONDecoder().decode(JSONValue.self, from: delivery.body), path: "", now: now)
+            } catch let error as InputError {
                 throw PipelineError.permanent("the body is not a valid event: \(error)")
+            } catch {
+                throw PipelineError.permanent("the body is not a valid event: it is not JSON")
             }
             let expected = String(delivery.routingKey[delivery.routingKey.index(after: dot)...])
             guard expected == event.event else {
