@@ -15,6 +15,8 @@ PGBENCH=/usr/lib/postgresql/15/bin/pgbench
 echo "building (release)..." >&2
 swift build -c release --product buzzkit-bench >/dev/null
 swift build -c release --product buzzkit >/dev/null
+swift build -c release --product buzzkit-apns >/dev/null
+swift build -c release --product apns-bench >/dev/null
 gcc -O2 -Wall bench/raw_amqp.c -lrabbitmq -o .build/raw_amqp
 BENCH=.build/release/buzzkit-bench
 
@@ -61,4 +63,12 @@ kill -TERM "$api"; wait "$api" 2>/dev/null || true
 "$BENCH" delete-topology benchapi. 2>/dev/null || true
 unset BUZZKIT_DB_SCHEMA BUZZKIT_QUEUE_PREFIX
 
+# APNs: the real provider against the stand-in in a child process, over at most 2 connections.
+echo "APNs provider against the stand-in..." >&2
+apns_report=$(.build/release/apns-bench)
+export APNS_PUSHES_PER_SECOND=$(echo "$apns_report" | awk '/throughput:/ {print int($2)}')
+export APNS_CPU_MICROS=$(echo "$apns_report" | awk '/provider CPU per push:/ {print $5}')
+
 BENCH_SECONDS=$SECONDS_EACH BENCH_MESSAGES=$MESSAGES "$BENCH" run "$@"
+echo
+echo "$apns_report"

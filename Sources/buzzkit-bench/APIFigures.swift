@@ -1,4 +1,5 @@
-/// The API's figures, measured by scripts/bench.sh with wrk and passed in `API_*` variables.
+/// Figures scripts/bench.sh measured outside this process (wrk against the API, apns-bench)
+/// and passed in `API_*` / `APNS_*` variables.
 enum APIFigures {
     static func add(from environment: [String: String], to report: inout BenchReport) {
         func value(_ key: String) -> Double? { environment[key].flatMap(Double.init) }
@@ -11,5 +12,9 @@ enum APIFigures {
             report.add("api: batched ingest, 100 events a request (target 20,000)", batch, unit: "events/s")
         }
         if let rss = value("API_RSS_MB") { report.add("api: resident memory after the load (target < 100)", rss, unit: "MiB") }
+        if let pushes = value("APNS_PUSHES_PER_SECOND") {
+            report.add("apns: pushes to the stand-in over ≤ 2 HTTP/2 connections (target 5,000)", pushes, unit: "pushes/s")
+        }
+        if let cpu = value("APNS_CPU_MICROS") { report.add("apns: provider CPU per push", cpu, unit: "µs") }
     }
 }
