@@ -38,13 +38,13 @@ test: services   ## unit, then integration, then end-to-end tests against the re
 	$(MAKE) --no-print-directory test-e2e
 
 test-unit:       ## tier 1: pure unit tests, no services
-	swift test --skip-build $(SWIFT_BUILD_FLAGS) --skip IntegrationTests --skip EndToEndTests
+	swift test --skip-build --disable-swift-testing $(SWIFT_BUILD_FLAGS) --skip IntegrationTests --skip EndToEndTests
 
 test-integration: ## tier 2: against real PostgreSQL and RabbitMQ
-	swift test --skip-build $(SWIFT_BUILD_FLAGS) --filter IntegrationTests
+	swift test --skip-build --disable-swift-testing $(SWIFT_BUILD_FLAGS) --filter IntegrationTests
 
 test-e2e:        ## tier 3: the device simulator against the real server processes
-	swift test --skip-build $(SWIFT_BUILD_FLAGS) --filter EndToEndTests
+	swift test --skip-build --disable-swift-testing $(SWIFT_BUILD_FLAGS) --filter EndToEndTests
 
 demo: services   ## the main job: 1,000 simulated phones end to end
 	bash scripts/demo.sh
