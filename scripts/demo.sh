@@ -11,7 +11,8 @@ LEAD=${DEMO_LEAD_SECONDS:-60}
 PORT=${DEMO_PORT:-18480}
 APNS_PORT=${DEMO_APNS_PORT:-18497}
 DEMO=.demo
-BIN=.build/debug
+CONFIGURATION=${DEMO_CONFIGURATION:-debug}
+BIN=.build/$CONFIGURATION
 PSQL=(/usr/lib/postgresql/15/bin/psql -qtA -h 127.0.0.1 -p "${BUZZKIT_PG_PORT:-55432}" -U postgres buzzkit)
 
 say() { printf '\n== %s\n' "$*"; }
@@ -21,9 +22,7 @@ bash scripts/services.sh start >/dev/null
 eval "$(bash scripts/services.sh env)"
 
 say "building"
-swift build --product buzzkit >/dev/null
-swift build --product buzzkit-apns >/dev/null
-swift build --product buzzkit-devicesim >/dev/null
+for product in buzzkit buzzkit-apns buzzkit-devicesim; do swift build -c "$CONFIGURATION" --product "$product" >/dev/null; done
 
 rm -rf "$DEMO" && mkdir -p "$DEMO/logs"
 export BUZZKIT_DB_SCHEMA=demo BUZZKIT_QUEUE_PREFIX=demo. BUZZKIT_HTTP_PORT=$PORT BUZZKIT_LOG_FORMAT=json

@@ -11,6 +11,8 @@ public final class Fleet: @unchecked Sendable {
     var phones: [SimulatedPhone] = []
     var bySubscriber: [String: [SimulatedPhone]] = [:]
     var behaviours: [String: Behaviour] = [:]
+    var postedAt: Date?
+    var plansDoneAt: Date?
     /// One HTTP client shared by every phone.
     let transport = URLSessionTransport(timeout: 15, maximumConnectionsPerHost: 64)
 
@@ -33,11 +35,13 @@ public final class Fleet: @unchecked Sendable {
         try await backend.expect("PUT", "/v1/workflows/leg-day", body: Self.workflow)
         try await createPhones(backend)
         let moment = Date(timeIntervalSince1970: (Date().timeIntervalSince1970 + configuration.leadSeconds).rounded(.up))
+        postedAt = Date()
         try await scheduleWorkouts(backend, moment: moment)
         let completers = Task { await self.completeWorkouts(before: moment) }
         await waitWithProgress(until: moment.addingTimeInterval(configuration.settleSeconds), moment: moment)
         await completers.value
-        let report = await makeReport(moment: moment)
+        var report = await makeReport(moment: moment)
+        if let plansDoneAt, let postedAt { report.plansPerSecond = Double(bySubscriber.count - (behaviours.values.filter { $0 == .forceQuit }.count)) / plansDoneAt.timeIntervalSince(postedAt) }
         for phone in phones { await phone.stop() }
         return report
     }
@@ -99,13 +103,14 @@ public final class Fleet: @unchecked Sendable {
     private func waitWithProgress(until end: Date, moment: Date) async {
         while Date() < end {
             let plans = phones.reduce(0) { $0 + $1.plansReceived }
+            if plansDoneAt == nil && plans >= phones.filter(\.receivesSilentPushes).count { plansDoneAt = Date() }
             let shownLocal = phones.reduce(0) { $0 + $1.shown.filter { $0.origin == .local }.count }
             let shownRemote = phones.reduce(0) { $0 + $1.shown.filter { $0.origin == .remote }.count }
             let toGo = moment.timeIntervalSinceNow
             configuration.progress?(String(format: "%@ plans received %d/%d · shown locally %d · fallbacks shown %d",
                                            toGo > 0 ? String(format: "moment in %4.1fs ·", toGo) : "after the moment ·",
                                            plans, phones.filter(\.receivesSilentPushes).count, shownLocal, shownRemote))
-            try? await Task.sleep(nanoseconds: 1_000_000_000)
+            try? await Task.sleep(nanoseconds: plansDoneAt == nil ? 100_000_000 : 1_000_000_000)
         }
     }
 

@@ -26,6 +26,8 @@ public struct FleetReport: Sendable, Codable {
     public var outcomes: [Outcome]
     /// Seconds a notification may be shown before its moment (fire-time rounding).
     public var earlyTolerance: TimeInterval = 0.05
+    /// Plans that reached phones per second, from the first event posted to the last plan.
+    public var plansPerSecond: Double?
 
     public init(outcomes: [Outcome]) { self.outcomes = outcomes }
 
@@ -97,6 +99,12 @@ public struct FleetReport: Sendable, Codable {
                          + lpad(ms(Self.percentile(row.lateness, 0.5)), 11) + lpad(ms(Self.percentile(row.lateness, 0.99)), 11))
         }
         lines.append("* lost: acknowledged, then dropped by the phone's 64-pending limit (documented; not a violation)")
+        if let plansPerSecond { lines.append(String(format: "plans reached phones at %.0f windows/s (events posted → last plan received)", plansPerSecond)) }
+        let remote = outcomes.flatMap { o in o.shown.filter { $0.kind == "remote" }.map { $0.at.timeIntervalSince(o.moment) } }
+        if let last = remote.max() {
+            lines.append(String(format: "fallbacks: %d shown, the last %.2f s after the moment; lateness of all shown p99 %@",
+                                remote.count, last, ms(Self.percentile(rows.flatMap(\.lateness), 0.99))))
+        }
         let violations = self.violations
         lines.append(violations.isEmpty ? "violations: none" : "violations:\n  " + violations.joined(separator: "\n  "))
         return lines.joined(separator: "\n")
