@@ -72,3 +72,13 @@ export APNS_CPU_MICROS=$(echo "$apns_report" | awk '/provider CPU per push:/ {pr
 BENCH_SECONDS=$SECONDS_EACH BENCH_MESSAGES=$MESSAGES "$BENCH" run "$@"
 echo
 echo "$apns_report"
+
+# The fleet: 10,000 subscribers (about 11,700 phones) with every moment in the same minute,
+# end to end through the real processes (BENCH_FLEET=0 skips it).
+FLEET=${BENCH_FLEET:-10000}
+if [ "$FLEET" -gt 0 ]; then
+  echo
+  echo "fleet of $FLEET subscribers (release build, server as separate processes)..." >&2
+  DEMO_CONFIGURATION=release DEMO_PHONES=$FLEET DEMO_LEAD_SECONDS=$((30 + FLEET / 150)) bash scripts/demo.sh 2>/dev/null \
+    | tr '\r' '\n' | grep -E "behaviour|^healthy|^force|^low-power|^offline|^completes|^two-dev|violations|plans reached|fallbacks:"
+fi
