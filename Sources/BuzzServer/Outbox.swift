@@ -30,12 +30,19 @@ public enum Outbox {
     /// at commit).
     @discardableResult
     public static func insert(_ messages: [OutboxMessage], runId: UUID? = nil, now: Date, on db: PostgresConnection) throws -> [Row] {
+        try insert(messages, runIds: Array(repeating: runId, count: messages.count), now: now, on: db)
+    }
+
+    /// Inserts `messages`, each tagged with its run id (nil for immediate messages).
+    @discardableResult
+    public static func insert(_ messages: [OutboxMessage], runIds: [UUID?], now: Date, on db: PostgresConnection) throws -> [Row] {
         guard !messages.isEmpty else { return [] }
         let available = messages.map { $0.availableAt ?? now.addingTimeInterval(relayLease) }
         let rows = try db.query("""
             INSERT INTO outbox (available_at, exchange, routing_key, message_id, body, run_id)
-            SELECT a, e, r, m, b, \(runId)::uuid FROM unnest(\(available)::timestamptz[], \(messages.map(\.exchange))::text[],
-                   \(messages.map(\.routingKey))::text[], \(messages.map(\.messageId))::text[], \(messages.map(\.body))::bytea[]) AS u(a, e, r, m, b)
+            SELECT a, e, r, m, b, NULLIF(x, '')::uuid FROM unnest(\(available)::timestamptz[], \(messages.map(\.exchange))::text[],
+                   \(messages.map(\.routingKey))::text[], \(messages.map(\.messageId))::text[], \(messages.map(\.body))::bytea[],
+                   \(runIds.map { $0?.lowercasedText ?? "" })::text[]) AS u(a, e, r, m, b, x)
             RETURNING id, message_id
             """)
         // RETURNING order is not guaranteed: match rows to messages by message id.

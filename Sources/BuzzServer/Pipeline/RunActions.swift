@@ -8,8 +8,26 @@ import Foundation
 struct RunActions {
     let topology: Topology
 
+    /// Outbox rows collected from several runs, written with one statement by ``flush(_:tx:now:)``.
+    struct Pending {
+        var messages: [OutboxMessage] = []
+        var runIds: [UUID?] = []
+    }
+
     /// Persists `actions` of `run` (already updated or inserted) inside `tx`.
     func apply(_ actions: [RunAction], run: RunRecord, tx: any StoreTransaction, now: Date) throws -> [Outbox.Row] {
+        var pending = Pending()
+        try collect(actions, run: run, tx: tx, now: now, into: &pending)
+        return try flush(pending, tx: tx, now: now)
+    }
+
+    /// Writes collected rows.
+    func flush(_ pending: Pending, tx: any StoreTransaction, now: Date) throws -> [Outbox.Row] {
+        try tx.enqueue(pending.messages, runIds: pending.runIds, now: now)
+    }
+
+    /// Turns `actions` into pending outbox rows (deleting timers and recording plans at once).
+    func collect(_ actions: [RunAction], run: RunRecord, tx: any StoreTransaction, now: Date, into pending: inout Pending) throws {
         var immediate: [OutboxMessage] = []
         var timers: [OutboxMessage] = []
         let subscriberId = run.subscriberId ?? ""
@@ -39,8 +57,9 @@ struct RunActions {
             }
             immediate.append(OutboxMessage(routingKey: topology.name(message.queue), messageId: message.messageId, body: try message.encoded()))
         }
-        var rows = try tx.enqueue(immediate, runId: nil, now: now)
-        rows += try tx.enqueue(timers, runId: run.id, now: now)
-        return rows
+        pending.messages += immediate
+        pending.runIds += Array(repeating: nil, count: immediate.count)
+        pending.messages += timers
+        pending.runIds += Array(repeating: run.id, count: timers.count)
     }
 }

@@ -142,7 +142,8 @@ struct SendProcessor {
         guard !plans.isEmpty else { return [] }
         var runs: [UUID: RunRecord] = [:]
         for run in try tx.lockRuns(plans.map(\.0)) { runs[run.id] = run }
-        var rows: [Outbox.Row] = []
+        var changed: [UUID] = []
+        var pending: [UUID: [RunAction]] = [:]
         for (runId, delivery) in plans {
             guard var run = runs[runId] else { continue }
             let count = delivered[delivery.localId] ?? 0
@@ -150,10 +151,14 @@ struct SendProcessor {
             let actions = run.state.handle(.planDelivered(localId: delivery.localId, deviceCount: count), now: now)
             if count > 0 { context.metrics.increment("buzzkit_plans_sent_total", help: "Local plans handed to at least one device") }
             guard run.state != before || !actions.isEmpty else { continue }
-            try tx.updateRun(run)
+            if !changed.contains(runId) { changed.append(runId) }
             runs[runId] = run
-            rows += try context.actions.apply(actions, run: run, tx: tx, now: now)
+            pending[runId, default: []] += actions
         }
-        return rows
+        let updated = changed.sorted().compactMap { runs[$0] }
+        try tx.updateRuns(updated)
+        var outbox = RunActions.Pending()
+        for run in updated { try context.actions.collect(pending[run.id] ?? [], run: run, tx: tx, now: now, into: &outbox) }
+        return try context.actions.flush(outbox, tx: tx, now: now)
     }
 }

@@ -19,17 +19,22 @@ struct TimerProcessor {
         let settings = SettingsCache(tx)
         var runs: [UUID: RunRecord] = [:]
         for run in try tx.lockRuns(items.map(\.runId)) { runs[run.id] = run }
-        var rows: [Outbox.Row] = []
         var changed: Set<UUID> = []
         var pending: [UUID: [RunAction]] = [:]
+        // Acknowledgments recorded but not yet fed to the runs still count: one query per tenant.
+        var acks: [UUID: [(localId: String, messageId: String?)]] = [:]
+        let windows = items.filter { $0.timer.purpose == .localWindowDue }
+        for (tenantId, group) in Dictionary(grouping: windows, by: \.tenantId) {
+            let pairs = group.compactMap { item in runs[item.runId]?.subscriberId.map { (subscriberId: $0, runId: item.runId) } }
+            acks.merge(try tx.acknowledgments(tenantId: tenantId, runs: pairs)) { a, _ in a }
+        }
         for item in items {
             guard var run = runs[item.runId], run.tenantId == item.tenantId else { continue }
             let before = run.state
             try settings.refresh(&run)
             var actions: [RunAction] = []
-            if item.timer.purpose == .localWindowDue, let subscriberId = run.subscriberId {
-                // An acknowledgment recorded but not yet fed to the run still counts.
-                for ack in try tx.acknowledgments(tenantId: run.tenantId, subscriberId: subscriberId, runId: run.id) {
+            if item.timer.purpose == .localWindowDue {
+                for ack in acks[run.id] ?? [] {
                     actions += run.state.handle(.acknowledged(localId: ack.localId, messageId: ack.messageId), now: now)
                 }
             }
@@ -44,11 +49,10 @@ struct TimerProcessor {
             runs[run.id] = run
             pending[run.id, default: []] += actions
         }
-        for id in changed.sorted() {
-            guard let run = runs[id] else { continue }
-            try tx.updateRun(run)
-            rows += try context.actions.apply(pending[id] ?? [], run: run, tx: tx, now: now)
-        }
-        return rows
+        let updated = changed.sorted().compactMap { runs[$0] }
+        try tx.updateRuns(updated)
+        var outbox = RunActions.Pending()
+        for run in updated { try context.actions.collect(pending[run.id] ?? [], run: run, tx: tx, now: now, into: &outbox) }
+        return try context.actions.flush(outbox, tx: tx, now: now)
     }
 }

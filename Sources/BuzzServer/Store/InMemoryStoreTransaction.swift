@@ -64,6 +64,14 @@ struct InMemoryStoreTransaction: StoreTransaction {
 
     func updateRun(_ run: RunRecord) throws { write { $0.runs[run.id] = run } }
 
+    func updateRuns(_ runs: [RunRecord]) throws { try runs.forEach(updateRun) }
+
+    func acknowledgments(tenantId: String, runs: [(subscriberId: String, runId: UUID)]) throws -> [UUID: [(localId: String, messageId: String?)]] {
+        var out: [UUID: [(localId: String, messageId: String?)]] = [:]
+        for run in runs { out[run.runId] = try acknowledgments(tenantId: tenantId, subscriberId: run.subscriberId, runId: run.runId) }
+        return out
+    }
+
     func openRuns(tenantId: String, subscriberId: String, cancelEvent: String) throws -> [UUID] {
         read { state in
             state.runs.values.filter { $0.tenantId == tenantId && $0.subscriberId == subscriberId && $0.cancelEvents.contains(cancelEvent) }.map(\.id)
@@ -111,6 +119,12 @@ struct InMemoryStoreTransaction: StoreTransaction {
                 return Outbox.Row(id: id, message: message)
             }
         }
+    }
+
+    func enqueue(_ messages: [OutboxMessage], runIds: [UUID?], now: Date) throws -> [Outbox.Row] {
+        var rows: [Outbox.Row] = []
+        for (message, runId) in zip(messages, runIds) { rows += try enqueue([message], runId: runId, now: now) }
+        return rows
     }
 
     func deleteTimers(runId: UUID) throws { write { $0.outbox.removeAll { $0.runId == runId } } }

@@ -34,6 +34,30 @@ extension PostgresStoreTransaction {
             """)
     }
 
+    func updateRuns(_ runs: [RunRecord]) throws {
+        guard runs.count > 1 else { return try runs.forEach(updateRun) }
+        let states = try runs.map { try StoredRunState.encode($0.state) }
+        let cancels = try runs.map { String(decoding: try JSONEncoder().encode($0.cancelEvents), as: UTF8.self) }
+        try db.execute("""
+            UPDATE runs r SET status = u.s, state = u.j::jsonb, updated_at = now(),
+                   cancel_events = ARRAY(SELECT jsonb_array_elements_text(u.c::jsonb))
+            FROM unnest(\(runs.map(\.id))::uuid[], \(runs.map(\.state.status.rawValue))::text[], \(states)::text[], \(cancels)::text[]) AS u(i, s, j, c)
+            WHERE r.id = u.i
+            """)
+    }
+
+    func acknowledgments(tenantId: String, runs: [(subscriberId: String, runId: UUID)]) throws -> [UUID: [(localId: String, messageId: String?)]] {
+        guard !runs.isEmpty else { return [:] }
+        var out: [UUID: [(localId: String, messageId: String?)]] = [:]
+        for row in try db.query("""
+            SELECT a.local_id, a.message_id, u.r FROM unnest(\(runs.map(\.subscriberId))::text[], \(runs.map(\.runId))::uuid[]) AS u(s, r)
+            JOIN acknowledgments a ON a.tenant_id = \(tenantId) AND a.subscriber_id = u.s AND starts_with(a.local_id, u.r::text || '/')
+            """) {
+            out[try row.decode("r", as: UUID.self), default: []].append((try row.decode("local_id"), try row.decode("message_id")))
+        }
+        return out
+    }
+
     func openRuns(tenantId: String, subscriberId: String, cancelEvent: String) throws -> [UUID] {
         try db.query("""
             SELECT id FROM runs WHERE tenant_id = \(tenantId) AND subscriber_id = \(subscriberId)
@@ -92,6 +116,10 @@ extension PostgresStoreTransaction {
 
     func enqueue(_ messages: [OutboxMessage], runId: UUID?, now: Date) throws -> [Outbox.Row] {
         try Outbox.insert(messages, runId: runId, now: now, on: db)
+    }
+
+    func enqueue(_ messages: [OutboxMessage], runIds: [UUID?], now: Date) throws -> [Outbox.Row] {
+        try Outbox.insert(messages, runIds: runIds, now: now, on: db)
     }
 
     func deleteTimers(runId: UUID) throws {

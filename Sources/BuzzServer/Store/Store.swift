@@ -34,6 +34,8 @@ public protocol StoreTransaction {
     /// Several runs locked in id order (no deadlocks between batches).
     func lockRuns(_ ids: [UUID]) throws -> [RunRecord]
     func updateRun(_ run: RunRecord) throws
+    /// Writes several runs in one statement.
+    func updateRuns(_ runs: [RunRecord]) throws
     /// Open runs of the subscriber that `event` may cancel.
     func openRuns(tenantId: String, subscriberId: String, cancelEvent: String) throws -> [UUID]
 
@@ -46,6 +48,8 @@ public protocol StoreTransaction {
     func recordAcknowledgment(tenantId: String, subscriberId: String, localId: String, messageId: String?, at: Date) throws -> Bool
     /// Acknowledgments of a run's plans by its subscriber (local id → message id).
     func acknowledgments(tenantId: String, subscriberId: String, runId: UUID) throws -> [(localId: String, messageId: String?)]
+    /// Acknowledgments of many runs' plans (each by its own subscriber), by run id.
+    func acknowledgments(tenantId: String, runs: [(subscriberId: String, runId: UUID)]) throws -> [UUID: [(localId: String, messageId: String?)]]
     /// Records a plan handed to devices (the `local_plans` table).
     func recordPlan(tenantId: String, subscriberId: String?, delivery: LocalPlanDelivery, at: Date) throws
     /// Records a `$push.opened`.
@@ -54,6 +58,8 @@ public protocol StoreTransaction {
     // Messages.
     /// Outbox rows committed with this transaction; `runId` tags timers for deletion.
     func enqueue(_ messages: [OutboxMessage], runId: UUID?, now: Date) throws -> [Outbox.Row]
+    /// Outbox rows for many runs at once (`runIds[i]` tags `messages[i]`; nil for immediate ones).
+    func enqueue(_ messages: [OutboxMessage], runIds: [UUID?], now: Date) throws -> [Outbox.Row]
     /// Deletes a run's pending timers (not yet published).
     func deleteTimers(runId: UUID) throws
 
