@@ -19,7 +19,6 @@ struct EventProcessor {
     func process(_ items: [Item], tx: any StoreTransaction) throws -> [Outbox.Row] {
         let now = context.clock.now()
         let settings = SettingsCache(tx)
-        var rows: [Outbox.Row] = []
         // One statement per tenant records the batch's event ids and tells which are new.
         var fresh: [String: Set<String>] = [:]
         for (tenantId, group) in Dictionary(grouping: items, by: \.tenantId) {
@@ -52,23 +51,42 @@ struct EventProcessor {
                 }
             }
         }
-        var locked: [UUID: RunRecord] = [:]
-        for run in try tx.lockRuns(Array(touched)) { locked[run.id] = run }
+        var batch = Batch()
+        for run in try tx.lockRuns(Array(touched)) { batch.runs[run.id] = run }
         for item in work {
             switch item.event.event {
             case BuzzEvent.localScheduled:
-                rows += try acknowledge(item, runs: &locked, tx: tx, now: now)
+                try acknowledge(item, batch: &batch, tx: tx, now: now)
             case BuzzEvent.pushOpened:
                 if case .string(let messageId)? = item.event.properties["messageId"] {
                     try tx.recordOpen(tenantId: item.tenantId, subscriberId: item.event.subscriberId, messageId: messageId, at: now)
                     context.metrics.increment("buzzkit_opens_total", help: "Notification opens ($push.opened)")
                 }
             default:
-                rows += try cancelRuns(item, runs: &locked, tx: tx, now: now)
-                rows += try startRuns(item, runs: &locked, tx: tx, settings: settings, now: now)
+                try cancelRuns(item, batch: &batch, tx: tx, now: now)
+                try startRuns(item, batch: &batch, tx: tx, settings: settings, now: now)
             }
         }
-        return rows
+        // Everything the batch changed, in a few statements: new runs, changed runs, then the
+        // plans and outbox rows that belong to them.
+        try tx.insertRuns(batch.created.compactMap { batch.runs[$0] })
+        try tx.updateRuns(batch.changed.sorted().compactMap { batch.runs[$0] })
+        return try context.actions.flush(batch.pending, tx: tx, now: now)
+    }
+
+    /// What one batch has touched so far.
+    struct Batch {
+        var runs: [UUID: RunRecord] = [:]
+        /// Runs started by this batch (inserted at the end, in this order).
+        var created: [UUID] = []
+        /// Existing runs this batch changed.
+        var changed: Set<UUID> = []
+        var pending = RunActions.Pending()
+
+        mutating func store(_ run: RunRecord) {
+            runs[run.id] = run
+            if !created.contains(run.id) { changed.insert(run.id) }
+        }
     }
 
     /// The run id of a `$local.scheduled` (its `localId` is `<runId>/<stepName>`).
@@ -78,17 +96,15 @@ struct EventProcessor {
     }
 
     /// Starts a run of every current workflow triggered by the event.
-    func startRuns(_ item: Item, runs: inout [UUID: RunRecord], tx: any StoreTransaction, settings: SettingsCache, now: Date) throws -> [Outbox.Row] {
-        var rows: [Outbox.Row] = []
+    func startRuns(_ item: Item, batch: inout Batch, tx: any StoreTransaction, settings: SettingsCache, now: Date) throws {
         for workflow in try settings.workflows(tenantId: item.tenantId, triggeredBy: item.event.event) {
             let (run, actions) = try Self.newRun(workflow: workflow, trigger: item.event, subscriberId: item.event.subscriberId,
                                                  dryRun: false, settings: settings, now: now)
-            try tx.insertRun(run)
-            runs[run.id] = run  // a later event of this batch may cancel it
-            rows += try context.actions.apply(actions, run: run, tx: tx, now: now)
+            batch.created.append(run.id)
+            batch.runs[run.id] = run  // a later event of this batch may cancel it
+            try context.actions.collect(actions, run: run, tx: tx, now: now, into: &batch.pending)
             context.metrics.increment("buzzkit_runs_started_total", help: "Workflow runs started")
         }
-        return rows
     }
 
     /// Creates a run and feeds it `.start`.
@@ -107,38 +123,34 @@ struct EventProcessor {
     }
 
     /// Feeds the event to the subscriber's open runs (already locked) whose `cancelOn` names it.
-    func cancelRuns(_ item: Item, runs: inout [UUID: RunRecord], tx: any StoreTransaction, now: Date) throws -> [Outbox.Row] {
-        var rows: [Outbox.Row] = []
-        for id in runs.keys.sorted() {
-            guard var run = runs[id], run.tenantId == item.tenantId, run.subscriberId == item.event.subscriberId,
+    func cancelRuns(_ item: Item, batch: inout Batch, tx: any StoreTransaction, now: Date) throws {
+        for id in batch.runs.keys.sorted() {
+            guard var run = batch.runs[id], run.tenantId == item.tenantId, run.subscriberId == item.event.subscriberId,
                   run.cancelEvents.contains(item.event.event) else { continue }
             let before = run.state
             let actions = run.state.handle(.event(item.event), now: now)
             guard run.state != before else { continue }
-            try tx.updateRun(run)
-            runs[id] = run
-            rows += try context.actions.apply(actions, run: run, tx: tx, now: now)
+            batch.store(run)
+            try context.actions.collect(actions, run: run, tx: tx, now: now, into: &batch.pending)
             if before.status != .cancelled && run.state.status == .cancelled {
                 context.metrics.increment("buzzkit_cancels_total", ["by": "event"], help: "Runs cancelled")
             }
         }
-        return rows
     }
 
     /// Records a `$local.scheduled` and tells the run (already locked).
-    func acknowledge(_ item: Item, runs: inout [UUID: RunRecord], tx: any StoreTransaction, now: Date) throws -> [Outbox.Row] {
+    func acknowledge(_ item: Item, batch: inout Batch, tx: any StoreTransaction, now: Date) throws {
         guard let runId = Self.runId(ofAcknowledgment: item.event), case .string(let localId)? = item.event.properties["localId"] else {
             throw PipelineError.permanent("$local.scheduled needs properties.localId of the form <runId>/<stepName>")
         }
         var messageId: String?
         if case .string(let id)? = item.event.properties["messageId"] { messageId = id }
         guard try tx.recordAcknowledgment(tenantId: item.tenantId, subscriberId: item.event.subscriberId, localId: localId,
-                                          messageId: messageId, at: now) else { return [] }
+                                          messageId: messageId, at: now) else { return }
         context.metrics.increment("buzzkit_acknowledgments_total", help: "Plans acknowledged by a device ($local.scheduled)")
-        guard var run = runs[runId], run.tenantId == item.tenantId, run.subscriberId == item.event.subscriberId else { return [] }
+        guard var run = batch.runs[runId], run.tenantId == item.tenantId, run.subscriberId == item.event.subscriberId else { return }
         let actions = run.state.handle(.acknowledged(localId: localId, messageId: messageId), now: now)
-        try tx.updateRun(run)
-        runs[runId] = run
-        return try context.actions.apply(actions, run: run, tx: tx, now: now)
+        batch.store(run)
+        try context.actions.collect(actions, run: run, tx: tx, now: now, into: &batch.pending)
     }
 }

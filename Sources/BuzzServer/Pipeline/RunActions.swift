@@ -12,6 +12,7 @@ struct RunActions {
     struct Pending {
         var messages: [OutboxMessage] = []
         var runIds: [UUID?] = []
+        var plans: [(tenantId: String, subscriberId: String?, delivery: LocalPlanDelivery)] = []
     }
 
     /// Persists `actions` of `run` (already updated or inserted) inside `tx`.
@@ -21,9 +22,10 @@ struct RunActions {
         return try flush(pending, tx: tx, now: now)
     }
 
-    /// Writes collected rows.
+    /// Writes collected plans and outbox rows (after the runs they belong to).
     func flush(_ pending: Pending, tx: any StoreTransaction, now: Date) throws -> [Outbox.Row] {
-        try tx.enqueue(pending.messages, runIds: pending.runIds, now: now)
+        try tx.recordPlans(pending.plans, at: now)
+        return try tx.enqueue(pending.messages, runIds: pending.runIds, now: now)
     }
 
     /// Turns `actions` into pending outbox rows (deleting timers and recording plans at once).
@@ -42,11 +44,15 @@ struct RunActions {
             case .cancelTimers:
                 try tx.deleteTimers(runId: run.id)
                 timers.removeAll()
+                // Timers of this run still waiting in the batch are dropped too.
+                let keep = pending.runIds.indices.filter { pending.runIds[$0] != run.id }
+                pending.messages = keep.map { pending.messages[$0] }
+                pending.runIds = keep.map { pending.runIds[$0] }
                 continue
             case .statusChanged:
                 continue
             case .sendLocalPlan(let delivery):
-                try tx.recordPlan(tenantId: run.tenantId, subscriberId: run.subscriberId, delivery: delivery, at: now)
+                pending.plans.append((run.tenantId, run.subscriberId, delivery))
                 message = .sendPlan(tenantId: run.tenantId, runId: run.id, subscriberId: subscriberId, delivery: delivery)
             case .sendPush(let delivery):
                 message = .sendAlert(tenantId: run.tenantId, runId: run.id, subscriberId: subscriberId, fallback: false, delivery: delivery)

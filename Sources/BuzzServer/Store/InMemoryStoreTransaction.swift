@@ -56,6 +56,12 @@ struct InMemoryStoreTransaction: StoreTransaction {
         }
     }
 
+    func insertRuns(_ runs: [RunRecord]) throws { try runs.forEach(insertRun) }
+
+    func recordPlans(_ plans: [(tenantId: String, subscriberId: String?, delivery: LocalPlanDelivery)], at: Date) throws {
+        for plan in plans { try recordPlan(tenantId: plan.tenantId, subscriberId: plan.subscriberId, delivery: plan.delivery, at: at) }
+    }
+
     func lockRun(_ id: UUID) throws -> RunRecord? { read { $0.runs[id] } }
 
     func lockRuns(_ ids: [UUID]) throws -> [RunRecord] {

@@ -13,6 +13,19 @@ extension PostgresStoreTransaction {
             """)
     }
 
+    func insertRuns(_ runs: [RunRecord]) throws {
+        guard runs.count > 1 else { return try runs.forEach(insertRun) }
+        let states = try runs.map { try StoredRunState.encode($0.state) }
+        let cancels = try runs.map { String(decoding: try JSONEncoder().encode($0.cancelEvents), as: UTF8.self) }
+        try db.execute("""
+            INSERT INTO runs (id, tenant_id, workflow_key, workflow_version, subscriber_id, dry_run, status, cancel_events, state)
+            SELECT i, t, k, v, NULLIF(s, ''), d, st, ARRAY(SELECT jsonb_array_elements_text(c::jsonb)), j::jsonb
+            FROM unnest(\(runs.map(\.id))::uuid[], \(runs.map(\.tenantId))::text[], \(runs.map(\.workflowKey))::text[],
+                        \(runs.map(\.workflowVersion))::int[], \(runs.map { $0.subscriberId ?? "" })::text[], \(runs.map(\.dryRun))::bool[],
+                        \(runs.map(\.state.status.rawValue))::text[], \(cancels)::text[], \(states)::text[]) AS u(i, t, k, v, s, d, st, c, j)
+            """)
+    }
+
     func lockRun(_ id: UUID) throws -> RunRecord? {
         try lockRuns([id]).first
     }
@@ -101,6 +114,22 @@ extension PostgresStoreTransaction {
             INSERT INTO local_plans (tenant_id, local_id, run_id, subscriber_id, message_id, moment, fire_at, payload, created_at)
             VALUES (\(tenantId), \(delivery.localId), \(delivery.runId)::uuid, \(subscriberId), \(delivery.messageId)::uuid, \(delivery.moment),
                     \(JSONB(fireAt)), \(delivery.body)::jsonb, \(at))
+            ON CONFLICT DO NOTHING
+            """)
+    }
+
+    func recordPlans(_ plans: [(tenantId: String, subscriberId: String?, delivery: LocalPlanDelivery)], at: Date) throws {
+        guard plans.count > 1 else {
+            for plan in plans { try recordPlan(tenantId: plan.tenantId, subscriberId: plan.subscriberId, delivery: plan.delivery, at: at) }
+            return
+        }
+        let fireAts = try plans.map { String(decoding: try JSONEncoder().encode($0.delivery.payload.local.fireAt), as: UTF8.self) }
+        try db.execute("""
+            INSERT INTO local_plans (tenant_id, local_id, run_id, subscriber_id, message_id, moment, fire_at, payload, created_at)
+            SELECT t, l, r, NULLIF(s, ''), m, mo, f::jsonb, p::jsonb, \(at)
+            FROM unnest(\(plans.map(\.tenantId))::text[], \(plans.map(\.delivery.localId))::text[], \(plans.map(\.delivery.runId))::uuid[],
+                        \(plans.map { $0.subscriberId ?? "" })::text[], \(plans.map(\.delivery.messageId))::uuid[],
+                        \(plans.map(\.delivery.moment))::timestamptz[], \(fireAts)::text[], \(plans.map(\.delivery.body))::text[]) AS u(t, l, r, s, m, mo, f, p)
             ON CONFLICT DO NOTHING
             """)
     }

@@ -29,6 +29,8 @@ public protocol StoreTransaction {
 
     // Runs.
     func insertRun(_ run: RunRecord) throws
+    /// Inserts several runs in one statement.
+    func insertRuns(_ runs: [RunRecord]) throws
     /// The run, locked until the transaction ends (`SELECT … FOR UPDATE`).
     func lockRun(_ id: UUID) throws -> RunRecord?
     /// Several runs locked in id order (no deadlocks between batches).
@@ -52,6 +54,8 @@ public protocol StoreTransaction {
     func acknowledgments(tenantId: String, runs: [(subscriberId: String, runId: UUID)]) throws -> [UUID: [(localId: String, messageId: String?)]]
     /// Records a plan handed to devices (the `local_plans` table).
     func recordPlan(tenantId: String, subscriberId: String?, delivery: LocalPlanDelivery, at: Date) throws
+    /// Records several plans in one statement.
+    func recordPlans(_ plans: [(tenantId: String, subscriberId: String?, delivery: LocalPlanDelivery)], at: Date) throws
     /// Records a `$push.opened`.
     func recordOpen(tenantId: String, subscriberId: String, messageId: String, at: Date) throws
 
