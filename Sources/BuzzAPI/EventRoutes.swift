@@ -1,6 +1,7 @@
 import AMQPClient
 import BuzzKitWire
 import BuzzServer
+import PostgresClient
 import Foundation
 import HTTPServer
 
@@ -32,13 +33,12 @@ enum EventRoutes {
             let now = api.clock.now()
             var messages: [AMQPMessage] = []
             messages.reserveCapacity(items.count)
-            let encoder = JSONEncoder()
             for (value, path) in items {
                 let event = try EventInput.parse(value, path: path, now: now)
                 try principal.authorize(subscriberId: event.subscriberId, now: now)
                 messages.append(AMQPMessage(exchange: api.topology.eventsExchange,
                                             routingKey: Topology.routingKey(tenantId: principal.tenant.id, event: event.event),
-                                            body: try encoder.encode(event), messageId: UUID().uuidString.lowercased()))
+                                            body: event.jsonData, messageId: UUID().lowercasedText))
             }
             do {
                 try await api.publisher.publishBatch(messages)

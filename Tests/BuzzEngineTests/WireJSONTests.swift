@@ -108,3 +108,15 @@ final class WireJSONTests: XCTestCase {
         XCTAssertThrowsError(try JSONDecoder().decode(BuzzEvent.self, from: Data(#"{"event":"x","subscriberId":"u","timestamp":"yesterday"}"#.utf8)))
     }
 }
+
+final class BuzzEventWriterTests: XCTestCase {
+    func testWrittenEventDecodesToTheSameEvent() throws {
+        let event = BuzzEvent(id: "e-1", event: "workout.completed", subscriberId: "u_\"1\"",
+                              properties: ["n": 3, "nested": ["a": [1, "two", nil, true]], "text": "ünï\ncode"],
+                              timestamp: Date(timeIntervalSince1970: 1_796_029_200.25))
+        let decoded = try JSONDecoder().decode(BuzzEvent.self, from: event.jsonData)
+        XCTAssertEqual(decoded, event)
+        let withoutId = BuzzEvent(event: "a", subscriberId: "b", timestamp: Date(timeIntervalSince1970: 0))
+        XCTAssertFalse(String(decoding: withoutId.jsonData, as: UTF8.self).contains("\"id\""))
+    }
+}
