@@ -16,7 +16,7 @@ struct JSONBody {
             throw HTTPError.badRequest("the body is not valid UTF-8", code: "invalid_utf8")
         }
         do {
-            value = try JSONDecoder().decode(JSONValue.self, from: request.body)
+            value = try JSONParser.parse(request.body)
         } catch {
             throw HTTPError.badRequest("the body is not valid JSON; check quotes, commas and brackets", code: "invalid_json")
         }

@@ -120,3 +120,51 @@ final class BuzzEventWriterTests: XCTestCase {
         XCTAssertFalse(String(decoding: withoutId.jsonData, as: UTF8.self).contains("\"id\""))
     }
 }
+
+final class JSONParserTests: XCTestCase {
+    func testParsesLikeTheCodablePath() throws {
+        let samples = [
+            #"{"a":1,"b":[true,false,null],"c":{"d":"x\"y\\z\n\u00e9\ud83d\ude00"},"e":-0.5,"f":1e3,"g":12345678901234,"h":3.0}"#,
+            "[]", "{}", "\"\"", "0", "-12", "[[[[]]]]", " { \"k\" : [ 1 , 2 ] } ",
+        ]
+        for sample in samples {
+            let data = Data(sample.utf8)
+            XCTAssertEqual(try JSONParser.parse(data), try JSONDecoder().decode(JSONValue.self, from: data), sample)
+        }
+    }
+
+    func testRefusesWhatRFC8259Refuses() {
+        for bad in ["", "{", "[1,]", "{\"a\":1,}", "01", "1.", ".5", "+1", "tru", "nul", "\"\\x\"", "\"\\ud800\"", "{\"a\" 1}",
+                    "[1] 2", "\"a\nb\"", "NaN", "1e", "{a:1}", "// c\n1"] {
+            XCTAssertThrowsError(try JSONParser.parse(Data(bad.utf8)), bad)
+        }
+        XCTAssertThrowsError(try JSONParser.parse(Data([0x22, 0xff, 0x22])))
+        XCTAssertThrowsError(try JSONParser.parse(Data(String(repeating: "[", count: 600).utf8)))
+    }
+
+    func testRandomMutationsAgreeWithFoundationOnValidity() {
+        var generator = SystemRandomNumberGenerator()
+        let seed = Array(#"{"events":[{"event":"a.b","subscriberId":"u","properties":{"x":[1,2.5,"s",null,true]}}]}"#.utf8)
+        for _ in 0..<2000 {
+            var bytes = seed
+            for _ in 0..<Int.random(in: 1...4, using: &generator) {
+                let i = Int.random(in: 0..<bytes.count, using: &generator)
+                switch Int.random(in: 0...2, using: &generator) {
+                case 0: bytes[i] = Array("{}[],:\"0a-.e \\".utf8).randomElement(using: &generator)!
+                case 1: bytes.remove(at: i)
+                default: bytes.insert(Array("{}[],:\"1".utf8).randomElement(using: &generator)!, at: i)
+                }
+                if bytes.isEmpty { bytes = [0x31] }
+            }
+            let data = Data(bytes)
+            let ours = try? JSONParser.parse(data)
+            let theirs = try? JSONDecoder().decode(JSONValue.self, from: data)
+            let text = String(decoding: bytes, as: UTF8.self)
+            if ours != theirs {
+                // Foundation's decoder accepts trailing commas; RFC 8259 (and this parser) does not.
+                let compact = text.filter { !$0.isWhitespace }
+                XCTAssertTrue(ours == nil && (compact.contains(",]") || compact.contains(",}")), text)
+            }
+        }
+    }
+}

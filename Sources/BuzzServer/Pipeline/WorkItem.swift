@@ -18,7 +18,7 @@ enum WorkItem {
             let event: BuzzEvent
             do {
                 // The same validation as POST /v1/events.
-                event = try EventInput.parse(try JSONDecoder().decode(JSONValue.self, from: delivery.body), path: "", now: now)
+                event = try EventInput.parse(try JSONParser.parse(delivery.body), path: "", now: now)
             } catch let error as InputError {
                 throw PipelineError.permanent("the body is not a valid event: \(error)")
             } catch {
