@@ -10,7 +10,7 @@ export BUZZKIT_AMQP_URL ?= amqp://guest:guest@127.0.0.1:$(BUZZKIT_AMQP_PORT)/%2f
 
 SWIFT_BUILD_FLAGS ?=
 
-.PHONY: build deps services services-stop services-status migrate test test-unit test-integration test-e2e demo bench clean
+.PHONY: build deps services services-stop services-status migrate test test-unit test-integration test-e2e check-deploy demo bench clean
 
 deps:            ## install the Debian packages the build and the services need
 	bash scripts/services.sh install
@@ -31,6 +31,7 @@ migrate: build services
 	swift run $(SWIFT_BUILD_FLAGS) buzzkit migrate
 
 test: services   ## unit, then integration, then end-to-end tests against the real services
+	$(MAKE) --no-print-directory check-deploy
 	swift build --build-tests $(SWIFT_BUILD_FLAGS)
 	$(MAKE) --no-print-directory test-unit
 	swift run $(SWIFT_BUILD_FLAGS) buzzkit migrate
@@ -45,6 +46,10 @@ test-integration: ## tier 2: against real PostgreSQL and RabbitMQ
 
 test-e2e:        ## tier 3: the device simulator against the real server processes
 	swift test --skip-build --disable-swift-testing $(SWIFT_BUILD_FLAGS) --filter EndToEndTests
+
+check-deploy:    ## the compose file and Kubernetes manifests agree with the code
+	docker-compose -f docker-compose.yml config -q
+	python3 scripts/check-deploy.py
 
 demo: services   ## the main job: 1,000 simulated phones end to end
 	bash scripts/demo.sh

@@ -38,6 +38,7 @@ install_packages() {
   [ -f /usr/include/nghttp2/nghttp2.h ] || need+=(libnghttp2-dev)
   [ -f /usr/include/openssl/evp.h ] || need+=(libssl-dev)
   command -v wrk >/dev/null || need+=(wrk)
+  command -v docker-compose >/dev/null || need+=(docker-compose)
   command -v pgbench >/dev/null || [ -x "$PG_BIN/pgbench" ] || need+=(postgresql-contrib)
   if [ ${#need[@]} -gt 0 ]; then
     log "installing: ${need[*]}"
@@ -45,6 +46,8 @@ install_packages() {
     apt-get update -qq
     apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
   fi
+  # The deployment check reads YAML with the python3 on the PATH.
+  python3 -c 'import yaml' 2>/dev/null || python3 -m pip install -q pyyaml >/dev/null 2>&1 || true
 }
 
 # PostgreSQL refuses root; its user must be able to walk down to the data folder.
