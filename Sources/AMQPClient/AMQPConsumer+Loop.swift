@@ -47,32 +47,43 @@ extension AMQPConsumer {
     private func consume(_ connection: AMQPConnection, generation: Int) -> Bool {
         var cancelSent = false
         var cancelConfirmed = false
+        // RabbitMQ can still hand over deliveries that were in flight when cancel-ok was
+        // sent; the cancel counts as done only after a short quiet period.
+        var quietSince = Date.distantFuture
+        var announced = false
         let heartbeat = Double(max(configuration.url.heartbeat, 2)) / 2
         do {
             while true {
                 try flushSettlements(connection, generation: generation)
                 lock.lock()
                 let stopping = stopRequested
+                let cancelling = cancelRequested
                 let deadline = stopDeadline
                 let unsettled = inFlight
                 lock.unlock()
-                if stopping && !cancelSent {
+                if cancelling && !cancelSent {
                     try connection.sendCancel(consumerTag: configuration.consumerTag)
                     cancelSent = true
                 }
-                if cancelSent && (cancelConfirmed && unsettled == 0 || Date() >= deadline) {
+                if cancelConfirmed && !announced && Date().timeIntervalSince(quietSince) > 0.5 {
+                    announced = true
+                    confirmCancel()
+                }
+                if stopping && (announced && unsettled == 0 || Date() >= deadline) {
                     return true
                 }
                 let readable = connection.waitReadable(waker: waker, timeout: min(heartbeat, cancelSent ? 0.05 : 1))
                 // A zero-timeout read when idle still lets rabbitmq-c send heartbeats.
                 switch try connection.read(timeout: readable ? 1 : 0, consuming: true) {
                 case .delivery(let raw):
+                    if cancelConfirmed { quietSince = Date() }
                     lock.lock()
                     inFlight += 1
                     lock.unlock()
                     handler(AMQPDelivery(raw: raw, queue: configuration.queue, generation: generation, consumer: self))
                 case .cancelOk:
                     cancelConfirmed = true
+                    quietSince = Date()
                 case .consumerCancelled:
                     throw AMQPError(.brokerClosed, "the broker cancelled the subscription to \(configuration.queue) (queue deleted?)")
                 case .confirm, .nothing:

@@ -39,8 +39,14 @@ public final class AMQPConsumer: @unchecked Sendable {
     let waker = AMQPWaker()
     var settlements: [(tag: UInt64, outcome: Settlement, generation: Int)] = []
     var inFlight = 0
+    /// Set by ``stop(grace:)``: close once everything handed out is settled (or the deadline).
     var stopRequested = false
     var stopDeadline = Date.distantFuture
+    /// Set by ``cancel(timeout:)`` or ``stop(grace:)``: no new deliveries wanted.
+    var cancelRequested = false
+    /// The broker confirmed the cancel: no delivery will follow.
+    var cancelConfirmedFlag = false
+    let cancelCondition = NSCondition()
     var connectedFlag = false
     /// Called with each connection error (for logs and metrics).
     public var onError: (@Sendable (AMQPError) -> Void)?
@@ -77,6 +83,25 @@ public final class AMQPConsumer: @unchecked Sendable {
         return inFlight
     }
 
+    /// Cancels the subscription and waits (up to `timeout`) for the broker's confirmation;
+    /// after it returns true no delivery follows. Deliveries handed out keep their acks flowing.
+    @discardableResult
+    public func cancel(timeout: TimeInterval) -> Bool {
+        lock.lock()
+        cancelRequested = true
+        let running = started
+        lock.unlock()
+        waker.wake()
+        guard running else { return true }
+        let deadline = Date().addingTimeInterval(timeout)
+        cancelCondition.lock()
+        defer { cancelCondition.unlock() }
+        while !cancelConfirmedFlag {
+            if !cancelCondition.wait(until: deadline) { return cancelConfirmedFlag }
+        }
+        return true
+    }
+
     /// Graceful stop: cancels the subscription (no new deliveries), waits up to `grace`
     /// seconds for handed-out deliveries to be settled and sends their acks, then closes.
     /// Whatever is still unsettled after the grace period goes back to the queue.
@@ -85,10 +110,18 @@ public final class AMQPConsumer: @unchecked Sendable {
         let wasStarted = started
         let already = stopRequested
         stopRequested = true
+        cancelRequested = true
         stopDeadline = Date().addingTimeInterval(grace)
         lock.unlock()
         waker.wake()
         if wasStarted && !already { finished.wait() }
+    }
+
+    func confirmCancel() {
+        cancelCondition.lock()
+        cancelConfirmedFlag = true
+        cancelCondition.broadcast()
+        cancelCondition.unlock()
     }
 
     func enqueueSettlement(_ tag: UInt64, _ outcome: Settlement, generation: Int) {

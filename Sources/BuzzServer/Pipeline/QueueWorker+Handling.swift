@@ -6,6 +6,11 @@ extension QueueWorker {
     /// Decodes, processes and settles one batch.
     func handle(_ batch: [AMQPDelivery]) {
         let started = Date()
+        let redelivered = batch.filter(\.redelivered).count
+        if redelivered > 0 {
+            context.metrics.increment("buzzkit_messages_redelivered_total", ["queue": queue.rawValue], by: Double(redelivered),
+                                      help: "Deliveries the broker marked as redelivered (a consumer died or gave them back)")
+        }
         var decoded: [(AMQPDelivery, WorkItem)] = []
         for delivery in batch {
             do {

@@ -58,20 +58,25 @@ final class QueueWorker: @unchecked Sendable {
     }
 
     /// Stops intake, finishes and acknowledges what was handed out (within `grace`), closes.
+    ///
+    /// Order matters: the subscription is cancelled first and the broker's confirmation
+    /// awaited, so every delivery that will ever arrive has arrived; then the worker threads
+    /// finish what they hold; then the consumer sends the last acks and closes.
     func stop(grace: TimeInterval) {
         let deadline = Date().addingTimeInterval(grace)
         condition.lock()
         draining = true
         condition.unlock()
-        let stopper = Thread { [consumer] in consumer!.stop(grace: grace) }
-        stopper.start()
+        let cancelled = consumer.cancel(timeout: grace)
+        context.log.info("consumer cancelled", ["queue": queue.rawValue, "confirmed": "\(cancelled)", "unsettled": "\(consumer.unsettledCount)"])
         condition.lock()
         while (!pending.isEmpty || busy > 0) && Date() < deadline { _ = condition.wait(until: min(deadline, Date().addingTimeInterval(0.05))) }
         stopping = true
         condition.broadcast()
         condition.unlock()
-        while consumer.unsettledCount > 0 && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
-        consumer.stop(grace: 0)
+        context.log.info("work drained", ["queue": queue.rawValue, "pending": "\(pending.count)", "unsettled": "\(consumer.unsettledCount)"])
+        consumer.stop(grace: max(0, deadline.timeIntervalSinceNow))
+        context.log.info("consumer closed", ["queue": queue.rawValue, "unsettled": "\(consumer.unsettledCount)"])
     }
 
     var isConnected: Bool { consumer.isConnected }
