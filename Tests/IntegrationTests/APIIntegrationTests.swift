@@ -190,7 +190,8 @@ final class APIIntegrationTests: XCTestCase {
 
     func testHealthReadinessAndMetrics() {
         XCTAssertEqual(api.call("GET", "/healthz").status, 200)
-        XCTAssertEqual(api.call("GET", "/readyz").status, 200)
+        // Ready once its publisher has connected to RabbitMQ (it starts connecting at launch).
+        XCTAssertTrue(TestServices.eventually(timeout: 10) { self.api.call("GET", "/readyz").status == 200 })
         _ = api.call("GET", "/v1/settings", key: api.secretKey)
         let metrics = String(decoding: api.call("GET", "/metrics").data, as: UTF8.self)
         XCTAssertTrue(metrics.contains(#"buzzkit_queue_messages{queue="\#(api.pipeline.topology.name(.trigger))"}"#), metrics.prefix(400).description)
