@@ -17,7 +17,7 @@ final class GracefulShutdownTests: XCTestCase {
     func testSIGTERMMidLoadRedeliversNothing() throws {
         let harness = try PipelineHarness(workers: [], startScheduler: false)
         defer { harness.shutdown() }
-        let total = 3000
+        let total = 6000
         var environment = ProcessInfo.processInfo.environment
         environment["BUZZKIT_DATABASE_URL"] = TestServices.databaseURL
         environment["BUZZKIT_DB_SCHEMA"] = harness.schema
