@@ -16,10 +16,6 @@ public struct CancelPayload: APNsPayload, Hashable {
         case cancel = "bk.cancel"
     }
 
-    private enum APSKeys: String, CodingKey {
-        case contentAvailable = "content-available"
-    }
-
     private enum CancelKeys: String, CodingKey {
         case id
     }
@@ -34,8 +30,7 @@ public struct CancelPayload: APNsPayload, Hashable {
     /// Encodes the body with `aps.content-available = 1`.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
-        var aps = container.nestedContainer(keyedBy: APSKeys.self, forKey: .aps)
-        try aps.encode(1, forKey: .contentAvailable)
+        try SilentEnvelope.encode(into: &container, forKey: .aps)
         var cancel = container.nestedContainer(keyedBy: CancelKeys.self, forKey: .cancel)
         try cancel.encode(id, forKey: .id)
     }

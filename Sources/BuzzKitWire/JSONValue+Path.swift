@@ -29,20 +29,7 @@ extension JSONValue {
 extension Dictionary where Key == String, Value == JSONValue {
     /// Follows a property path starting at these members, see ``JSONValue/value(at:)``.
     public func value<Path: Collection>(at path: Path) -> JSONValue? where Path.Element == String {
-        var iterator = path.makeIterator()
-        guard let first = iterator.next(), var current = self[first] else { return nil }
-        while let segment = iterator.next() {
-            switch current {
-            case .object(let members):
-                guard let next = members[segment] else { return nil }
-                current = next
-            case .array(let elements):
-                guard let index = Int(segment), index >= 0, index < elements.count else { return nil }
-                current = elements[index]
-            default:
-                return nil
-            }
-        }
-        return current
+        guard let first = path.first, let start = self[first] else { return nil }
+        return start.value(at: path.dropFirst())
     }
 }

@@ -16,10 +16,6 @@ public struct SilentPlanPayload: APNsPayload, Hashable {
         case local = "bk.local"
     }
 
-    private enum APSKeys: String, CodingKey {
-        case contentAvailable = "content-available"
-    }
-
     /// Decodes the body; `aps` is not required on decode.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -29,8 +25,7 @@ public struct SilentPlanPayload: APNsPayload, Hashable {
     /// Encodes the body with `aps.content-available = 1`.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
-        var aps = container.nestedContainer(keyedBy: APSKeys.self, forKey: .aps)
-        try aps.encode(1, forKey: .contentAvailable)
+        try SilentEnvelope.encode(into: &container, forKey: .aps)
         try container.encode(local, forKey: .local)
     }
 
