@@ -10,7 +10,7 @@ export BUZZKIT_AMQP_URL ?= amqp://guest:guest@127.0.0.1:$(BUZZKIT_AMQP_PORT)/%2f
 
 SWIFT_BUILD_FLAGS ?=
 
-.PHONY: build deps services services-stop services-status migrate test test-unit test-integration test-e2e check-deploy demo bench clean
+.PHONY: build deps services services-stop services-status migrate test test-unit test-integration test-e2e check-deploy demo bench chaos clean
 
 deps:            ## install the Debian packages the build and the services need
 	bash scripts/services.sh install
@@ -56,6 +56,9 @@ demo: services   ## the main job: 1,000 simulated phones end to end
 
 bench: services  ## figures beside this machine's raw PostgreSQL and RabbitMQ ceilings
 	bash scripts/bench.sh
+
+chaos: services  ## fault drill: worker kills, scheduler pause, PostgreSQL and RabbitMQ restarts under a fleet load
+	bash scripts/chaos.sh
 
 clean:
 	rm -rf .build

@@ -38,6 +38,32 @@ public struct BackendClient: Sendable {
     }
 }
 
+extension BackendClient {
+    /// Like `expect`, but retries for up to `within` seconds while the API answers 5xx or
+    /// cannot be reached, as a backend with an idempotent call would. 4xx fails at once.
+    @discardableResult
+    public func expectEventually(_ method: String, _ path: String, body: Any? = nil, within: Double) async throws -> Any? {
+        let deadline = Date().addingTimeInterval(within)
+        var pause = 0.2
+        while true {
+            var failure = ""
+            do {
+                let (status, json) = try await call(method, path, body: body)
+                if (200..<300).contains(status) { return json }
+                failure = "\(method) \(path) answered \(status): \(json.map { "\($0)" } ?? "")"
+                if status < 500 { throw SimulatorError(failure) }
+            } catch let error as SimulatorError {
+                throw error
+            } catch {
+                failure = "\(method) \(path): \(error)"
+            }
+            guard Date() < deadline else { throw SimulatorError("\(failure) (still failing after \(Int(within)) s of retries)") }
+            try await Task.sleep(nanoseconds: UInt64(pause * 1e9))
+            pause = min(pause * 2, 2)
+        }
+    }
+}
+
 /// A failure of the simulator itself (not a finding about the system under test).
 public struct SimulatorError: Error, CustomStringConvertible, Sendable {
     public var description: String

@@ -31,6 +31,14 @@ public struct FleetConfiguration: Sendable {
     public var tag: String
     /// Called once a second with a progress line (the demo prints it).
     public var progress: (@Sendable (String) -> Void)?
+    /// The subscribers are split into this many waves, posted `waveInterval` seconds apart,
+    /// each with its own moment `leadSeconds` after it is posted (a steady load for drills).
+    public var waves: Int = 1
+    public var waveInterval: Double = 10
+    /// How long the backend keeps retrying a call the API cannot take (5xx, no connection).
+    public var retryWindow: Double = 90
+    /// Called once the wave times are fixed (after every phone registered).
+    public var onWavesPlanned: (@Sendable ([FleetWave]) -> Void)?
 
     public init(apiBaseURL: URL, secretKey: String, publishableKey: String, signingSecret: String, subscribers: Int = 50,
                 mix: [Behaviour] = Behaviour.allCases, leadSeconds: Double = 12, lowPowerDelay: Double = 2,

@@ -20,6 +20,18 @@ public struct FleetReport: Sendable, Codable {
         public struct Shown: Sendable, Codable {
             public var at: Date
             public var kind: String
+            /// The notification's id (`<runId>/<step>`, a fallback `<runId>/<step>/fallback`).
+            public var id: String = ""
+            /// Which of the subscriber's phones showed it.
+            public var device: Int = 0
+        }
+
+        /// Shown more than once: a local notification and its fallback both, or the same
+        /// notification twice on one phone. (One fallback push shown on each of a person's
+        /// phones is one notification: a push goes to every device.)
+        var shownTwice: Bool {
+            if Set(shown.map { $0.id.hasSuffix("/fallback") ? String($0.id.dropLast("/fallback".count)) + "#remote" : $0.id }).count > 1 { return true }
+            return Dictionary(grouping: shown, by: { "\($0.device)|\($0.id)" }).values.contains { $0.count > 1 }
         }
     }
 
@@ -52,10 +64,12 @@ public struct FleetReport: Sendable, Codable {
             if outcome.cancelled {
                 if !outcome.shown.isEmpty { row.afterCancel += 1 }
             } else {
-                switch outcome.shown.count {
-                case 0: if outcome.lostAfterAcknowledging { row.documentedMisses += 1 } else { row.missed += 1 }
-                case 1: row.exactlyOnce += 1
-                default: row.twice += 1
+                if outcome.shown.isEmpty {
+                    if outcome.lostAfterAcknowledging { row.documentedMisses += 1 } else { row.missed += 1 }
+                } else if outcome.shownTwice {
+                    row.twice += 1
+                } else {
+                    row.exactlyOnce += 1
                 }
             }
             for shown in outcome.shown {

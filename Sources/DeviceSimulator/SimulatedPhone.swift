@@ -61,8 +61,9 @@ final class SimulatedPhone: @unchecked Sendable {
 
     private func record(_ notification: DeliveredNotification) {
         lock.lock()
-        // A repeat of the same notification id replaces it on screen (APNs collapse id).
-        if !shownStorage.contains(where: { $0.id == notification.id }) { shownStorage.append(notification) }
+        // Every alert counts, a repeat of the same id too: a collapse id replaces the old
+        // banner, but the phone still alerts the person again.
+        shownStorage.append(notification)
         lock.unlock()
     }
 

@@ -1,0 +1,145 @@
+import BuzzKit
+import BuzzKitWire
+import Foundation
+
+/// A canary that walks every stage of the pipeline, again and again, so a drill can tell when
+/// the system works again after a fault. Each probe posts `chaos.canary` for two subscribers
+/// (through the trigger queue): one with a healthy phone (plan → acknowledgment through
+/// ack-ingest → at the moment fallback-check decides "scheduled on device") and one with a
+/// force-quit phone (no acknowledgment → the fallback push). A probe is complete when both
+/// phones showed it and the server's run summary says the acknowledged run completed without
+/// a fallback.
+final class CanaryProbe: @unchecked Sendable {
+    /// One probe: when it started and when it completed (or what went wrong).
+    struct Probe: Sendable {
+        var number: Int
+        var start: Date
+        var end: Date?
+        var problem: String?
+    }
+
+    let backend: BackendClient
+    let local: SimulatedPhone
+    let remote: SimulatedPhone
+    let tag: String
+    /// Seconds from a probe's post to its moment.
+    let lead: Double
+    /// How long a probe may take before it counts as failed.
+    let timeout: Double
+    private let lock = NSLock()
+    private var probes: [Probe] = []
+    private var stopped = false
+
+    static var workflow: [String: Any] { [
+        "trigger": ["event": "chaos.canary"],
+        "steps": [["name": "wait", "waitUntil": ["at": "{{trigger.at}}"]],
+                  ["name": "canary", "send": ["deliver": "local", "title": "Canary", "body": "probe {{trigger.n}}", "quietHours": "ignore"]]],
+    ] }
+
+    init(configuration: FleetConfiguration, router: PushRouter, lead: Double = 3, timeout: Double = 180) throws {
+        backend = BackendClient(baseURL: configuration.apiBaseURL, secretKey: configuration.secretKey)
+        tag = configuration.tag
+        let transport = URLSessionTransport(timeout: 15, maximumConnectionsPerHost: 4)
+        local = try SimulatedPhone(subscriberId: "canary-\(tag)-local", behaviour: .healthy, receivesSilentPushes: true, zone: "UTC",
+                                   configuration: configuration, transport: transport)
+        remote = try SimulatedPhone(subscriberId: "canary-\(tag)-remote", behaviour: .forceQuit, receivesSilentPushes: false, zone: "UTC",
+                                    configuration: configuration, transport: transport)
+        self.lead = lead
+        self.timeout = timeout
+        router.register(local)
+        router.register(remote)
+    }
+
+    /// Puts the workflow and the two subscribers in place and registers the phones.
+    func setUp() async throws {
+        try await backend.expect("PUT", "/v1/workflows/chaos-canary", body: Self.workflow)
+        for phone in [local, remote] {
+            try await backend.expect("PUT", "/v1/subscribers/\(phone.subscriberId)", body: ["timezone": "UTC"])
+            await phone.start()
+        }
+        let deadline = Date().addingTimeInterval(30)
+        while Date() < deadline {
+            if await local.isRegistered, await remote.isRegistered { return }
+            try await Task.sleep(nanoseconds: 100_000_000)
+        }
+        throw SimulatorError("the canary phones did not register within 30 s")
+    }
+
+    /// Runs the next probe and keeps its outcome.
+    @discardableResult
+    func next() async -> Probe {
+        let probe = await self.probe(number: count + 1)
+        keep(probe)
+        return probe
+    }
+
+    /// Probes one after another until `stop()`.
+    func loop() async {
+        while !isStopped {
+            if await next().problem != nil { try? await Task.sleep(nanoseconds: 500_000_000) }
+        }
+    }
+
+    private func keep(_ probe: Probe) { lock.lock(); probes.append(probe); lock.unlock() }
+    func stop() { lock.lock(); stopped = true; lock.unlock() }
+    private var isStopped: Bool { lock.lock(); defer { lock.unlock() }; return stopped }
+    private var count: Int { lock.lock(); defer { lock.unlock() }; return probes.count }
+
+    /// The probes so far.
+    var all: [Probe] { lock.lock(); defer { lock.unlock() }; return probes }
+
+    /// The first probe that started at or after `date` and completed.
+    func firstCompleted(startedAfter date: Date) -> Probe? {
+        all.first { $0.start >= date && $0.end != nil && $0.problem == nil }
+    }
+
+    /// Notifications each canary phone showed beyond one per completed probe.
+    var duplicates: Int {
+        let expected = all.count
+        return max(0, local.shown.count - expected) + max(0, remote.shown.count - expected)
+    }
+
+    func stopPhones() async {
+        await local.stop()
+        await remote.stop()
+    }
+
+    /// Runs probe `number` to completion (or failure).
+    func probe(number: Int) async -> Probe {
+        var probe = Probe(number: number, start: Date())
+        let deadline = probe.start.addingTimeInterval(timeout)
+        let at = Date(timeIntervalSince1970: (probe.start.timeIntervalSince1970 + lead).rounded(.up))
+        let events: [[String: Any]] = [local, remote].map { phone in
+            ["id": "canary-\(tag)-\(number)-\(phone.behaviour.rawValue)", "event": "chaos.canary", "subscriberId": phone.subscriberId,
+             "properties": ["at": RFC3339.format(at), "n": number]]
+        }
+        do {
+            try await backend.expectEventually("POST", "/v1/events", body: ["events": events], within: timeout)
+            // Both phones show it: locally on the healthy one, as the fallback on the other.
+            while local.shown.count < number || remote.shown.count < number {
+                guard Date() < deadline else { throw SimulatorError("probe \(number): not shown within \(Int(timeout)) s") }
+                try await Task.sleep(nanoseconds: 50_000_000)
+            }
+            guard let shown = local.shown.last, let slash = shown.id.firstIndex(of: "/") else { throw SimulatorError("probe \(number): no local id") }
+            let runId = String(shown.id[..<slash])
+            // The server recorded the acknowledgment and decided "scheduled on device".
+            while true {
+                if let summary = try? await backend.call("GET", "/v1/runs/\(runId)"), summary.status == 200,
+                   let run = summary.json as? [String: Any], let status = run["status"] as? String, status != "waiting", status != "running" {
+                    let local = ((run["steps"] as? [[String: Any]])?.last?["local"] as? [String: Any]) ?? [:]
+                    let fallback = local["fallback"] as? [String: Any]
+                    guard status == "completed", local["acknowledged"] as? Bool == true, fallback?["sent"] as? Bool != true else {
+                        throw SimulatorError("probe \(number): run \(runId) ended \(status), acknowledged \(local["acknowledged"] ?? "nil"), fallback \(fallback ?? [:])")
+                    }
+                    break
+                }
+                guard Date() < deadline else { throw SimulatorError("probe \(number): run \(runId) not completed within \(Int(timeout)) s") }
+                try await Task.sleep(nanoseconds: 100_000_000)
+            }
+            probe.end = Date()
+        } catch {
+            probe.problem = "\(error)"
+        }
+        return probe
+    }
+}

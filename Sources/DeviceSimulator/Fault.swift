@@ -1,0 +1,49 @@
+import Foundation
+
+/// A fault a drill injects into a running BuzzKit.
+public enum Fault: Sendable, Hashable, CustomStringConvertible {
+    /// SIGKILL the worker process of one queue (the supervisor starts it again).
+    case killWorker(queue: String)
+    /// SIGSTOP the scheduler for a while, then SIGCONT.
+    case pauseScheduler(seconds: Double)
+    /// Stop and start PostgreSQL (`scripts/services.sh restart-postgres`).
+    case restartPostgres
+    /// Stop and start RabbitMQ (`scripts/services.sh restart-rabbitmq`).
+    case restartRabbitMQ
+
+    public var description: String {
+        switch self {
+        case .killWorker(let queue): return "SIGKILL worker \(queue)"
+        case .pauseScheduler(let seconds): return String(format: "pause scheduler %.0f s", seconds)
+        case .restartPostgres: return "restart PostgreSQL"
+        case .restartRabbitMQ: return "restart RabbitMQ"
+        }
+    }
+
+    /// When in a wave the fault should land so it hits work in flight: just after a wave's
+    /// events are posted (triggers, plans and acknowledgments are flowing) or around a
+    /// wave's moment (timers firing, fallback checks and sends).
+    var anchor: Anchor {
+        switch self {
+        case .killWorker(let queue) where queue == "fallback-check": return .moment(offset: 0...0.4)
+        case .killWorker: return .posted(offset: 0.05...0.6)
+        case .pauseScheduler: return .moment(offset: -1.0 ... -0.5)
+        case .restartPostgres: return .posted(offset: 0.1...0.5)
+        case .restartRabbitMQ: return .moment(offset: -2.0 ... -1.0)
+        }
+    }
+
+    enum Anchor {
+        case posted(offset: ClosedRange<Double>)
+        case moment(offset: ClosedRange<Double>)
+    }
+
+    /// The standard drill: every worker queue killed `rounds` times, the scheduler paused,
+    /// PostgreSQL and RabbitMQ restarted.
+    public static func standardDrill(rounds: Int = 1, schedulerPause: Double = 5) -> [Fault] {
+        let kills = (0..<max(1, rounds)).flatMap { _ in
+            ["trigger", "plan-dispatch", "ack-ingest", "fallback-check"].map { Fault.killWorker(queue: $0) }
+        }
+        return kills + [.pauseScheduler(seconds: schedulerPause), .restartPostgres, .restartRabbitMQ]
+    }
+}
