@@ -17,7 +17,8 @@ RUN swift build -c release --product buzzkit \
 FROM swift:6.0-bookworm-slim
 RUN apt-get update && apt-get install -y --no-install-recommends \
       libpq5 librabbitmq4 libmicrohttpd12 libcurl4 libnghttp2-14 libssl3 ca-certificates tzdata curl \
-    && rm -rf /var/lib/apt/lists/* && useradd --system --uid 10001 buzzkit
+    && rm -rf /var/lib/apt/lists/* && useradd --system --uid 10001 buzzkit \
+    && mkdir /sim && chown buzzkit /sim
 COPY --from=build /out/ /usr/local/bin/
 USER buzzkit
 ENV BUZZKIT_LOG_FORMAT=json

@@ -47,9 +47,10 @@ test-integration: ## tier 2: against real PostgreSQL and RabbitMQ
 test-e2e:        ## tier 3: the device simulator against the real server processes
 	swift test --skip-build --disable-swift-testing $(SWIFT_BUILD_FLAGS) --filter EndToEndTests
 
-check-deploy:    ## the compose file and Kubernetes manifests agree with the code
+check-deploy: deps ## the compose file and Kubernetes manifests agree with the code and validate against their schemas
 	docker-compose -f docker-compose.yml config -q
-	python3 scripts/check-deploy.py
+	docker-compose -f docker-compose.yml --env-file deploy/compose-simulator.env --profile simulator config -q
+	.tools/venv/bin/python scripts/check-deploy.py
 
 demo: services   ## the main job: 1,000 simulated phones end to end
 	bash scripts/demo.sh

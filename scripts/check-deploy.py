@@ -5,11 +5,19 @@
 - every BUZZKIT_* variable the manifests and compose file set is read by Configuration.swift
   (or by the process scripts);
 - probes hit /healthz and /readyz; the grace period outlasts the drain;
-- one image name everywhere.
-Prints one line per problem and exits 1 when there is any.
+- one image name everywhere;
+- every Kubernetes manifest validates (strictly) against the Kubernetes API schemas
+  (`kubernetes-validate`, pinned in scripts/services.sh), and KEDA's ScaledObject and
+  TriggerAuthentication against scripts/schemas/keda.json; both validators must also refuse a
+  known-bad sample, so the check cannot pass vacuously.
+Prints one line per problem and exits 1 when there is any. Runs with the tools venv's Python
+(`.tools/venv/bin/python`, made by `scripts/services.sh install`).
 """
-import pathlib, re, sys
+import json, pathlib, re, subprocess, sys, tempfile
+import jsonschema
 import yaml
+
+KUBERNETES_VERSION = "1.30.0"
 
 root = pathlib.Path(__file__).resolve().parent.parent
 problems = []
@@ -96,8 +104,44 @@ for _, job in kind("Job"):
 if len(images) != 1:
     problems.append(f"more than one image name: {sorted(images)}")
 
+# Kubernetes API schemas, strictly (unknown fields refused).
+validator = pathlib.Path(sys.executable).parent / "kubernetes-validate"
+def kube_validate(paths):
+    run = subprocess.run([str(validator), "--strict", "--quiet", "--no-warn", "-k", KUBERNETES_VERSION, *map(str, paths)],
+                         capture_output=True, text=True)
+    return run.returncode, (run.stdout + run.stderr).strip()
+manifests = [p for p in sorted((root / "deploy").glob("*.yaml")) if p.name != "kustomization.yaml"]
+code, output = kube_validate(manifests)
+if code != 0:
+    problems += [f"kubernetes schema: {line}" for line in output.splitlines() if line.strip()] or ["kubernetes-validate failed"]
+with tempfile.NamedTemporaryFile("w", suffix=".yaml") as bad:
+    bad.write("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: bad}\nspec:\n  replicas: two\n"
+              "  selector: {matchLabels: {a: b}}\n  template: {metadata: {labels: {a: b}}, spec: {containers: [{name: c, image: i}]}}\n")
+    bad.flush()
+    if kube_validate([bad.name])[0] == 0:
+        problems.append("kubernetes-validate accepted a Deployment with replicas: two (the schema check is not working)")
+
+# KEDA's custom resources against our schema of their CRDs.
+keda = json.loads((root / "scripts/schemas/keda.json").read_text())
+def keda_errors(doc):
+    schema = dict(keda, **{"$ref": f"#/$defs/{doc.get('kind')}"})
+    return [f"{'.'.join(map(str, e.absolute_path)) or '(top)'}: {e.message}"
+            for e in jsonschema.Draft202012Validator(schema).iter_errors(doc)]
+keda_docs = [(p, d) for p, d in docs if d.get("apiVersion", "").startswith("keda.sh/")]
+for path, doc in keda_docs:
+    if doc.get("kind") not in keda["$defs"]:
+        problems.append(f"{path}: KEDA kind {doc.get('kind')} has no schema in scripts/schemas/keda.json")
+        continue
+    problems += [f"{path} {doc['kind']}/{doc['metadata'].get('name')}: {e}" for e in keda_errors(doc)]
+bad_scaler = {"apiVersion": "keda.sh/v1alpha1", "kind": "ScaledObject", "metadata": {"name": "bad"},
+              "spec": {"scaleTargetRef": {"name": "x"}, "minReplicaCount": "1", "coolDownPeriod": 5,
+                       "triggers": [{"type": "rabbitmq", "metadata": {"queueName": "q", "mode": "QueueLength", "value": "lots"}}]}}
+if len(keda_errors(bad_scaler)) < 3:
+    problems.append("the KEDA schema accepted a ScaledObject with three mistakes (the schema check is not working)")
+
 for p in problems:
     print("check-deploy:", p)
-print(f"check-deploy: {len(queues)} queues, {len(deployments)} deployments, {len(scaled)} scalers, {len(services)} compose services; "
+print(f"check-deploy: {len(queues)} queues, {len(deployments)} deployments, {len(scaled)} scalers, {len(services)} compose services, "
+      + f"{len(manifests)} manifest files against Kubernetes {KUBERNETES_VERSION}, {len(keda_docs)} KEDA resources; "
       + ("ok" if not problems else f"{len(problems)} problem(s)"))
 sys.exit(1 if problems else 0)

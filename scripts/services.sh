@@ -46,8 +46,24 @@ install_packages() {
     apt-get update -qq
     apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
   fi
-  # The deployment check reads YAML with the python3 on the PATH.
-  python3 -c 'import yaml' 2>/dev/null || python3 -m pip install -q pyyaml >/dev/null 2>&1 || true
+  install_tools
+}
+
+# The deployment check's Python tools, pinned, in a venv of their own (.tools/venv, git-ignored).
+TOOLS="$ROOT/.tools/venv"
+TOOLS_PINS="kubernetes-validate==1.37.0 jsonschema==4.26.0 PyYAML==6.0.2"
+install_tools() {
+  if [ -f "$TOOLS/pins" ] && [ "$(cat "$TOOLS/pins")" = "$TOOLS_PINS" ]; then return; fi
+  log "installing the deployment check's tools into .tools/venv: $TOOLS_PINS"
+  rm -rf "$TOOLS"
+  if ! python3 -m venv "$TOOLS" 2>/dev/null; then
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get install -y -qq --no-install-recommends python3-venv >/dev/null
+    /usr/bin/python3 -m venv "$TOOLS"
+  fi
+  # shellcheck disable=SC2086
+  "$TOOLS/bin/pip" install -q --disable-pip-version-check $TOOLS_PINS
+  echo "$TOOLS_PINS" >"$TOOLS/pins"
 }
 
 # PostgreSQL refuses root; its user must be able to walk down to the data folder.

@@ -68,35 +68,41 @@ final class CanaryProbe: @unchecked Sendable {
     /// Runs the next probe and keeps its outcome.
     @discardableResult
     func next() async -> Probe {
-        let probe = await self.probe(number: count + 1)
+        let probe = await self.probe(number: reserveNumber())
         keep(probe)
         return probe
     }
 
-    /// Probes one after another until `stop()`.
-    func loop() async {
-        while !isStopped {
-            if await next().problem != nil { try? await Task.sleep(nanoseconds: 500_000_000) }
+    /// Starts a probe every `every` seconds (each on its own, so a slow one does not hold
+    /// up the next) until `stop()`, then waits for those still running.
+    func loop(every: Double = 1) async {
+        await withTaskGroup(of: Void.self) { group in
+            while !isStopped {
+                group.addTask { await self.next() }
+                try? await Task.sleep(nanoseconds: UInt64(every * 1e9))
+            }
         }
     }
 
+    private var issued = 0
+    private func reserveNumber() -> Int { lock.lock(); defer { lock.unlock() }; issued += 1; return issued }
     private func keep(_ probe: Probe) { lock.lock(); probes.append(probe); lock.unlock() }
     func stop() { lock.lock(); stopped = true; lock.unlock() }
     private var isStopped: Bool { lock.lock(); defer { lock.unlock() }; return stopped }
-    private var count: Int { lock.lock(); defer { lock.unlock() }; return probes.count }
 
     /// The probes so far.
-    var all: [Probe] { lock.lock(); defer { lock.unlock() }; return probes }
+    var all: [Probe] { lock.lock(); defer { lock.unlock() }; return probes.sorted { $0.number < $1.number } }
 
     /// The first probe that started at or after `date` and completed.
     func firstCompleted(startedAfter date: Date) -> Probe? {
-        all.first { $0.start >= date && $0.end != nil && $0.problem == nil }
+        all.filter { $0.start >= date && $0.end != nil && $0.problem == nil }.min { $0.end! < $1.end! }
     }
 
-    /// Notifications each canary phone showed beyond one per completed probe.
+    /// Canary notifications shown more than once (per phone and probe).
     var duplicates: Int {
-        let expected = all.count
-        return max(0, local.shown.count - expected) + max(0, remote.shown.count - expected)
+        [local, remote].reduce(0) { total, phone in
+            total + Dictionary(grouping: phone.shown, by: \.body).values.reduce(0) { $0 + max(0, $1.count - 1) }
+        }
     }
 
     func stopPhones() async {
@@ -116,11 +122,14 @@ final class CanaryProbe: @unchecked Sendable {
         do {
             try await backend.expectEventually("POST", "/v1/events", body: ["events": events], within: timeout)
             // Both phones show it: locally on the healthy one, as the fallback on the other.
-            while local.shown.count < number || remote.shown.count < number {
+            let body = "probe \(number)"
+            while !local.shown.contains(where: { $0.body == body }) || !remote.shown.contains(where: { $0.body == body }) {
                 guard Date() < deadline else { throw SimulatorError("probe \(number): not shown within \(Int(timeout)) s") }
                 try await Task.sleep(nanoseconds: 50_000_000)
             }
-            guard let shown = local.shown.last, let slash = shown.id.firstIndex(of: "/") else { throw SimulatorError("probe \(number): no local id") }
+            guard let shown = local.shown.first(where: { $0.body == body }), let slash = shown.id.firstIndex(of: "/") else {
+                throw SimulatorError("probe \(number): no local id")
+            }
             let runId = String(shown.id[..<slash])
             // The server recorded the acknowledgment and decided "scheduled on device".
             while true {

@@ -61,11 +61,12 @@ public struct FaultDrillReport: Sendable {
     public var text: String {
         var lines = ["== fleet (every subscriber's plan: shown exactly once, never after a cancel, never early)", fleet.text, "",
                      String(format: "== faults (seed %llu; canary round trip without faults %.2f s)", seed, baselineProbe)]
-        lines.append("fault".padding(toLength: 30, withPad: " ", startingAt: 0) + "back after   recovered after")
+        lines.append("fault".padding(toLength: 30, withPad: " ", startingAt: 0) + "back after   recovered after   beyond a canary round trip")
         for fault in faults {
             let back = fault.serviceBackAfter.map { String(format: "%8.1f s", $0) } ?? "   never  "
             let recovered = fault.recoveredAfter.map { String(format: "%12.1f s", $0) } ?? "  NOT RECOVERED"
-            lines.append(fault.fault.padding(toLength: 30, withPad: " ", startingAt: 0) + back + "   " + recovered)
+            let beyond = fault.recoveredAfter.map { String(format: "%14.1f s", max(0, $0 - baselineProbe)) } ?? ""
+            lines.append(fault.fault.padding(toLength: 30, withPad: " ", startingAt: 0) + back + "   " + recovered + "   " + beyond)
         }
         lines.append("canary probes: \(probes), problems: \(probeProblems.count), duplicates: \(canaryDuplicates)")
         lines.append("dead-letter queues: " + (deadLettered.isEmpty ? "none read" : deadLettered.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")))

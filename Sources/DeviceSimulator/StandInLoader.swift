@@ -4,7 +4,7 @@ import Foundation
 /// Starts the APNs stand-in from the files `buzzkit-apns setup --dir` wrote, with every
 /// accepted push handed to the fleet.
 public enum StandInLoader {
-    public static func start(directory: String, port: UInt16, router: PushRouter) throws -> APNsStandIn {
+    public static func start(directory: String, host: String = "127.0.0.1", port: UInt16, router: PushRouter) throws -> APNsStandIn {
         func read(_ name: String) throws -> String {
             try String(contentsOfFile: (directory as NSString).appendingPathComponent(name), encoding: .utf8)
         }
@@ -16,6 +16,7 @@ public enum StandInLoader {
         }
         guard !keys.isEmpty else { throw SimulatorError("no AuthKey_<kid>.pub.pem in \(directory); run buzzkit-apns setup --dir \(directory)") }
         var configuration = APNsStandInConfiguration(credentials: credentials, keys: keys, port: port)
+        configuration.host = host
         configuration.recordPushes = false
         let standIn = try APNsStandIn(configuration: configuration)
         standIn.onPush = { router.deliver($0) }

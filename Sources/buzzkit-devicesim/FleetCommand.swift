@@ -6,7 +6,7 @@ import Foundation
 /// `buzzkit-apns setup`), runs the fleet and prints the report. Exit status 1 on any violation.
 struct FleetCommand {
     static let usage = """
-        usage: buzzkit-devicesim fleet --api URL --keys FILE --apns-dir DIR [--apns-port 2197] [--phones N]
+        usage: buzzkit-devicesim fleet --api URL --keys FILE --apns-dir DIR [--apns-host 127.0.0.1] [--apns-port 2197] [--phones N]
                [--lead SECONDS] [--mix healthy,force-quit,low-power,offline,completes,two-devices]
                [--low-power-delay S] [--offline S] [--report-json FILE]
           --keys FILE   the JSON printed by `buzzkit tenant create NAME --json`
@@ -15,6 +15,7 @@ struct FleetCommand {
     var api = URL(string: "http://127.0.0.1:8080")!
     var keysFile = ""
     var apnsDirectory = ""
+    var apnsHost = "127.0.0.1"
     var apnsPort: UInt16 = 2197
     var phones = 50
     var lead = 20.0
@@ -34,6 +35,7 @@ struct FleetCommand {
             case "--api": api = URL(string: try value(flag)) ?? api
             case "--keys": keysFile = try value(flag)
             case "--apns-dir": apnsDirectory = try value(flag)
+            case "--apns-host": apnsHost = try value(flag)
             case "--apns-port": apnsPort = UInt16(try value(flag)) ?? apnsPort
             case "--phones": phones = Int(try value(flag)) ?? phones
             case "--lead": lead = Double(try value(flag)) ?? lead
@@ -57,7 +59,7 @@ struct FleetCommand {
             throw SimulatorError("\(keysFile) lacks secretKey, publishableKey or signingSecret")
         }
         let router = PushRouter()
-        let standIn = try StandInLoader.start(directory: apnsDirectory, port: apnsPort, router: router)
+        let standIn = try StandInLoader.start(directory: apnsDirectory, host: apnsHost, port: apnsPort, router: router)
         defer { standIn.stop() }
         let configuration = FleetConfiguration(apiBaseURL: api, secretKey: secret, publishableKey: publishable, signingSecret: signing,
                                                subscribers: phones, mix: mix, leadSeconds: lead, lowPowerDelay: lowPowerDelay,
