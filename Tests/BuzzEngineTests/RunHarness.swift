@@ -70,6 +70,19 @@ struct RunHarness {
             XCTAssertEqual(decoded.summary, state.summary, file: file, line: line)
             XCTAssertEqual(decoded.pendingTimer, state.pendingTimer, file: file, line: line)
             XCTAssertEqual(decoded.steps, state.steps, file: file, line: line)
+            // The hand-written stored form is the Codable form, both ways, with and without the workflow.
+            for includingWorkflow in [true, false] {
+                let encoder = JSONEncoder()
+                encoder.userInfo[RunState.omitWorkflowKey] = !includingWorkflow
+                let codable = try encoder.encode(state)
+                var writer = JSONWriter()
+                state.write(to: &writer, includingWorkflow: includingWorkflow)
+                XCTAssertEqual(try JSONParser.parse(Data(writer.bytes)), try JSONParser.parse(codable), file: file, line: line)
+                XCTAssertEqual(try RunState(json: try JSONParser.parse(codable), workflow: state.workflow), state, file: file, line: line)
+                let decoder = JSONDecoder()
+                decoder.userInfo[RunState.workflowKey] = state.workflow
+                XCTAssertEqual(try decoder.decode(RunState.self, from: Data(writer.bytes)), state, file: file, line: line)
+            }
         } catch {
             XCTFail("storage round trip failed: \(error)", file: file, line: line)
         }

@@ -43,6 +43,14 @@ final class RunStorageTests: XCTestCase {
         guard case .object(var json) = try JSONDecoder().decode(JSONValue.self, from: JSONEncoder().encode(run)) else { return XCTFail() }
         json["version"] = 2
         XCTAssertThrowsError(try JSONDecoder().decode(RunState.self, from: Data(JSONValue.object(json).jsonText.utf8)))
+        XCTAssertThrowsError(try RunState(json: .object(json), workflow: nil)) { error in
+            XCTAssertTrue("\(error)".contains("version 2 is not supported"), "\(error)")
+        }
+        json["version"] = 1
+        json["steps"] = [["name": "x"]]
+        XCTAssertThrowsError(try RunState(json: .object(json), workflow: nil)) { error in
+            XCTAssertEqual("\(error)", "steps[0].path: is missing")
+        }
     }
 
     func testSummaryHasTheContractShape() throws {

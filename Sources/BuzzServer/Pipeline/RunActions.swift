@@ -13,6 +13,9 @@ struct RunActions {
         var messages: [OutboxMessage] = []
         var runIds: [UUID?] = []
         var plans: [(tenantId: String, subscriberId: String?, delivery: LocalPlanDelivery)] = []
+        /// Alerts kept for the stage to send itself inside its transaction (when collected
+        /// with `sendAlertsInline`), instead of an outbox message to the `fallback-check` queue.
+        var alerts: [PipelineMessage] = []
     }
 
     /// Persists `actions` of `run` (already updated or inserted) inside `tx`.
@@ -29,7 +32,12 @@ struct RunActions {
     }
 
     /// Turns `actions` into pending outbox rows (deleting timers and recording plans at once).
-    func collect(_ actions: [RunAction], run: RunRecord, tx: any StoreTransaction, now: Date, into pending: inout Pending) throws {
+    ///
+    /// With `sendAlertsInline`, alerts (fallbacks, push steps) go to `pending.alerts` for the
+    /// caller to send in the same transaction: a stage that decides a fallback then sends it
+    /// without another queue hop.
+    func collect(_ actions: [RunAction], run: RunRecord, tx: any StoreTransaction, now: Date, into pending: inout Pending,
+                 sendAlertsInline: Bool = false) throws {
         var immediate: [OutboxMessage] = []
         var timers: [OutboxMessage] = []
         let subscriberId = run.subscriberId ?? ""
@@ -56,8 +64,10 @@ struct RunActions {
                 message = .sendPlan(tenantId: run.tenantId, runId: run.id, subscriberId: subscriberId, delivery: delivery)
             case .sendPush(let delivery):
                 message = .sendAlert(tenantId: run.tenantId, runId: run.id, subscriberId: subscriberId, fallback: false, delivery: delivery)
+                if sendAlertsInline { pending.alerts.append(message); continue }
             case .sendFallback(let delivery):
                 message = .sendAlert(tenantId: run.tenantId, runId: run.id, subscriberId: subscriberId, fallback: true, delivery: delivery)
+                if sendAlertsInline { pending.alerts.append(message); continue }
             case .sendCancel(let delivery):
                 message = .sendCancel(tenantId: run.tenantId, runId: run.id, subscriberId: subscriberId, delivery: delivery)
             }

@@ -22,23 +22,27 @@ struct SendProcessor {
         var claim: DeliveryClaim
     }
 
-    /// Returns the outbox rows to relay (from runs told about plan deliveries).
+    /// Sends `messages` in a transaction of their own; returns the outbox rows to relay (from
+    /// runs told about plan deliveries).
     func process(_ messages: [PipelineMessage]) throws -> [Outbox.Row] {
         let now = context.clock.now()
-        return try context.store.transaction { tx -> [Outbox.Row] in
-            let targets = try claim(messages, tx: tx, now: now)
-            let toSend = targets.filter { $0.claim == .send }
-            let results = context.push.send(toSend.map(notification))
-            var delivered: [String: Int] = [:]
-            for target in targets where target.claim == .alreadyDone { delivered[target.key, default: 0] += 1 }
-            var outcomes: [(idempotencyKey: String, deviceId: UUID, outcome: DeliveryOutcome)] = []
-            for (target, result) in zip(toSend, results) {
-                outcomes.append((target.key, target.device.id, try record(result, for: target, tx: tx, now: now)))
-                if result.isDelivered { delivered[target.key, default: 0] += 1 }
-            }
-            try tx.finishDeliveries(outcomes, at: now)
-            return try reportPlans(messages, delivered: delivered, tx: tx, now: now)
+        return try context.store.transaction { tx in try send(messages, tx: tx, now: now) }
+    }
+
+    /// Claims, sends and records `messages` inside `tx` (which commits them).
+    func send(_ messages: [PipelineMessage], tx: any StoreTransaction, now: Date) throws -> [Outbox.Row] {
+        let targets = try claim(messages, tx: tx, now: now)
+        let toSend = targets.filter { $0.claim == .send }
+        let results = context.push.send(toSend.map(notification))
+        var delivered: [String: Int] = [:]
+        for target in targets where target.claim == .alreadyDone { delivered[target.key, default: 0] += 1 }
+        var outcomes: [(idempotencyKey: String, deviceId: UUID, outcome: DeliveryOutcome)] = []
+        for (target, result) in zip(toSend, results) {
+            outcomes.append((target.key, target.device.id, try record(result, for: target, tx: tx, now: now)))
+            if result.isDelivered { delivered[target.key, default: 0] += 1 }
         }
+        try tx.finishDeliveries(outcomes, at: now)
+        return try reportPlans(messages, delivered: delivered, tx: tx, now: now)
     }
 
     private func claim(_ messages: [PipelineMessage], tx: any StoreTransaction, now: Date) throws -> [Target] {

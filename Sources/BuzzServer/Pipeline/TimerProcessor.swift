@@ -4,6 +4,12 @@ import Foundation
 
 /// The timer half of `plan-dispatch` (waits end) and of `fallback-check` (a local window's
 /// moment: acknowledged → "scheduled on device", otherwise the fallback push).
+///
+/// Alerts the timers cause (the fallback, a push step after a wait) are sent by this stage in
+/// the same transaction as the decision, through ``SendProcessor``'s claims: one commit covers
+/// "decided" and "sent", and a 07:00 burst costs one queue message per check, not two. If the
+/// worker dies before the commit, both roll back and the redelivered timer decides and sends
+/// again (APNs collapses a repeated alert by its collapse id), as a redelivered send would.
 struct TimerProcessor {
     struct Item {
         var tenantId: String
@@ -52,7 +58,11 @@ struct TimerProcessor {
         let updated = changed.sorted().compactMap { runs[$0] }
         try tx.updateRuns(updated)
         var outbox = RunActions.Pending()
-        for run in updated { try context.actions.collect(pending[run.id] ?? [], run: run, tx: tx, now: now, into: &outbox) }
-        return try context.actions.flush(outbox, tx: tx, now: now)
+        for run in updated {
+            try context.actions.collect(pending[run.id] ?? [], run: run, tx: tx, now: now, into: &outbox, sendAlertsInline: true)
+        }
+        let rows = try context.actions.flush(outbox, tx: tx, now: now)
+        guard !outbox.alerts.isEmpty else { return rows }
+        return rows + (try SendProcessor(context: context).send(outbox.alerts, tx: tx, now: now))
     }
 }

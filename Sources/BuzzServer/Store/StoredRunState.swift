@@ -8,16 +8,14 @@ import PostgresClient
 /// small to write and fast to read; the definition comes from a process-wide cache.
 enum StoredRunState {
     static func encode(_ state: RunState) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.userInfo[RunState.omitWorkflowKey] = true
-        return String(decoding: try encoder.encode(state), as: UTF8.self)
+        var writer = JSONWriter(capacity: 2048)
+        state.write(to: &writer, includingWorkflow: false)
+        return writer.string
     }
 
     static func decode(_ text: String, workflow: WorkflowDefinition) throws -> RunState {
-        let decoder = JSONDecoder()
-        decoder.userInfo[RunState.workflowKey] = workflow
         do {
-            return try decoder.decode(RunState.self, from: Data(text.utf8))
+            return try RunState(json: try JSONParser.parse(Data(text.utf8)), workflow: workflow)
         } catch {
             throw PostgresError(.decoding, "a stored run state does not decode: \(error)")
         }
