@@ -4,7 +4,20 @@ extension JSONParser {
     /// A string (the opening quote at `index`), with escapes resolved.
     mutating func string() throws -> String {
         index += 1
-        var out: [UInt8] = []
+        // Most strings have no escapes: find the closing quote and take the bytes at once.
+        var end = index
+        while end < bytes.count {
+            let byte = bytes[end]
+            if byte == UInt8(ascii: "\"") {
+                let text = String(decoding: bytes[index..<end], as: UTF8.self)
+                index = end + 1
+                return text
+            }
+            if byte == UInt8(ascii: "\\") || byte < 0x20 { break }
+            end += 1
+        }
+        var out: [UInt8] = Array(bytes[index..<end])
+        index = end
         while true {
             guard index < bytes.count else { throw fail("unterminated string") }
             let byte = bytes[index]
@@ -88,6 +101,13 @@ extension JSONParser {
             if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
             guard index < bytes.count, (48...57).contains(bytes[index]) else { throw fail("digits expected in the exponent") }
             while index < bytes.count, (48...57).contains(bytes[index]) { index += 1 }
+        }
+        if integral, index - start <= 18 {
+            // Up to 18 digits always fit in an Int64: no text needed.
+            var value: Int64 = 0
+            let negative = bytes[start] == UInt8(ascii: "-")
+            for position in (negative ? start + 1 : start)..<index { value = value * 10 + Int64(bytes[position] - 48) }
+            return .int(negative ? -value : value)
         }
         let text = String(decoding: bytes[start..<index], as: UTF8.self)
         if integral, let value = Int64(text) { return .int(value) }

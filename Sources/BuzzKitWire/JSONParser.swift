@@ -22,7 +22,16 @@ public struct JSONParser {
     /// Parses a whole document.
     public static func parse(_ data: Data) throws -> JSONValue {
         guard String(data: data, encoding: .utf8) != nil else { throw Failure(offset: 0, reason: "not UTF-8") }
-        var parser = JSONParser(bytes: [UInt8](data))
+        return try parse(bytes: [UInt8](data))
+    }
+
+    /// Parses a JSON text held in a string (already valid UTF-8).
+    public static func parse(_ text: String) throws -> JSONValue {
+        try parse(bytes: Array(text.utf8))
+    }
+
+    private static func parse(bytes: [UInt8]) throws -> JSONValue {
+        var parser = JSONParser(bytes: bytes)
         let value = try parser.value()
         parser.skipWhitespace()
         guard parser.index == parser.bytes.count else { throw parser.fail("unexpected data after the value") }

@@ -99,9 +99,16 @@ extension Array: PostgresBindable where Element: PostgresBindable {
         for (index, element) in enumerated() {
             if index > 0 { out.append(UInt8(ascii: ",")) }
             out.append(UInt8(ascii: "\""))
-            for byte in element.postgresText.utf8 {
-                if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { out.append(UInt8(ascii: "\\")) }
-                out.append(byte)
+            // Copies runs of plain bytes at once (elements can be kilobytes of JSON).
+            var text = element.postgresText
+            text.withUTF8 { bytes in
+                var start = 0
+                for index in 0..<bytes.count where bytes[index] == UInt8(ascii: "\"") || bytes[index] == UInt8(ascii: "\\") {
+                    out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<index]))
+                    out.append(UInt8(ascii: "\\"))
+                    start = index
+                }
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start...]))
             }
             out.append(UInt8(ascii: "\""))
         }

@@ -55,10 +55,15 @@ final class PipelineStageTests: XCTestCase {
         XCTAssertEqual(alerts.count, 1)
         let localId = "\(pipeline.runs[0].id.uuidString.lowercased())/nudge"
         XCTAssertEqual(alerts.first?.collapseId, "\(localId)/fallback")
-        // The same send message again (a redelivery) sends nothing.
-        let send = try XCTUnwrap(pipeline.delivered.first { if case .sendAlert = $0 { return true } else { return false } })
-        _ = try StageProcessor(context: pipeline.context).process([.message(send), .message(send)])
+        // The fallback is sent by the stage that decided it: no separate send message.
+        XCTAssertFalse(pipeline.delivered.contains { if case .sendAlert = $0 { return true } else { return false } })
+        // The same fallback check again (a redelivery, twice in one batch) sends nothing.
+        let check = try XCTUnwrap(pipeline.delivered.first {
+            if case .timer(_, _, let timer) = $0 { return timer.purpose == .localWindowDue } else { return false }
+        })
+        _ = try StageProcessor(context: pipeline.context).process([.message(check), .message(check)])
         XCTAssertEqual(pipeline.pushes(to: device).filter { $0.pushType == .alert }.count, 1)
+        XCTAssertEqual(pipeline.runs[0].state.summary.steps.last?.local?.fallback?.sent, true)
     }
 
     func testUnregisteredDeviceIsDeactivatedAndNeverSentToAgain() throws {
@@ -125,5 +130,41 @@ final class EventBatchTests: XCTestCase {
         ]
         _ = try StageProcessor(context: pipeline.context).process(items.map { .event($0) })
         XCTAssertEqual(pipeline.runs.map(\.state.status), [.cancelled])
+    }
+}
+
+/// Pipeline messages travel in their synthesized `Codable` form, written and read by hand:
+/// the two must agree on every kind of message, both ways.
+final class PipelineMessageFormTests: XCTestCase {
+    func testEveryKindOfMessageHasTheCodableForm() throws {
+        let pipeline = InMemoryPipeline()
+        try pipeline.addWorkflow(InMemoryPipeline.legDay)
+        try pipeline.addWorkflow("""
+            { "key": "nudge-now", "trigger": { "event": "nudge" },
+              "steps": [ { "name": "now", "send": { "deliver": "push", "title": "Go", "body": "Now \\"quoted\\" é 🏋️", "data": {"n": 1.5, "k": [true, null]} } } ] }
+            """)
+        pipeline.addSubscriber("maya", devices: 2)
+        pipeline.addSubscriber("sam", devices: 1)
+        try pipeline.event("workout.scheduled", subscriber: "maya")
+        try pipeline.event("workout.scheduled", subscriber: "sam")
+        try pipeline.event("nudge", subscriber: "maya")
+        try pipeline.pump()
+        try pipeline.event("workout.completed", subscriber: "maya")
+        try pipeline.pump()
+        pipeline.clock.advance(by: 23 * 3600)
+        try pipeline.pump()
+        var kinds: Set<String> = []
+        for message in pipeline.delivered {
+            let fast = try message.encoded()
+            let codable = try JSONEncoder().encode(message)
+            XCTAssertEqual(try JSONParser.parse(fast), try JSONParser.parse(codable))
+            XCTAssertEqual(try PipelineMessage.decode(codable), message)
+            XCTAssertEqual(try JSONDecoder().decode(PipelineMessage.self, from: fast), message)
+            kinds.insert(String(describing: message).prefix { $0 != "(" }.description)
+        }
+        XCTAssertEqual(kinds, ["timer", "sendPlan", "sendAlert", "sendCancel"])
+        XCTAssertThrowsError(try PipelineMessage.decode(Data(#"{"sendPlan":{"tenantId":"t","runId":"nope"}}"#.utf8))) { error in
+            XCTAssertEqual("\(error)", "sendPlan.runId: \"nope\" is not a UUID")
+        }
     }
 }

@@ -46,11 +46,14 @@ public enum PipelineMessage: Sendable, Codable, Equatable {
         }
     }
 
+    /// The message body: its `Codable` form, written by hand (see `PipelineMessage+JSON.swift`).
     public func encoded() throws -> Data {
-        try JSONEncoder().encode(self)
+        var writer = JSONWriter(capacity: 1024)
+        write(to: &writer)
+        return Data(writer.bytes)
     }
 
     public static func decode(_ data: Data) throws -> PipelineMessage {
-        try JSONDecoder().decode(PipelineMessage.self, from: data)
+        try PipelineMessage(json: try JSONParser.parse(data), path: "")
     }
 }

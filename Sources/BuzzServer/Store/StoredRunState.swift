@@ -15,7 +15,7 @@ enum StoredRunState {
 
     static func decode(_ text: String, workflow: WorkflowDefinition) throws -> RunState {
         do {
-            return try RunState(json: try JSONParser.parse(Data(text.utf8)), workflow: workflow)
+            return try RunState(json: try JSONParser.parse(text), workflow: workflow)
         } catch {
             throw PostgresError(.decoding, "a stored run state does not decode: \(error)")
         }

@@ -1,0 +1,80 @@
+import BuzzKitWire
+import Foundation
+
+// Fast readers and writers of the deliveries a pipeline message carries, in their `Codable`
+// form (tests compare the two).
+
+extension LocalPlanDelivery: JSONReadable, JSONWritable {
+    public init(json: JSONValue, path: String) throws {
+        let fields = try JSONFields(json, path: path)
+        runId = try fields.string("runId")
+        stepName = try fields.string("stepName")
+        localId = try fields.string("localId")
+        messageId = try fields.string("messageId")
+        moment = try fields.instant("moment")
+        headers = try fields.read("headers")
+        payload = try fields.read("payload")
+        body = try fields.string("body")
+    }
+
+    public func write(to writer: inout JSONWriter) {
+        writer.beginObject()
+        writer.key(literal: "runId"); writer.string(runId)
+        writer.key(literal: "stepName"); writer.string(stepName)
+        writer.key(literal: "localId"); writer.string(localId)
+        writer.key(literal: "messageId"); writer.string(messageId)
+        writer.key(literal: "moment"); writer.string(RFC3339.format(moment))
+        writer.key(literal: "headers"); headers.write(to: &writer)
+        writer.key(literal: "payload"); payload.write(to: &writer)
+        writer.key(literal: "body"); writer.string(body)
+        writer.endObject()
+    }
+}
+
+extension AlertDelivery: JSONReadable, JSONWritable {
+    public init(json: JSONValue, path: String) throws {
+        let fields = try JSONFields(json, path: path)
+        runId = try fields.string("runId")
+        stepName = try fields.string("stepName")
+        localId = try fields.optionalString("localId")
+        messageId = try fields.string("messageId")
+        idempotencyKey = try fields.string("idempotencyKey")
+        reason = try fields.optionalString("reason")
+        headers = try fields.read("headers")
+        payload = try fields.read("payload")
+        body = try fields.string("body")
+    }
+
+    public func write(to writer: inout JSONWriter) {
+        writer.beginObject()
+        writer.key(literal: "runId"); writer.string(runId)
+        writer.key(literal: "stepName"); writer.string(stepName)
+        if let localId { writer.key(literal: "localId"); writer.string(localId) }
+        writer.key(literal: "messageId"); writer.string(messageId)
+        writer.key(literal: "idempotencyKey"); writer.string(idempotencyKey)
+        if let reason { writer.key(literal: "reason"); writer.string(reason) }
+        writer.key(literal: "headers"); headers.write(to: &writer)
+        writer.key(literal: "payload"); payload.write(to: &writer)
+        writer.key(literal: "body"); writer.string(body)
+        writer.endObject()
+    }
+}
+
+extension CancelDelivery: JSONReadable, JSONWritable {
+    public init(json: JSONValue, path: String) throws {
+        let fields = try JSONFields(json, path: path)
+        runId = try fields.string("runId")
+        headers = try fields.read("headers")
+        payload = try fields.read("payload")
+        body = try fields.string("body")
+    }
+
+    public func write(to writer: inout JSONWriter) {
+        writer.beginObject()
+        writer.key(literal: "runId"); writer.string(runId)
+        writer.key(literal: "headers"); headers.write(to: &writer)
+        writer.key(literal: "payload"); payload.write(to: &writer)
+        writer.key(literal: "body"); writer.string(body)
+        writer.endObject()
+    }
+}

@@ -1,0 +1,46 @@
+import Foundation
+
+// Fast readers of the push payloads and APNs headers carried in pipeline messages (the
+// payloads' writers sit beside their types); each reads the `Codable` form.
+
+extension SilentPlanPayload: JSONReadable {
+    public init(json: JSONValue, path: String) throws {
+        self.init(local: try JSONFields(json, path: path).read("bk.local"))
+    }
+}
+
+extension CancelPayload: JSONReadable {
+    public init(json: JSONValue, path: String) throws {
+        let fields = try JSONFields(json, path: path)
+        self.init(id: try JSONFields(.object(try fields.object("bk.cancel")), path: path + ".bk.cancel").string("id"))
+    }
+}
+
+extension AlertPayload: JSONReadable {
+    public init(json: JSONValue, path: String) throws {
+        let fields = try JSONFields(json, path: path)
+        let aps = try JSONFields(.object(try fields.object("aps")), path: path + ".aps")
+        let alert = try JSONFields(.object(try aps.object("alert")), path: path + ".aps.alert")
+        let bk = try JSONFields(.object(try fields.object("bk")), path: path + ".bk")
+        self.init(title: try alert.string("title"), body: try alert.string("body"), sound: try aps.optionalString("sound") ?? "default",
+                  messageId: try bk.string("messageId"), localId: try bk.optionalString("localId"), deepLink: try bk.optionalString("deepLink"),
+                  data: try bk.optionalObject("data") ?? [:])
+    }
+}
+
+extension APNsHeaders: JSONReadable, JSONWritable {
+    public init(json: JSONValue, path: String) throws {
+        let fields = try JSONFields(json, path: path)
+        self.init(pushType: try fields.string("pushType"), priority: try fields.int("priority"),
+                  expiration: try fields.optionalInt("expiration").map(Int64.init), collapseId: try fields.optionalString("collapseId"))
+    }
+
+    public func write(to writer: inout JSONWriter) {
+        writer.beginObject()
+        writer.key(literal: "pushType"); writer.string(pushType)
+        writer.key(literal: "priority"); writer.int(Int64(priority))
+        if let expiration { writer.key(literal: "expiration"); writer.int(expiration) }
+        if let collapseId { writer.key(literal: "collapseId"); writer.string(collapseId) }
+        writer.endObject()
+    }
+}
