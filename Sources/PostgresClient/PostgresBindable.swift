@@ -59,9 +59,11 @@ extension Data: PostgresBindable {
         out.reserveCapacity(2 + count * 2)
         out.append(UInt8(ascii: "\\"))
         out.append(UInt8(ascii: "x"))
-        for byte in self {
-            out.append(hex[Int(byte >> 4)])
-            out.append(hex[Int(byte & 0x0f)])
+        withUnsafeBytes { bytes in
+            for byte in bytes {
+                out.append(hex[Int(byte >> 4)])
+                out.append(hex[Int(byte & 0x0f)])
+            }
         }
         return String(decoding: out, as: UTF8.self)
     }

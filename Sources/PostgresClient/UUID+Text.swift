@@ -52,3 +52,19 @@ extension UUID {
                          bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
     }
 }
+
+extension UUID {
+    /// Byte order, the order PostgreSQL sorts `uuid` in, without Foundation's `<` (which was a
+    /// hot spot when a batch sorts its row ids to take locks in a fixed order).
+    @inlinable
+    public static func precedes(_ lhs: UUID, _ rhs: UUID) -> Bool {
+        let (a, b) = withUnsafeBytes(of: lhs.uuid) { ($0.loadUnaligned(as: UInt64.self).bigEndian, $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self).bigEndian) }
+        let (c, d) = withUnsafeBytes(of: rhs.uuid) { ($0.loadUnaligned(as: UInt64.self).bigEndian, $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self).bigEndian) }
+        return a != c ? a < c : b < d
+    }
+}
+
+extension Sequence where Element == UUID {
+    /// The ids in byte order (see ``UUID/precedes(_:_:)``).
+    public func sortedByBytes() -> [UUID] { sorted(by: UUID.precedes) }
+}

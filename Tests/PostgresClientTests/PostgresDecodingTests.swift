@@ -63,4 +63,14 @@ final class UUIDTextTests: XCTestCase {
         XCTAssertNil(UUID(fastText: "e621e1f8-c36c-495a-93fc-0c247a3e6e5fa"))
         XCTAssertNil(UUID(fastText: "g621e1f8-c36c-495a-93fc-0c247a3e6e5f"))
     }
+
+    func testUUIDByteOrderIsPostgreSQLsOrder() {
+        // PostgreSQL orders uuid by its bytes, i.e. by the lower-case text.
+        let ids = (0..<500).map { _ in UUID() } + [UUID(uuidString: "00000000-0000-0000-0000-000000000001")!,
+                                                   UUID(uuidString: "FFFFFFFF-0000-0000-0000-000000000000")!,
+                                                   UUID(uuidString: "00000000-0000-0000-FFFF-000000000000")!]
+        XCTAssertEqual(ids.sortedByBytes().map(\.lowercasedText), ids.map(\.lowercasedText).sorted())
+        let id = UUID()
+        XCTAssertFalse(UUID.precedes(id, id))
+    }
 }

@@ -52,7 +52,7 @@ struct EventProcessor {
             }
         }
         var batch = Batch()
-        for run in try tx.lockRuns(Array(touched)) { batch.runs[run.id] = run }
+        for run in try tx.lockRuns(Array(touched)) { batch.add(run) }
         for item in work {
             switch item.event.event {
             case BuzzEvent.localScheduled:
@@ -70,7 +70,7 @@ struct EventProcessor {
         // Everything the batch changed, in a few statements: new runs, changed runs, then the
         // plans and outbox rows that belong to them.
         try tx.insertRuns(batch.created.compactMap { batch.runs[$0] })
-        try tx.updateRuns(batch.changed.sorted().compactMap { batch.runs[$0] })
+        try tx.updateRuns(batch.changed.sortedByBytes().compactMap { batch.runs[$0] })
         return try context.actions.flush(batch.pending, tx: tx, now: now)
     }
 
@@ -83,9 +83,26 @@ struct EventProcessor {
         var changed: Set<UUID> = []
         var pending = RunActions.Pending()
 
+        /// The batch's runs by tenant and subscriber (a cancelling event looks only at its
+        /// subscriber's runs, not at the whole batch).
+        private var bySubscriber: [String: [UUID]] = [:]
+
         mutating func store(_ run: RunRecord) {
-            runs[run.id] = run
-            if !created.contains(run.id) { changed.insert(run.id) }
+            add(run)
+            if !createdSet.contains(run.id) { changed.insert(run.id) }
+        }
+
+        /// Adds a run the batch locked or started.
+        mutating func add(_ run: RunRecord, created isNew: Bool = false) {
+            if runs.updateValue(run, forKey: run.id) == nil { bySubscriber[run.tenantId + "\u{0}" + (run.subscriberId ?? ""), default: []].append(run.id) }
+            if isNew { created.append(run.id); createdSet.insert(run.id) }
+        }
+
+        private var createdSet: Set<UUID> = []
+
+        /// The ids of the subscriber's runs in the batch, in byte order.
+        func runs(of tenantId: String, _ subscriberId: String) -> [UUID] {
+            (bySubscriber[tenantId + "\u{0}" + subscriberId] ?? []).sortedByBytes()
         }
     }
 
@@ -100,8 +117,7 @@ struct EventProcessor {
         for workflow in try settings.workflows(tenantId: item.tenantId, triggeredBy: item.event.event) {
             let (run, actions) = try Self.newRun(workflow: workflow, trigger: item.event, subscriberId: item.event.subscriberId,
                                                  dryRun: false, settings: settings, now: now)
-            batch.created.append(run.id)
-            batch.runs[run.id] = run  // a later event of this batch may cancel it
+            batch.add(run, created: true)  // a later event of this batch may cancel it
             try context.actions.collect(actions, run: run, tx: tx, now: now, into: &batch.pending)
             context.metrics.increment("buzzkit_runs_started_total", help: "Workflow runs started")
         }
@@ -124,7 +140,7 @@ struct EventProcessor {
 
     /// Feeds the event to the subscriber's open runs (already locked) whose `cancelOn` names it.
     func cancelRuns(_ item: Item, batch: inout Batch, tx: any StoreTransaction, now: Date) throws {
-        for id in batch.runs.keys.sorted() {
+        for id in batch.runs(of: item.tenantId, item.event.subscriberId) {
             guard var run = batch.runs[id], run.tenantId == item.tenantId, run.subscriberId == item.event.subscriberId,
                   run.cancelEvents.contains(item.event.event) else { continue }
             let before = run.state

@@ -91,7 +91,10 @@ struct SendProcessor {
             }
         }
         // Claim in a fixed order, so concurrent batches take the row locks alike (no deadlocks).
-        let order = requests.indices.sorted { (requests[$0].idempotencyKey, requests[$0].deviceId) < (requests[$1].idempotencyKey, requests[$1].deviceId) }
+        let order = requests.indices.sorted { a, b in
+            let (x, y) = (requests[a], requests[b])
+            return x.idempotencyKey != y.idempotencyKey ? x.idempotencyKey < y.idempotencyKey : UUID.precedes(x.deviceId, y.deviceId)
+        }
         let claims = try tx.claimDeliveries(order.map { requests[$0] }, at: now)
         for (position, index) in order.enumerated() { targets[index].claim = claims[position] }
         return targets
@@ -159,7 +162,7 @@ struct SendProcessor {
             runs[runId] = run
             pending[runId, default: []] += actions
         }
-        let updated = changed.sorted().compactMap { runs[$0] }
+        let updated = changed.sortedByBytes().compactMap { runs[$0] }
         try tx.updateRuns(updated)
         var outbox = RunActions.Pending()
         for run in updated { try context.actions.collect(pending[run.id] ?? [], run: run, tx: tx, now: now, into: &outbox) }

@@ -55,7 +55,7 @@ struct TimerProcessor {
             runs[run.id] = run
             pending[run.id, default: []] += actions
         }
-        let updated = changed.sorted().compactMap { runs[$0] }
+        let updated = changed.sortedByBytes().compactMap { runs[$0] }
         try tx.updateRuns(updated)
         var outbox = RunActions.Pending()
         for run in updated {

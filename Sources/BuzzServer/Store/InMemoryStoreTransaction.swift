@@ -65,7 +65,7 @@ struct InMemoryStoreTransaction: StoreTransaction {
     func lockRun(_ id: UUID) throws -> RunRecord? { read { $0.runs[id] } }
 
     func lockRuns(_ ids: [UUID]) throws -> [RunRecord] {
-        read { state in Set(ids).sorted().compactMap { state.runs[$0] } }
+        read { state in Set(ids).sortedByBytes().compactMap { state.runs[$0] } }
     }
 
     func updateRun(_ run: RunRecord) throws { write { $0.runs[run.id] = run } }

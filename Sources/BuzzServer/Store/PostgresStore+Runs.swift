@@ -16,7 +16,7 @@ extension PostgresStoreTransaction {
     func insertRuns(_ runs: [RunRecord]) throws {
         guard runs.count > 1 else { return try runs.forEach(insertRun) }
         let states = try runs.map { try StoredRunState.encode($0.state) }
-        let cancels = try runs.map { String(decoding: try JSONEncoder().encode($0.cancelEvents), as: UTF8.self) }
+        let cancels = runs.map { Self.jsonArray($0.cancelEvents) }
         try db.execute("""
             INSERT INTO runs (id, tenant_id, workflow_key, workflow_version, subscriber_id, dry_run, status, cancel_events, state)
             SELECT i, t, k, v, NULLIF(s, ''), d, st, ARRAY(SELECT jsonb_array_elements_text(c::jsonb)), j::jsonb
@@ -32,7 +32,7 @@ extension PostgresStoreTransaction {
 
     func lockRuns(_ ids: [UUID]) throws -> [RunRecord] {
         guard !ids.isEmpty else { return [] }
-        let sorted = Array(Set(ids)).sorted()
+        let sorted = Set(ids).sortedByBytes()
         return try db.query("""
             SELECT id, tenant_id, workflow_key, workflow_version, subscriber_id, dry_run, state FROM runs
             WHERE id = ANY(\(sorted)::uuid[]) ORDER BY id FOR UPDATE
@@ -50,7 +50,7 @@ extension PostgresStoreTransaction {
     func updateRuns(_ runs: [RunRecord]) throws {
         guard runs.count > 1 else { return try runs.forEach(updateRun) }
         let states = try runs.map { try StoredRunState.encode($0.state) }
-        let cancels = try runs.map { String(decoding: try JSONEncoder().encode($0.cancelEvents), as: UTF8.self) }
+        let cancels = runs.map { Self.jsonArray($0.cancelEvents) }
         try db.execute("""
             UPDATE runs r SET status = u.s, state = u.j::jsonb, updated_at = now(),
                    cancel_events = ARRAY(SELECT jsonb_array_elements_text(u.c::jsonb))
@@ -123,7 +123,7 @@ extension PostgresStoreTransaction {
             for plan in plans { try recordPlan(tenantId: plan.tenantId, subscriberId: plan.subscriberId, delivery: plan.delivery, at: at) }
             return
         }
-        let fireAts = try plans.map { String(decoding: try JSONEncoder().encode($0.delivery.payload.local.fireAt), as: UTF8.self) }
+        let fireAts = plans.map { String(decoding: $0.delivery.payload.local.fireAt.jsonBytes(capacity: 96), as: UTF8.self) }
         try db.execute("""
             INSERT INTO local_plans (tenant_id, local_id, run_id, subscriber_id, message_id, moment, fire_at, payload, created_at)
             SELECT t, l, r, NULLIF(s, ''), m, mo, f::jsonb, p::jsonb, \(at)
@@ -153,5 +153,14 @@ extension PostgresStoreTransaction {
 
     func deleteTimers(runId: UUID) throws {
         try db.execute("DELETE FROM outbox WHERE run_id = \(runId)")
+    }
+
+    /// A JSON array of strings (one `text` bind, unnested in SQL).
+    static func jsonArray(_ strings: [String]) -> String {
+        var writer = JSONWriter(capacity: 16 + strings.count * 24)
+        writer.beginArray()
+        for string in strings { writer.string(string) }
+        writer.endArray()
+        return writer.string
     }
 }
