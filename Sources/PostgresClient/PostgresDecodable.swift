@@ -102,14 +102,14 @@ extension Data: PostgresDecodable {
             default: return nil
             }
         }
-        var out = Data(capacity: (utf8.count - 2) / 2)
+        var out = [UInt8](repeating: 0, count: (utf8.count - 2) / 2)
         var i = 2
         while i < utf8.count {
             guard let hi = nibble(utf8[i]), let lo = nibble(utf8[i + 1]) else { throw decodingFailure(text, column: column, as: Data.self) }
-            out.append(hi << 4 | lo)
+            out[(i - 2) / 2] = hi << 4 | lo
             i += 2
         }
-        return out
+        return Data(out)
     }
 }
 

@@ -51,6 +51,11 @@ struct EventProcessor {
                 }
             }
         }
+        // Events that may start runs need their subscribers: one query per tenant.
+        let starting = work.filter { $0.event.event != BuzzEvent.localScheduled && $0.event.event != BuzzEvent.pushOpened }
+        for (tenantId, group) in Dictionary(grouping: starting, by: \.tenantId) {
+            try settings.preloadSubscribers(tenantId: tenantId, ids: group.map(\.event.subscriberId))
+        }
         var batch = Batch()
         for run in try tx.lockRuns(Array(touched)) { batch.add(run) }
         for item in work {

@@ -52,6 +52,15 @@ final class SettingsCache {
         return loaded
     }
 
+    /// Loads the batch's subscribers of one tenant in one query (missing ones are remembered
+    /// as missing), so a batch of runs does not look them up one by one.
+    func preloadSubscribers(tenantId: String, ids: some Sequence<String>) throws {
+        let wanted = Set(ids).filter { subscribers[tenantId + "\u{0}" + $0] == nil }
+        guard !wanted.isEmpty else { return }
+        for id in wanted { subscribers[tenantId + "\u{0}" + id] = .some(nil) }
+        for record in try tx.subscribers(tenantId: tenantId, ids: Array(wanted)) { subscribers[tenantId + "\u{0}" + record.id] = record }
+    }
+
     /// Current workflows triggered by `event` (read once per transaction).
     func workflows(tenantId: String, triggeredBy event: String) throws -> [WorkflowRecord] {
         let key = tenantId + "\u{0}" + event

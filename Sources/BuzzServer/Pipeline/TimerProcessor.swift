@@ -25,6 +25,9 @@ struct TimerProcessor {
         let settings = SettingsCache(tx)
         var runs: [UUID: RunRecord] = [:]
         for run in try tx.lockRuns(items.map(\.runId)) { runs[run.id] = run }
+        for (tenantId, group) in Dictionary(grouping: runs.values, by: \.tenantId) {
+            try settings.preloadSubscribers(tenantId: tenantId, ids: group.compactMap(\.subscriberId))
+        }
         var changed: Set<UUID> = []
         var pending: [UUID: [RunAction]] = [:]
         // Acknowledgments recorded but not yet fed to the runs still count: one query per tenant.

@@ -15,6 +15,10 @@ struct InMemoryStoreTransaction: StoreTransaction {
         read { $0.subscribers[InMemoryStore.key(tenantId, id)] }
     }
 
+    func subscribers(tenantId: String, ids: [String]) throws -> [SubscriberRecord] {
+        read { state in ids.compactMap { state.subscribers[InMemoryStore.key(tenantId, $0)] } }
+    }
+
     func activeDevices(tenantId: String, subscriberId: String) throws -> [DeviceRecord] {
         read { state in
             state.deviceOrder.compactMap { state.devices[$0] }.filter { $0.tenantId == tenantId && $0.subscriberId == subscriberId && $0.active }

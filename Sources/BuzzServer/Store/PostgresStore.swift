@@ -56,10 +56,19 @@ struct PostgresStoreTransaction: StoreTransaction {
     }
 
     func subscriber(tenantId: String, id: String) throws -> SubscriberRecord? {
-        let rows = try db.query("SELECT timezone, properties FROM subscribers WHERE tenant_id = \(tenantId) AND id = \(id)")
-        guard let row = rows.first else { return nil }
-        return SubscriberRecord(tenantId: tenantId, id: id, timezone: try row.decode("timezone"),
-                                properties: try row.decode("properties", as: JSONB<[String: JSONValue]>.self).value)
+        try subscribers(tenantId: tenantId, ids: [id]).first
+    }
+
+    func subscribers(tenantId: String, ids: [String]) throws -> [SubscriberRecord] {
+        guard !ids.isEmpty else { return [] }
+        return try db.query("SELECT id, timezone, properties::text AS properties FROM subscribers WHERE tenant_id = \(tenantId) AND id = ANY(\(ids)::text[])")
+            .map { row in
+                let text: String = try row.decode("properties")
+                guard case .object(let properties) = try JSONParser.parse(text) else {
+                    throw PostgresError(.decoding, "subscriber properties are not an object")
+                }
+                return SubscriberRecord(tenantId: tenantId, id: try row.decode("id"), timezone: try row.decode("timezone"), properties: properties)
+            }
     }
 
     func activeDevices(tenantId: String, subscriberId: String) throws -> [DeviceRecord] {

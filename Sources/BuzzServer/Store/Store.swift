@@ -15,6 +15,8 @@ public protocol StoreTransaction {
     // Tenants, subscribers, devices, workflows.
     func tenant(_ id: String) throws -> TenantRecord?
     func subscriber(tenantId: String, id: String) throws -> SubscriberRecord?
+    /// The subscribers of one tenant among `ids` (those that exist), in one round trip.
+    func subscribers(tenantId: String, ids: [String]) throws -> [SubscriberRecord]
     func activeDevices(tenantId: String, subscriberId: String) throws -> [DeviceRecord]
     /// Active devices of many subscribers of one tenant, by subscriber id.
     func activeDevices(tenantId: String, subscriberIds: [String]) throws -> [String: [DeviceRecord]]
