@@ -38,6 +38,11 @@ public final class InMemoryPushProvider: PushProvider, @unchecked Sendable {
         lock.withLock { recorded }
     }
 
+    /// The pushes recorded from position `index` on (a reader that keeps its place).
+    public func sent(from index: Int) -> [PushNotification] {
+        lock.withLock { index < recorded.count ? Array(recorded[index...]) : [] }
+    }
+
     /// How many times ``send(_:)`` was called.
     public var batchCount: Int {
         lock.withLock { batches }

@@ -1,0 +1,106 @@
+import AMQPClient
+import BuzzKitWire
+import BuzzServer
+import Foundation
+import PostgresClient
+import PushDelivery
+
+/// Whole local windows at a steady offered rate, every stage at once: events arrive at
+/// `rate` a second for `seconds`, each planning a moment `lead` seconds ahead; a simulated
+/// device acknowledges every other plan as soon as it is pushed; at each moment the fallback
+/// check decides (and sends for the unacknowledged half). The system keeps up when every
+/// window is decided close to its moment: the figure is the windows completed per second
+/// and how late the decisions came.
+struct SustainedWindows {
+    let runtime: Runtime
+    let push: InMemoryPushProvider
+    let topology: Topology
+    let tenantId: String
+    let subscribers: Int
+
+    struct Result {
+        var windows: Int
+        var offeredRate: Double
+        var achievedRate: Double
+        var decisionLatenessP50: Double
+        var decisionLatenessP99: Double
+        /// Windows whose moment had passed before their plan could go out (decided at once).
+        var momentPassed: Int
+        var acknowledged: Int
+        var planLateForMoment: Int
+    }
+
+    func run(rate: Int, seconds: Int, lead: Double) throws -> Result {
+        let total = rate * seconds
+        push.removeAllSent()
+        let started = Date()
+        let pacer = Thread { try? self.offer(rate: rate, total: total, lead: lead, started: started) }
+        pacer.start()
+        // Devices: acknowledge every other plan the moment it is pushed.
+        var seen = 0, acknowledged = 0, lateForMoment = 0
+        let deadline = started.addingTimeInterval(Double(seconds) + lead + 120)
+        var lastLook = Date.distantPast, completed = 0
+        while completed < total {
+            if Date().timeIntervalSince(lastLook) > 0.5 {
+                // Every window ends its run: "scheduled on device", the fallback, or (when the
+                // moment had passed before the plan could go out) the fallback at once.
+                completed = try runtime.pool.withConnection { db in
+                    try db.query("SELECT count(*) AS n FROM runs WHERE created_at >= \(started) AND status = 'completed'")[0].decode("n", as: Int.self)
+                }
+                lastLook = Date()
+            }
+            guard Date() < deadline else { throw BenchFailure("sustained: \(completed) of \(total) windows completed in time") }
+            let fresh = push.sent(from: seen)
+            seen += fresh.count
+            var acks: [AMQPMessage] = []
+            for notification in fresh where notification.pushType == .background {
+                guard let plan = try? JSONDecoder().decode(SilentPlanPayload.self, from: notification.payload).local,
+                      let number = Int(notification.deviceToken, radix: 16) else { continue }
+                // A plan's APNs expiration is its moment: one pushed after it came too late.
+                if let moment = notification.expiration, moment < Date() { lateForMoment += 1 }
+                guard number % 2 == 0 else { continue }
+                let event = BuzzEvent(event: BuzzEvent.localScheduled, subscriberId: "s\(number)",
+                                      properties: ["localId": .string(plan.id), "messageId": .string(plan.messageId)], timestamp: Date())
+                acks.append(AMQPMessage(exchange: topology.eventsExchange, routingKey: Topology.routingKey(tenantId: tenantId, event: event.event),
+                                        body: event.jsonData, messageId: UUID().uuidString))
+            }
+            if !acks.isEmpty { try runtime.publisher.publishAndWait(acks); acknowledged += acks.count }
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        let elapsed = Date().timeIntervalSince(started)
+        // How late each window's decision came after its moment (the runs' own record).
+        let rows = try runtime.pool.withConnection { db in
+            try db.query("""
+                SELECT EXTRACT(EPOCH FROM ((state->'steps'->1->>'finishedAt')::timestamptz - (state->'steps'->1->>'dueAt')::timestamptz)) AS late,
+                       state->'steps'->1->'local'->'fallback'->>'reason' AS reason
+                FROM runs WHERE created_at >= \(started) AND status = 'completed'
+                """)
+        }
+        let lateness = try rows.map { try $0.decode("late", as: Double.self) }.sorted()
+        let momentPassed = try rows.filter { try $0.decode("reason", as: String?.self) == "the moment had passed when the wait began" }.count
+        func percentile(_ p: Double) -> Double { lateness.isEmpty ? .nan : lateness[min(lateness.count - 1, Int(Double(lateness.count - 1) * p))] }
+        return Result(windows: total, offeredRate: Double(rate), achievedRate: Double(total) / (elapsed - lead),
+                      decisionLatenessP50: percentile(0.5), decisionLatenessP99: percentile(0.99), momentPassed: momentPassed,
+                      acknowledged: acknowledged, planLateForMoment: lateForMoment)
+    }
+
+    /// Publishes `total` events at `rate` a second (catching up in bigger batches when a
+    /// confirm round takes longer than a step), each with its moment `lead` ahead.
+    private func offer(rate: Int, total: Int, lead: Double, started: Date) throws {
+        var sent = 0
+        while sent < total {
+            let target = min(total, Int(Double(rate) * Date().timeIntervalSince(started)) + 1)
+            guard target > sent else { Thread.sleep(forTimeInterval: 0.005); continue }
+            let moment = RFC3339.format(Date().addingTimeInterval(lead))
+            var batch: [AMQPMessage] = []
+            while sent < target {
+                sent += 1
+                let event = BuzzEvent(event: "workout.scheduled", subscriberId: "s\((sent - 1) % subscribers + 1)",
+                                      properties: ["at": .string(moment)], timestamp: Date())
+                batch.append(AMQPMessage(exchange: topology.eventsExchange, routingKey: Topology.routingKey(tenantId: tenantId, event: event.event),
+                                         body: event.jsonData, messageId: UUID().uuidString))
+            }
+            try runtime.publisher.publishAndWait(batch)
+        }
+    }
+}
