@@ -56,12 +56,23 @@ struct EventProcessor {
         for (tenantId, group) in Dictionary(grouping: starting, by: \.tenantId) {
             try settings.preloadSubscribers(tenantId: tenantId, ids: group.map(\.event.subscriberId))
         }
+        // Acknowledgments: recorded in one statement per tenant; only new ones reach their run.
+        var freshAcks: [String: Set<AcknowledgmentKey>] = [:]
+        for (tenantId, group) in Dictionary(grouping: work.filter { $0.event.event == BuzzEvent.localScheduled }, by: \.tenantId) {
+            let acks = try group.map { item -> (subscriberId: String, localId: String, messageId: String?) in
+                guard Self.runId(ofAcknowledgment: item.event) != nil, case .string(let localId)? = item.event.properties["localId"] else {
+                    throw PipelineError.permanent("$local.scheduled needs properties.localId of the form <runId>/<stepName>")
+                }
+                return (item.event.subscriberId, localId, item.event.properties["messageId"]?.stringValue)
+            }
+            freshAcks[tenantId] = try tx.recordAcknowledgments(tenantId: tenantId, acks, at: now)
+        }
         var batch = Batch()
         for run in try tx.lockRuns(Array(touched)) { batch.add(run) }
         for item in work {
             switch item.event.event {
             case BuzzEvent.localScheduled:
-                try acknowledge(item, batch: &batch, tx: tx, now: now)
+                try acknowledge(item, fresh: &freshAcks, batch: &batch, tx: tx, now: now)
             case BuzzEvent.pushOpened:
                 if case .string(let messageId)? = item.event.properties["messageId"] {
                     try tx.recordOpen(tenantId: item.tenantId, subscriberId: item.event.subscriberId, messageId: messageId, at: now)
@@ -159,15 +170,11 @@ struct EventProcessor {
         }
     }
 
-    /// Records a `$local.scheduled` and tells the run (already locked).
-    func acknowledge(_ item: Item, batch: inout Batch, tx: any StoreTransaction, now: Date) throws {
-        guard let runId = Self.runId(ofAcknowledgment: item.event), case .string(let localId)? = item.event.properties["localId"] else {
-            throw PipelineError.permanent("$local.scheduled needs properties.localId of the form <runId>/<stepName>")
-        }
-        var messageId: String?
-        if case .string(let id)? = item.event.properties["messageId"] { messageId = id }
-        guard try tx.recordAcknowledgment(tenantId: item.tenantId, subscriberId: item.event.subscriberId, localId: localId,
-                                          messageId: messageId, at: now) else { return }
+    /// Tells the run (already locked) about a `$local.scheduled` recorded as new in this batch.
+    func acknowledge(_ item: Item, fresh: inout [String: Set<AcknowledgmentKey>], batch: inout Batch, tx: any StoreTransaction, now: Date) throws {
+        guard let runId = Self.runId(ofAcknowledgment: item.event), case .string(let localId)? = item.event.properties["localId"],
+              fresh[item.tenantId]?.remove(AcknowledgmentKey(subscriberId: item.event.subscriberId, localId: localId)) != nil else { return }
+        let messageId = item.event.properties["messageId"]?.stringValue
         context.metrics.increment("buzzkit_acknowledgments_total", help: "Plans acknowledged by a device ($local.scheduled)")
         guard var run = batch.runs[runId], run.tenantId == item.tenantId, run.subscriberId == item.event.subscriberId else { return }
         let actions = run.state.handle(.acknowledged(localId: localId, messageId: messageId), now: now)

@@ -96,12 +96,16 @@ struct InMemoryStoreTransaction: StoreTransaction {
         write { state in Set(eventIds.filter { state.processedEvents.insert(InMemoryStore.key(tenantId, $0)).inserted }) }
     }
 
-    func recordAcknowledgment(tenantId: String, subscriberId: String, localId: String, messageId: String?, at: Date) throws -> Bool {
+    func recordAcknowledgments(tenantId: String, _ acks: [(subscriberId: String, localId: String, messageId: String?)], at: Date) throws -> Set<AcknowledgmentKey> {
         write { state in
-            let key = InMemoryStore.key(tenantId, subscriberId, localId)
-            guard state.acknowledgments[key] == nil else { return false }
-            state.acknowledgments[key] = (messageId, at)
-            return true
+            var fresh: Set<AcknowledgmentKey> = []
+            for ack in acks {
+                let key = InMemoryStore.key(tenantId, ack.subscriberId, ack.localId)
+                guard state.acknowledgments[key] == nil else { continue }
+                state.acknowledgments[key] = (ack.messageId, at)
+                fresh.insert(AcknowledgmentKey(subscriberId: ack.subscriberId, localId: ack.localId))
+            }
+            return fresh
         }
     }
 

@@ -93,11 +93,16 @@ extension PostgresStoreTransaction {
             """).map { try $0.decode("event_id", as: String.self) })
     }
 
-    func recordAcknowledgment(tenantId: String, subscriberId: String, localId: String, messageId: String?, at: Date) throws -> Bool {
-        try db.execute("""
+    func recordAcknowledgments(tenantId: String, _ acks: [(subscriberId: String, localId: String, messageId: String?)], at: Date) throws -> Set<AcknowledgmentKey> {
+        guard !acks.isEmpty else { return [] }
+        let rows = try db.query("""
             INSERT INTO acknowledgments (tenant_id, subscriber_id, local_id, message_id, acknowledged_at)
-            VALUES (\(tenantId), \(subscriberId), \(localId), \(messageId), \(at)) ON CONFLICT DO NOTHING
-            """) == 1
+            SELECT \(tenantId), s, l, NULLIF(m, ''), \(at) FROM unnest(\(acks.map(\.subscriberId))::text[], \(acks.map(\.localId))::text[],
+                   \(acks.map { $0.messageId ?? "" })::text[]) AS u(s, l, m)
+            ON CONFLICT DO NOTHING
+            RETURNING subscriber_id, local_id
+            """)
+        return Set(try rows.map { AcknowledgmentKey(subscriberId: try $0.decode("subscriber_id"), localId: try $0.decode("local_id")) })
     }
 
     func acknowledgments(tenantId: String, subscriberId: String, runId: UUID) throws -> [(localId: String, messageId: String?)] {

@@ -48,8 +48,9 @@ public protocol StoreTransaction {
     func markEventProcessed(tenantId: String, eventId: String, at: Date) throws -> Bool
     /// Records many event ids at once; returns those seen for the first time.
     func markEventsProcessed(tenantId: String, eventIds: [String], at: Date) throws -> Set<String>
-    /// Records a `$local.scheduled`; false when this subscriber already acknowledged it.
-    func recordAcknowledgment(tenantId: String, subscriberId: String, localId: String, messageId: String?, at: Date) throws -> Bool
+    /// Records `$local.scheduled` acknowledgments of one tenant in one statement (one per
+    /// subscriber and plan, whichever device sent it); returns the pairs that were new.
+    func recordAcknowledgments(tenantId: String, _ acks: [(subscriberId: String, localId: String, messageId: String?)], at: Date) throws -> Set<AcknowledgmentKey>
     /// Acknowledgments of a run's plans by its subscriber (local id → message id).
     func acknowledgments(tenantId: String, subscriberId: String, runId: UUID) throws -> [(localId: String, messageId: String?)]
     /// Acknowledgments of many runs' plans (each by its own subscriber), by run id.
