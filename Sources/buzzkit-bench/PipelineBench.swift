@@ -121,19 +121,21 @@ enum PipelineBench {
         report.add("pipeline: fallback-check burst of \(windows) due in one second, all decided and \(windows - acks.count) sent", burstSeconds, unit: "s")
         report.add("pipeline: burst rate", Double(windows) / burstSeconds, unit: "checks/s")
 
-        // Phase 4: whole windows at a steady offered rate, every stage at once.
+        // Phase 4: whole windows at steady offered rates, every stage at once.
         let environment = ProcessInfo.processInfo.environment
-        let rate = Int(environment["BENCH_SUSTAINED_RATE"] ?? "") ?? 2_000
+        let rates = (environment["BENCH_SUSTAINED_RATES"] ?? "1500 2000").split(separator: " ").compactMap { Int($0) }
         let seconds = Int(environment["BENCH_SUSTAINED_SECONDS"] ?? "") ?? 20
-        FileHandle.standardError.write(Data("pipeline: sustained windows at \(rate)/s for \(seconds) s...\n".utf8))
-        let sustained = try SustainedWindows(runtime: runtime, push: push, topology: topology, tenantId: tenant.tenantId, subscribers: windows)
-            .run(rate: rate, seconds: seconds, lead: 5)
-        report.add("pipeline: sustained whole windows (event → plan → ack → fallback decided), offered \(rate)/s for \(seconds) s",
-                   sustained.achievedRate, unit: "windows/s")
-        report.add("pipeline: sustained: decision after the moment p50 / p99",
-                   sustained.decisionLatenessP50 * 1000, unit: String(format: "ms (p99 %.0f ms)", sustained.decisionLatenessP99 * 1000))
-        report.add("pipeline: sustained: windows whose moment passed before the plan went out", Double(sustained.momentPassed),
-                   unit: String(format: "of %d (plans pushed late: %d)", sustained.windows, sustained.planLateForMoment))
+        for rate in rates {
+            FileHandle.standardError.write(Data("pipeline: sustained windows at \(rate)/s for \(seconds) s...\n".utf8))
+            let sustained = try SustainedWindows(runtime: runtime, push: push, topology: topology, tenantId: tenant.tenantId, subscribers: windows)
+                .run(rate: rate, seconds: seconds, lead: 5)
+            report.add("pipeline: sustained whole windows (event → plan → ack → fallback decided), offered \(rate)/s for \(seconds) s",
+                       sustained.achievedRate, unit: "windows/s")
+            report.add("pipeline:   decision after the moment p50 (p99)",
+                       sustained.decisionLatenessP50 * 1000, unit: String(format: "ms (p99 %.0f ms)", sustained.decisionLatenessP99 * 1000))
+            report.add("pipeline:   windows whose moment passed before the plan went out", Double(sustained.momentPassed),
+                       unit: String(format: "of %d", sustained.windows))
+        }
     }
 
     static func waitUntil(_ what: String, timeout: TimeInterval = 300, every: TimeInterval = 0.02, _ condition: () throws -> Bool) throws {

@@ -25,11 +25,14 @@ struct EventProcessor {
             guard try settings.tenant(tenantId) != nil else {
                 throw PipelineError.permanent("unknown tenant \"\(tenantId)\" in the routing key")
             }
-            fresh[tenantId] = try tx.markEventsProcessed(tenantId: tenantId, eventIds: group.compactMap(\.dedupeKey), at: now)
+            // Acknowledgments are idempotent by (subscriber, plan) in their own table: no event id to keep.
+            let ids = group.filter { $0.event.event != BuzzEvent.localScheduled }.compactMap(\.dedupeKey)
+            fresh[tenantId] = try tx.markEventsProcessed(tenantId: tenantId, eventIds: ids, at: now)
         }
         var seen: Set<String> = []
         var work: [Item] = []
         for item in items {
+            if item.event.event == BuzzEvent.localScheduled { work.append(item); continue }
             if let key = item.dedupeKey, !(fresh[item.tenantId]?.contains(key) ?? false) || !seen.insert(item.tenantId + "\u{0}" + key).inserted {
                 context.metrics.increment("buzzkit_events_duplicate_total", help: "Events skipped because their id was processed before")
                 continue

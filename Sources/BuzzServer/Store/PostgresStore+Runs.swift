@@ -9,7 +9,7 @@ extension PostgresStoreTransaction {
         try db.execute("""
             INSERT INTO runs (id, tenant_id, workflow_key, workflow_version, subscriber_id, dry_run, status, cancel_events, state)
             VALUES (\(run.id), \(run.tenantId), \(run.workflowKey), \(run.workflowVersion), \(run.subscriberId), \(run.dryRun),
-                    \(run.state.status.rawValue), \(run.cancelEvents)::text[], \(try StoredRunState.encode(run.state))::jsonb)
+                    \(run.state.status.rawValue), \(run.cancelEvents)::text[], \(try StoredRunState.encode(run.state))::json)
             """)
     }
 
@@ -19,7 +19,7 @@ extension PostgresStoreTransaction {
         let cancels = runs.map { Self.jsonArray($0.cancelEvents) }
         try db.execute("""
             INSERT INTO runs (id, tenant_id, workflow_key, workflow_version, subscriber_id, dry_run, status, cancel_events, state)
-            SELECT i, t, k, v, NULLIF(s, ''), d, st, ARRAY(SELECT jsonb_array_elements_text(c::jsonb)), j::jsonb
+            SELECT i, t, k, v, NULLIF(s, ''), d, st, ARRAY(SELECT jsonb_array_elements_text(c::jsonb)), j::json
             FROM unnest(\(runs.map(\.id))::uuid[], \(runs.map(\.tenantId))::text[], \(runs.map(\.workflowKey))::text[],
                         \(runs.map(\.workflowVersion))::int[], \(runs.map { $0.subscriberId ?? "" })::text[], \(runs.map(\.dryRun))::bool[],
                         \(runs.map(\.state.status.rawValue))::text[], \(cancels)::text[], \(states)::text[]) AS u(i, t, k, v, s, d, st, c, j)
@@ -42,7 +42,7 @@ extension PostgresStoreTransaction {
     func updateRun(_ run: RunRecord) throws {
         try db.execute("""
             UPDATE runs SET status = \(run.state.status.rawValue), cancel_events = \(run.cancelEvents)::text[],
-                            state = \(try StoredRunState.encode(run.state))::jsonb, updated_at = now()
+                            state = \(try StoredRunState.encode(run.state))::json, updated_at = now()
             WHERE id = \(run.id)
             """)
     }
@@ -52,7 +52,7 @@ extension PostgresStoreTransaction {
         let states = try runs.map { try StoredRunState.encode($0.state) }
         let cancels = runs.map { Self.jsonArray($0.cancelEvents) }
         try db.execute("""
-            UPDATE runs r SET status = u.s, state = u.j::jsonb, updated_at = now(),
+            UPDATE runs r SET status = u.s, state = u.j::json, updated_at = now(),
                    cancel_events = ARRAY(SELECT jsonb_array_elements_text(u.c::jsonb))
             FROM unnest(\(runs.map(\.id))::uuid[], \(runs.map(\.state.status.rawValue))::text[], \(states)::text[], \(cancels)::text[]) AS u(i, s, j, c)
             WHERE r.id = u.i
