@@ -16,6 +16,9 @@ final class CanaryProbe: @unchecked Sendable {
         var start: Date
         var end: Date?
         var problem: String?
+        /// Posted while the API could not take it and accepted only after its moment: the
+        /// server rightly sent the fallback at once. It says nothing about recovery.
+        var late = false
     }
 
     let backend: BackendClient
@@ -95,7 +98,7 @@ final class CanaryProbe: @unchecked Sendable {
 
     /// The first probe that started at or after `date` and completed.
     func firstCompleted(startedAfter date: Date) -> Probe? {
-        all.filter { $0.start >= date && $0.end != nil && $0.problem == nil }.min { $0.end! < $1.end! }
+        all.filter { $0.start >= date && $0.end != nil && $0.problem == nil && !$0.late }.min { $0.end! < $1.end! }
     }
 
     /// Canary notifications shown more than once (per phone and probe).
@@ -137,6 +140,10 @@ final class CanaryProbe: @unchecked Sendable {
                    let run = summary.json as? [String: Any], let status = run["status"] as? String, status != "waiting", status != "running" {
                     let local = ((run["steps"] as? [[String: Any]])?.last?["local"] as? [String: Any]) ?? [:]
                     let fallback = local["fallback"] as? [String: Any]
+                    if status == "completed", fallback?["reason"] as? String == "the moment had passed when the wait began" {
+                        probe.late = true
+                        return probe
+                    }
                     guard status == "completed", local["acknowledged"] as? Bool == true, fallback?["sent"] as? Bool != true else {
                         throw SimulatorError("probe \(number): run \(runId) ended \(status), acknowledged \(local["acknowledged"] ?? "nil"), fallback \(fallback ?? [:])")
                     }

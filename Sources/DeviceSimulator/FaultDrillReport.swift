@@ -29,6 +29,8 @@ public struct FaultDrillReport: Sendable {
     public var baselineProbe: Double
     public var probes: Int
     public var probeProblems: [String]
+    /// Probes accepted only after their moment (posted during an outage): fallback at once.
+    public var lateProbes: Int
     /// Canary notifications shown beyond one per probe.
     public var canaryDuplicates: Int
     /// Processes that exited without the drill killing them.
@@ -68,7 +70,8 @@ public struct FaultDrillReport: Sendable {
             let beyond = fault.recoveredAfter.map { String(format: "%14.1f s", max(0, $0 - baselineProbe)) } ?? ""
             lines.append(fault.fault.padding(toLength: 30, withPad: " ", startingAt: 0) + back + "   " + recovered + "   " + beyond)
         }
-        lines.append("canary probes: \(probes), problems: \(probeProblems.count), duplicates: \(canaryDuplicates)")
+        lines.append("canary probes: \(probes), problems: \(probeProblems.count), duplicates: \(canaryDuplicates), "
+                     + "accepted only after their moment (fallback at once, as designed): \(lateProbes)")
         lines.append("dead-letter queues: " + (deadLettered.isEmpty ? "none read" : deadLettered.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")))
         lines.append("processes that died on their own: \(unexpectedExits.isEmpty ? "none" : unexpectedExits.joined(separator: "; "))")
         lines.append("clean shutdown on SIGTERM: \(unclean.isEmpty ? "all" : unclean.joined(separator: "; "))")
