@@ -101,12 +101,16 @@ final class CanaryProbe: @unchecked Sendable {
         all.filter { $0.start >= date && $0.end != nil && $0.problem == nil && !$0.late }.min { $0.end! < $1.end! }
     }
 
-    /// Canary notifications shown more than once (per phone and probe).
+    /// Canary notifications shown more than once (per phone and probe; a repeat under the
+    /// same collapse id is displayed as one).
     var duplicates: Int {
         [local, remote].reduce(0) { total, phone in
             total + Dictionary(grouping: phone.shown, by: \.body).values.reduce(0) { $0 + max(0, $1.count - 1) }
         }
     }
+
+    /// Canary alerts repeated under the same collapse id.
+    var collapsedRepeats: Int { local.collapsedRepeats + remote.collapsedRepeats }
 
     func stopPhones() async {
         await local.stop()

@@ -25,25 +25,11 @@ public final class FaultDrill: @unchecked Sendable {
     public func run() async throws -> FaultDrillReport {
         let c = configuration
         try FileManager.default.createDirectory(atPath: c.workDirectory, withIntermediateDirectories: true)
-        let credentials = try StandInCredentials.generate()
-        let files = try credentials.write(to: c.workDirectory)
-        let key = try ProviderKeyPair.generate()
-        let keyFiles = try key.write(to: c.workDirectory)
-        let router = PushRouter()
-        let standIn = try StandInLoader.start(directory: c.workDirectory, port: 0, router: router)
-        defer { standIn.stop() }
-
-        var environment = ProcessInfo.processInfo.environment.merging(c.serverEnvironment) { $1 }
-        environment["BUZZKIT_DATABASE_URL"] = c.databaseURL
-        environment["BUZZKIT_AMQP_URL"] = c.amqpURL
-        environment["BUZZKIT_DB_SCHEMA"] = c.tag
-        environment["BUZZKIT_QUEUE_PREFIX"] = c.tag + "."
-        environment["BUZZKIT_HTTP_PORT"] = "\(c.httpPort)"
-        environment["BUZZKIT_APNS_URL"] = standIn.baseURL
-        environment["BUZZKIT_APNS_CA_FILE"] = files.caCertificate
-        environment["BUZZKIT_APNS_KEY_FILE"] = keyFiles.privateKey
-        environment["BUZZKIT_APNS_KEY_ID"] = key.keyID
-        environment["BUZZKIT_APNS_TEAM_ID"] = key.teamID
+        let server = try StandInServer(directory: c.workDirectory)
+        let router = server.router
+        defer { server.standIn.stop() }
+        var environment = server.serverEnvironment(base: ProcessInfo.processInfo.environment.merging(c.serverEnvironment) { $1 },
+                                                   databaseURL: c.databaseURL, amqpURL: c.amqpURL, tag: c.tag, httpPort: c.httpPort)
         environment["BUZZKIT_LOG_FORMAT"] = "json"
         environment["BUZZKIT_SHUTDOWN_GRACE_SECONDS"] = environment["BUZZKIT_SHUTDOWN_GRACE_SECONDS"] ?? "5"
         let supervisor = ProcessSupervisor(binary: c.binary, environment: environment, logDirectory: c.workDirectory)
@@ -119,7 +105,7 @@ public final class FaultDrill: @unchecked Sendable {
         return FaultDrillReport(fleet: fleetReport, faults: outcomes, baselineProbe: baselineSeconds,
                                 probes: canary.all.count, probeProblems: canary.all.compactMap(\.problem),
                                 lateProbes: canary.all.filter(\.late).count,
-                                canaryDuplicates: canary.duplicates,
+                                canaryDuplicates: canary.duplicates, canaryCollapsedRepeats: canary.collapsedRepeats,
                                 unexpectedExits: supervisor.exits.filter { !$0.expected }.map { "\($0.name) exited \($0.status) at \(RFC3339.format($0.at))" },
                                 deadLettered: await deadLetters(base), seed: c.seed)
     }

@@ -33,6 +33,8 @@ public struct FaultDrillReport: Sendable {
     public var lateProbes: Int
     /// Canary notifications shown beyond one per probe.
     public var canaryDuplicates: Int
+    /// Canary alerts repeated under the same collapse id (displayed as one).
+    public var canaryCollapsedRepeats: Int
     /// Processes that exited without the drill killing them.
     public var unexpectedExits: [String]
     /// Messages in each dead-letter queue at the end.
@@ -71,7 +73,8 @@ public struct FaultDrillReport: Sendable {
             lines.append(fault.fault.padding(toLength: 30, withPad: " ", startingAt: 0) + back + "   " + recovered + "   " + beyond)
         }
         lines.append("canary probes: \(probes), problems: \(probeProblems.count), duplicates: \(canaryDuplicates), "
-                     + "accepted only after their moment (fallback at once, as designed): \(lateProbes)")
+                     + "accepted only after their moment (fallback at once, as designed): \(lateProbes), "
+                     + "repeats under the same collapse id: \(canaryCollapsedRepeats)")
         lines.append("dead-letter queues: " + (deadLettered.isEmpty ? "none read" : deadLettered.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")))
         lines.append("processes that died on their own: \(unexpectedExits.isEmpty ? "none" : unexpectedExits.joined(separator: "; "))")
         lines.append("clean shutdown on SIGTERM: \(unclean.isEmpty ? "all" : unclean.joined(separator: "; "))")

@@ -59,6 +59,7 @@ public final class Fleet: @unchecked Sendable {
         await waitWithProgress(until: last.addingTimeInterval(configuration.settleSeconds), waves: waves)
         try await posting.value
         var report = await makeReport()
+        report.collapsedRepeats = phones.reduce(0) { $0 + $1.collapsedRepeats }
         if waves.count == 1, let plansDoneAt, let postedAt {
             report.plansPerSecond = Double(bySubscriber.count - (behaviours.values.filter { $0 == .forceQuit }.count)) / plansDoneAt.timeIntervalSince(postedAt)
         }

@@ -40,6 +40,8 @@ public struct FleetReport: Sendable, Codable {
     public var earlyTolerance: TimeInterval = 0.05
     /// Plans that reached phones per second, from the first event posted to the last plan.
     public var plansPerSecond: Double?
+    /// Alerts that repeated one a phone already showed under the same collapse id (shown once).
+    public var collapsedRepeats = 0
 
     public init(outcomes: [Outcome]) { self.outcomes = outcomes }
 
@@ -113,6 +115,9 @@ public struct FleetReport: Sendable, Codable {
                          + lpad(ms(Self.percentile(row.lateness, 0.5)), 11) + lpad(ms(Self.percentile(row.lateness, 0.99)), 11))
         }
         lines.append("* lost: acknowledged, then dropped by the phone's 64-pending limit (documented; not a violation)")
+        if collapsedRepeats > 0 {
+            lines.append("repeats under the same collapse id (displayed as one notification): \(collapsedRepeats)")
+        }
         if let plansPerSecond { lines.append(String(format: "plans reached phones at %.0f windows/s (events posted → last plan received)", plansPerSecond)) }
         let remote = outcomes.flatMap { o in o.shown.filter { $0.kind == "remote" }.map { $0.at.timeIntervalSince(o.moment) } }
         if let last = remote.max() {

@@ -19,6 +19,13 @@ final class SimulatedPhone: @unchecked Sendable {
     private let lock = NSLock()
     private var shownStorage: [DeliveredNotification] = []
     private var planIds: Set<String> = []
+    private var collapsed = 0
+
+    /// Alerts that repeated one already shown (same collapse id).
+    var collapsedRepeats: Int {
+        lock.lock(); defer { lock.unlock() }
+        return collapsed
+    }
 
     init(subscriberId: String, behaviour: Behaviour, receivesSilentPushes: Bool, zone: String, configuration: FleetConfiguration,
          transport: URLSessionTransport, lowPowerDelay: Double = 0) throws {
@@ -61,9 +68,10 @@ final class SimulatedPhone: @unchecked Sendable {
 
     private func record(_ notification: DeliveredNotification) {
         lock.lock()
-        // Every alert counts, a repeat of the same id too: a collapse id replaces the old
-        // banner, but the phone still alerts the person again.
-        shownStorage.append(notification)
+        // A repeat of the same id (an alert resent under the same apns-collapse-id, after a
+        // worker died between APNs' answer and its commit) is "displayed to the user as a
+        // single notification" (Apple's APNs documentation): counted apart, not shown twice.
+        if shownStorage.contains(where: { $0.id == notification.id }) { collapsed += 1 } else { shownStorage.append(notification) }
         lock.unlock()
     }
 

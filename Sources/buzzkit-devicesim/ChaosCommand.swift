@@ -66,20 +66,8 @@ struct ChaosCommand {
 
     func run() throws -> Int32 {
         let drill = FaultDrill(configuration: configuration)
-        let box = DrillBox()
-        let done = DispatchSemaphore(value: 0)
-        Task {
-            do { box.report = try await drill.run() } catch { box.error = error }
-            done.signal()
-        }
-        done.wait()
-        if let error = box.error { throw error }
-        print(box.report!.text)
-        return box.report!.violations.isEmpty ? 0 : 1
+        let report = try waitFor { try await drill.run() }
+        print(report.text)
+        return report.violations.isEmpty ? 0 : 1
     }
-}
-
-final class DrillBox: @unchecked Sendable {
-    var report: FaultDrillReport?
-    var error: Error?
 }

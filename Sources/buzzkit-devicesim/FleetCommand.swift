@@ -67,16 +67,9 @@ struct FleetCommand {
                                                    FileHandle.standardError.write(Data("\r\(line)   ".utf8))
                                                })
         let fleet = Fleet(configuration: configuration, router: router)
-        let box = ReportBox()
-        let done = DispatchSemaphore(value: 0)
-        Task {
-            do { box.report = try await fleet.run() } catch { box.error = error }
-            done.signal()
-        }
-        done.wait()
+        let outcome = Result { try waitFor { try await fleet.run() } }
         FileHandle.standardError.write(Data("\n".utf8))
-        if let error = box.error { throw error }
-        let report = box.report!
+        let report = try outcome.get()
         print(report.text)
         if let reportJSON {
             let encoder = JSONEncoder()
@@ -85,9 +78,4 @@ struct FleetCommand {
         }
         return report.violations.isEmpty ? 0 : 1
     }
-}
-
-final class ReportBox: @unchecked Sendable {
-    var report: FleetReport?
-    var error: Error?
 }

@@ -22,26 +22,12 @@ final class FleetEndToEndTests: XCTestCase {
         defer { try? FileManager.default.removeItem(atPath: directory) }
 
         // The APNs stand-in, in this process, handing pushes to the phones.
-        let credentials = try StandInCredentials.generate()
-        let files = try credentials.write(to: directory)
-        let key = try ProviderKeyPair.generate()
-        let keyFiles = try key.write(to: directory)
-        let router = PushRouter()
-        let standIn = try StandInLoader.start(directory: directory, port: 0, router: router)
-        defer { standIn.stop() }
+        let standIn = try StandInServer(directory: directory)
+        let router = standIn.router
+        defer { standIn.standIn.stop() }
 
         let port = 20_000 + Int.random(in: 0..<10_000)
-        var server = environment
-        server["BUZZKIT_DATABASE_URL"] = databaseURL
-        server["BUZZKIT_AMQP_URL"] = amqpURL
-        server["BUZZKIT_DB_SCHEMA"] = tag
-        server["BUZZKIT_QUEUE_PREFIX"] = tag + "."
-        server["BUZZKIT_HTTP_PORT"] = "\(port)"
-        server["BUZZKIT_APNS_URL"] = standIn.baseURL
-        server["BUZZKIT_APNS_CA_FILE"] = files.caCertificate
-        server["BUZZKIT_APNS_KEY_FILE"] = keyFiles.privateKey
-        server["BUZZKIT_APNS_KEY_ID"] = key.keyID
-        server["BUZZKIT_APNS_TEAM_ID"] = key.teamID
+        var server = standIn.serverEnvironment(base: environment, databaseURL: databaseURL, amqpURL: amqpURL, tag: tag, httpPort: port)
         server["BUZZKIT_SHUTDOWN_GRACE_SECONDS"] = "5"
         let processes = ServerProcesses(environment: server, logDirectory: directory)
         _ = try processes.run(["migrate", "--schema", tag])
