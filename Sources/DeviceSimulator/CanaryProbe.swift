@@ -16,8 +16,10 @@ final class CanaryProbe: @unchecked Sendable {
         var start: Date
         var end: Date?
         var problem: String?
-        /// Posted while the API could not take it and accepted only after its moment: the
-        /// server rightly sent the fallback at once. It says nothing about recovery.
+        /// Fell back, as designed, because an outage held up its event (accepted only after
+        /// its moment: fallback at once) or its acknowledgment (not recorded by the moment:
+        /// the phone withdrew its local copy and showed the fallback). It says nothing about
+        /// recovery; a duplicate would still be counted.
         var late = false
     }
 
@@ -144,7 +146,7 @@ final class CanaryProbe: @unchecked Sendable {
                    let run = summary.json as? [String: Any], let status = run["status"] as? String, status != "waiting", status != "running" {
                     let local = ((run["steps"] as? [[String: Any]])?.last?["local"] as? [String: Any]) ?? [:]
                     let fallback = local["fallback"] as? [String: Any]
-                    if status == "completed", fallback?["reason"] as? String == "the moment had passed when the wait began" {
+                    if status == "completed", fallback?["sent"] as? Bool == true {
                         probe.late = true
                         return probe
                     }

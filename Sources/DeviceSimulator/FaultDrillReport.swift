@@ -29,7 +29,7 @@ public struct FaultDrillReport: Sendable {
     public var baselineProbe: Double
     public var probes: Int
     public var probeProblems: [String]
-    /// Probes accepted only after their moment (posted during an outage): fallback at once.
+    /// Probes that fell back because an outage held up their event or acknowledgment.
     public var lateProbes: Int
     /// Canary notifications shown beyond one per probe.
     public var canaryDuplicates: Int
@@ -73,7 +73,7 @@ public struct FaultDrillReport: Sendable {
             lines.append(fault.fault.padding(toLength: 30, withPad: " ", startingAt: 0) + back + "   " + recovered + "   " + beyond)
         }
         lines.append("canary probes: \(probes), problems: \(probeProblems.count), duplicates: \(canaryDuplicates), "
-                     + "accepted only after their moment (fallback at once, as designed): \(lateProbes), "
+                     + "fell back because an outage held up their event or acknowledgment (as designed): \(lateProbes), "
                      + "repeats under the same collapse id: \(canaryCollapsedRepeats)")
         lines.append("dead-letter queues: " + (deadLettered.isEmpty ? "none read" : deadLettered.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")))
         lines.append("processes that died on their own: \(unexpectedExits.isEmpty ? "none" : unexpectedExits.joined(separator: "; "))")
