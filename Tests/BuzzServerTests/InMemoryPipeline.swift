@@ -70,7 +70,12 @@ final class InMemoryPipeline {
         }
     }
 
-    var runs: [RunRecord] { store.withState { Array($0.runs.values) } }
+    /// The runs as their summaries show them (recorded plan deliveries and acknowledgments
+    /// folded in, as `GET /v1/runs/{id}` does).
+    var runs: [RunRecord] {
+        let stored = store.withState { Array($0.runs.values) }
+        return (try? store.transaction { tx in try stored.map { try PendingFacts.folded($0, tx: tx) } }) ?? stored
+    }
 
     func pushes(to device: DeviceRecord) -> [PushNotification] { push.sent.filter { $0.deviceToken == device.token } }
 

@@ -37,12 +37,17 @@ final class PipelineStageTests: XCTestCase {
         try pipeline.event("workout.scheduled", subscriber: "maya")
         try pipeline.pump()
         let p = try plan(try XCTUnwrap(pipeline.pushes(to: device).first))
+        let acknowledgedAt = pipeline.clock.now()
         try pipeline.event(BuzzEvent.localScheduled, subscriber: "maya", properties: ["localId": .string(p.id), "messageId": .string(p.messageId)])
+        // The summary shows the acknowledgment at once, with its own time.
+        XCTAssertEqual(pipeline.runs[0].state.summary.steps.last?.local?.acknowledged, true)
+        XCTAssertEqual(pipeline.runs[0].state.summary.steps.last?.local?.acknowledgedAt, acknowledgedAt)
         pipeline.clock.advance(by: 23 * 3600)
         try pipeline.pump()
         XCTAssertEqual(pipeline.pushes(to: device).count, 1, "only the plan")
         XCTAssertEqual(pipeline.runs[0].state.status, .completed)
         XCTAssertEqual(pipeline.runs[0].state.summary.steps.last?.status, .scheduledOnDevice)
+        XCTAssertEqual(pipeline.runs[0].state.summary.steps.last?.local?.acknowledgedAt, acknowledgedAt, "folded in with the time it was recorded")
     }
 
     func testNoAckSendsOneFallbackEvenWhenTheSendIsRedelivered() throws {

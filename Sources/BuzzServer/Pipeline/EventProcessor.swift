@@ -44,9 +44,7 @@ struct EventProcessor {
         var touched: Set<UUID> = []
         for item in work {
             switch item.event.event {
-            case BuzzEvent.localScheduled:
-                if let runId = Self.runId(ofAcknowledgment: item.event) { touched.insert(runId) }
-            case BuzzEvent.pushOpened:
+            case BuzzEvent.localScheduled, BuzzEvent.pushOpened:
                 continue
             default:
                 if try settings.cancels(tenantId: item.tenantId, event: item.event.event) {
@@ -71,11 +69,20 @@ struct EventProcessor {
             freshAcks[tenantId] = try tx.recordAcknowledgments(tenantId: tenantId, acks, at: now)
         }
         var batch = Batch()
-        for run in try tx.lockRuns(Array(touched)) { batch.add(run) }
+        // Runs an event may cancel: locked, with the plan deliveries and acknowledgments recorded
+        // since they were last written folded in, so a cancelled run's summary keeps them.
+        var locked: [UUID: RunRecord] = [:]
+        for run in try tx.lockRuns(Array(touched)) { locked[run.id] = run }
+        let folded = try PendingFacts.fold(into: &locked, tx: tx)
+        for id in locked.keys.sortedByBytes() { batch.add(locked[id]!) }
+        for (id, actions) in folded {
+            batch.store(locked[id]!)
+            try context.actions.collect(actions, run: locked[id]!, tx: tx, now: now, into: &batch.pending)
+        }
         for item in work {
             switch item.event.event {
             case BuzzEvent.localScheduled:
-                try acknowledge(item, fresh: &freshAcks, batch: &batch, tx: tx, now: now)
+                acknowledge(item, fresh: &freshAcks)
             case BuzzEvent.pushOpened:
                 if case .string(let messageId)? = item.event.properties["messageId"] {
                     try tx.recordOpen(tenantId: item.tenantId, subscriberId: item.event.subscriberId, messageId: messageId, at: now)
@@ -173,15 +180,11 @@ struct EventProcessor {
         }
     }
 
-    /// Tells the run (already locked) about a `$local.scheduled` recorded as new in this batch.
-    func acknowledge(_ item: Item, fresh: inout [String: Set<AcknowledgmentKey>], batch: inout Batch, tx: any StoreTransaction, now: Date) throws {
-        guard let runId = Self.runId(ofAcknowledgment: item.event), case .string(let localId)? = item.event.properties["localId"],
+    /// Counts a `$local.scheduled` recorded as new in this batch. The run is not locked or
+    /// rewritten: the acknowledgment reaches it at its moment (``PendingFacts``).
+    func acknowledge(_ item: Item, fresh: inout [String: Set<AcknowledgmentKey>]) {
+        guard case .string(let localId)? = item.event.properties["localId"],
               fresh[item.tenantId]?.remove(AcknowledgmentKey(subscriberId: item.event.subscriberId, localId: localId)) != nil else { return }
-        let messageId = item.event.properties["messageId"]?.stringValue
         context.metrics.increment("buzzkit_acknowledgments_total", help: "Plans acknowledged by a device ($local.scheduled)")
-        guard var run = batch.runs[runId], run.tenantId == item.tenantId, run.subscriberId == item.event.subscriberId else { return }
-        let actions = run.state.handle(.acknowledged(localId: localId, messageId: messageId), now: now)
-        batch.store(run)
-        try context.actions.collect(actions, run: run, tx: tx, now: now, into: &batch.pending)
     }
 }

@@ -41,8 +41,9 @@ public struct RunCommands: Sendable {
     public func cancel(tenantId: String, runId: UUID) throws -> RunRecord? {
         let now = context.clock.now()
         let result = try context.store.transaction { tx -> (RunRecord, [Outbox.Row])? in
-            guard var run = try tx.lockRun(runId), run.tenantId == tenantId else { return nil }
-            let before = run.state
+            guard let locked = try tx.lockRun(runId), locked.tenantId == tenantId else { return nil }
+            var run = try PendingFacts.folded(locked, tx: tx)
+            let before = locked.state
             let actions = run.state.handle(.cancel, now: now)
             guard run.state != before else { return (run, []) }
             try tx.updateRun(run)

@@ -7,8 +7,8 @@ import PushDelivery
 ///
 /// One transaction per batch: every (idempotency key, device) pair is claimed with a row
 /// lock (in key order, so batches never deadlock), the claimed pushes are sent through the
-/// provider concurrently, their answers recorded, and the runs told how many devices got
-/// their plan; then it commits. A duplicate of a message waits on the row lock and then
+/// provider concurrently and their answers recorded; then it commits. (Runs learn how many
+/// devices got their plan from these rows when they are next handled, see ``PendingFacts``.) A duplicate of a message waits on the row lock and then
 /// finds the pair sent, so nothing is sent twice. If the worker dies mid-batch the claims
 /// roll back and the redelivered message sends again (APNs collapses a repeated alert by its
 /// collapse id).
@@ -22,15 +22,14 @@ struct SendProcessor {
         var claim: DeliveryClaim
     }
 
-    /// Sends `messages` in a transaction of their own; returns the outbox rows to relay (from
-    /// runs told about plan deliveries).
-    func process(_ messages: [PipelineMessage]) throws -> [Outbox.Row] {
+    /// Sends `messages` in a transaction of their own.
+    func process(_ messages: [PipelineMessage]) throws {
         let now = context.clock.now()
-        return try context.store.transaction { tx in try send(messages, tx: tx, now: now) }
+        try context.store.transaction { tx in try send(messages, tx: tx, now: now) }
     }
 
     /// Claims, sends and records `messages` inside `tx` (which commits them).
-    func send(_ messages: [PipelineMessage], tx: any StoreTransaction, now: Date) throws -> [Outbox.Row] {
+    func send(_ messages: [PipelineMessage], tx: any StoreTransaction, now: Date) throws {
         let targets = try claim(messages, tx: tx, now: now)
         let toSend = targets.filter { $0.claim == .send }
         let results = context.push.send(toSend.map(notification))
@@ -42,7 +41,13 @@ struct SendProcessor {
             if result.isDelivered { delivered[target.key, default: 0] += 1 }
         }
         try tx.finishDeliveries(outcomes, at: now)
-        return try reportPlans(messages, delivered: delivered, tx: tx, now: now)
+        // The runs learn how many devices got each plan at their next handling (PendingFacts):
+        // this stage does not lock or rewrite them.
+        for message in messages {
+            if case .sendPlan(_, _, _, let delivery) = message, (delivered[delivery.localId] ?? 0) > 0 {
+                context.metrics.increment("buzzkit_plans_sent_total", help: "Local plans handed to at least one device")
+            }
+        }
     }
 
     private func claim(_ messages: [PipelineMessage], tx: any StoreTransaction, now: Date) throws -> [Target] {
@@ -138,34 +143,5 @@ struct SendProcessor {
         }
         context.metrics.increment("buzzkit_pushes_total", ["kind": kind, "outcome": result.outcomeName], help: "Pushes sent to APNs by kind and outcome")
         return DeliveryOutcome(status: status, apnsId: result.apnsId?.uuidString, httpStatus: result.status, reason: result.reason, attempts: result.attempts)
-    }
-
-    /// Tells each run how many devices received its plan.
-    private func reportPlans(_ messages: [PipelineMessage], delivered: [String: Int], tx: any StoreTransaction, now: Date) throws -> [Outbox.Row] {
-        let plans = messages.compactMap { message -> (UUID, LocalPlanDelivery)? in
-            if case .sendPlan(_, let runId, _, let delivery) = message { return (runId, delivery) }
-            return nil
-        }
-        guard !plans.isEmpty else { return [] }
-        var runs: [UUID: RunRecord] = [:]
-        for run in try tx.lockRuns(plans.map(\.0)) { runs[run.id] = run }
-        var changed: [UUID] = []
-        var pending: [UUID: [RunAction]] = [:]
-        for (runId, delivery) in plans {
-            guard var run = runs[runId] else { continue }
-            let count = delivered[delivery.localId] ?? 0
-            let before = run.state
-            let actions = run.state.handle(.planDelivered(localId: delivery.localId, deviceCount: count), now: now)
-            if count > 0 { context.metrics.increment("buzzkit_plans_sent_total", help: "Local plans handed to at least one device") }
-            guard run.state != before || !actions.isEmpty else { continue }
-            if !changed.contains(runId) { changed.append(runId) }
-            runs[runId] = run
-            pending[runId, default: []] += actions
-        }
-        let updated = changed.sortedByBytes().compactMap { runs[$0] }
-        try tx.updateRuns(updated)
-        var outbox = RunActions.Pending()
-        for run in updated { try context.actions.collect(pending[run.id] ?? [], run: run, tx: tx, now: now, into: &outbox) }
-        return try context.actions.flush(outbox, tx: tx, now: now)
     }
 }

@@ -28,27 +28,15 @@ struct TimerProcessor {
         for (tenantId, group) in Dictionary(grouping: runs.values, by: \.tenantId) {
             try settings.preloadSubscribers(tenantId: tenantId, ids: group.compactMap(\.subscriberId))
         }
-        var changed: Set<UUID> = []
-        var pending: [UUID: [RunAction]] = [:]
-        // Acknowledgments recorded but not yet fed to the runs still count: one query per tenant.
-        var acks: [UUID: [(localId: String, messageId: String?)]] = [:]
-        let windows = items.filter { $0.timer.purpose == .localWindowDue }
-        for (tenantId, group) in Dictionary(grouping: windows, by: \.tenantId) {
-            let pairs = group.compactMap { item in runs[item.runId]?.subscriberId.map { (subscriberId: $0, runId: item.runId) } }
-            acks.merge(try tx.acknowledgments(tenantId: tenantId, runs: pairs)) { a, _ in a }
-        }
+        // Plan deliveries and acknowledgments recorded by the other stages reach the runs first.
+        var pending = try PendingFacts.fold(into: &runs, tx: tx)
+        var changed = Set(pending.keys)
         for item in items {
             guard var run = runs[item.runId], run.tenantId == item.tenantId else { continue }
             let before = run.state
             try settings.refresh(&run)
-            var actions: [RunAction] = []
-            if item.timer.purpose == .localWindowDue {
-                for ack in acks[run.id] ?? [] {
-                    actions += run.state.handle(.acknowledged(localId: ack.localId, messageId: ack.messageId), now: now)
-                }
-            }
             let fired = run.state.handle(.timerFired(item.timer), now: now)
-            actions += fired
+            let actions = fired
             if item.timer.purpose == .localWindowDue && !fired.isEmpty {
                 let fallbacks = fired.filter { if case .sendFallback = $0 { return true } else { return false } }.count
                 context.metrics.increment("buzzkit_fallback_checks_total", ["outcome": fallbacks > 0 ? "fallback" : "confirmed"],
@@ -65,7 +53,7 @@ struct TimerProcessor {
             try context.actions.collect(pending[run.id] ?? [], run: run, tx: tx, now: now, into: &outbox, sendAlertsInline: true)
         }
         let rows = try context.actions.flush(outbox, tx: tx, now: now)
-        guard !outbox.alerts.isEmpty else { return rows }
-        return rows + (try SendProcessor(context: context).send(outbox.alerts, tx: tx, now: now))
+        if !outbox.alerts.isEmpty { try SendProcessor(context: context).send(outbox.alerts, tx: tx, now: now) }
+        return rows
     }
 }

@@ -63,7 +63,7 @@ struct StageProcessor {
             rows += try context.store.transaction { try TimerProcessor(context: context).process(timers, tx: $0) }
         }
         if !sends.isEmpty {
-            rows += try SendProcessor(context: context).process(sends)
+            try SendProcessor(context: context).process(sends)
         }
         return rows
     }

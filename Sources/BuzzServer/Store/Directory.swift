@@ -128,11 +128,14 @@ public struct Directory: Sendable {
     }
 
     /// A run of the tenant (nil for another tenant's run).
+    /// A run as its summary should show it: with the plan deliveries and acknowledgments
+    /// recorded since its state was last written folded in (``PendingFacts``; nothing is written).
     public func run(tenantId: String, id: UUID) throws -> RunRecord? {
         try pool.withConnection { db in
-            try db.query("""
+            guard let run = try db.query("""
                 SELECT id, tenant_id, workflow_key, workflow_version, subscriber_id, dry_run, state FROM runs WHERE id = \(id) AND tenant_id = \(tenantId)
-                """).first.map { try StoredRunState.record($0, db: db, definitions: definitions) }
+                """).first.map({ try StoredRunState.record($0, db: db, definitions: definitions) }) else { return nil }
+            return try PendingFacts.folded(run, tx: PostgresStoreTransaction(db: db, definitions: definitions))
         }
     }
 }

@@ -76,10 +76,29 @@ struct InMemoryStoreTransaction: StoreTransaction {
 
     func updateRuns(_ runs: [RunRecord]) throws { try runs.forEach(updateRun) }
 
-    func acknowledgments(tenantId: String, runs: [(subscriberId: String, runId: UUID)]) throws -> [UUID: [(localId: String, messageId: String?)]] {
-        var out: [UUID: [(localId: String, messageId: String?)]] = [:]
-        for run in runs { out[run.runId] = try acknowledgments(tenantId: tenantId, subscriberId: run.subscriberId, runId: run.runId) }
-        return out
+    func acknowledgments(tenantId: String, runs: [(subscriberId: String, runId: UUID)]) throws -> [UUID: [(localId: String, messageId: String?, at: Date)]] {
+        read { state in
+            var out: [UUID: [(localId: String, messageId: String?, at: Date)]] = [:]
+            for run in runs {
+                let prefix = InMemoryStore.key(tenantId, run.subscriberId, run.runId.uuidString.lowercased() + "/")
+                let found = state.acknowledgments.filter { $0.key.hasPrefix(prefix) }
+                    .map { (localId: String($0.key.split(separator: "\u{0}").last!), messageId: $0.value.messageId, at: $0.value.at) }
+                if !found.isEmpty { out[run.runId] = found }
+            }
+            return out
+        }
+    }
+
+    func planDeliveryCounts(localIds: [String]) throws -> [String: Int] {
+        read { state in
+            var out: [String: Int] = [:]
+            let wanted = Set(localIds)
+            for (key, delivery) in state.deliveries where delivery.kind == "plan" && delivery.outcome?.status == "sent" {
+                let localId = String(key.split(separator: "\u{0}").first ?? "")
+                if wanted.contains(localId) { out[localId, default: 0] += 1 }
+            }
+            return out
+        }
     }
 
     func openRuns(tenantId: String, subscriberId: String, cancelEvent: String) throws -> [UUID] {
@@ -109,12 +128,6 @@ struct InMemoryStoreTransaction: StoreTransaction {
         }
     }
 
-    func acknowledgments(tenantId: String, subscriberId: String, runId: UUID) throws -> [(localId: String, messageId: String?)] {
-        let prefix = InMemoryStore.key(tenantId, subscriberId, runId.uuidString.lowercased() + "/")
-        return read { state in
-            state.acknowledgments.filter { $0.key.hasPrefix(prefix) }.map { (String($0.key.split(separator: "\u{0}").last!), $0.value.messageId) }
-        }
-    }
 
     func recordPlan(tenantId: String, subscriberId: String?, delivery: LocalPlanDelivery, at: Date) throws {
         write { $0.plans[InMemoryStore.key(tenantId, delivery.localId)] = delivery }

@@ -59,14 +59,26 @@ extension PostgresStoreTransaction {
             """)
     }
 
-    func acknowledgments(tenantId: String, runs: [(subscriberId: String, runId: UUID)]) throws -> [UUID: [(localId: String, messageId: String?)]] {
+    func acknowledgments(tenantId: String, runs: [(subscriberId: String, runId: UUID)]) throws -> [UUID: [(localId: String, messageId: String?, at: Date)]] {
         guard !runs.isEmpty else { return [:] }
-        var out: [UUID: [(localId: String, messageId: String?)]] = [:]
+        var out: [UUID: [(localId: String, messageId: String?, at: Date)]] = [:]
         for row in try db.query("""
-            SELECT a.local_id, a.message_id, u.r FROM unnest(\(runs.map(\.subscriberId))::text[], \(runs.map(\.runId))::uuid[]) AS u(s, r)
+            SELECT a.local_id, a.message_id, a.acknowledged_at, u.r FROM unnest(\(runs.map(\.subscriberId))::text[], \(runs.map(\.runId))::uuid[]) AS u(s, r)
             JOIN acknowledgments a ON a.tenant_id = \(tenantId) AND a.subscriber_id = u.s AND starts_with(a.local_id, u.r::text || '/')
             """) {
-            out[try row.decode("r", as: UUID.self), default: []].append((try row.decode("local_id"), try row.decode("message_id")))
+            out[try row.decode("r", as: UUID.self), default: []].append((try row.decode("local_id"), try row.decode("message_id"), try row.decode("acknowledged_at")))
+        }
+        return out
+    }
+
+    func planDeliveryCounts(localIds: [String]) throws -> [String: Int] {
+        guard !localIds.isEmpty else { return [:] }
+        var out: [String: Int] = [:]
+        for row in try db.query("""
+            SELECT idempotency_key, count(*) AS n FROM deliveries
+            WHERE idempotency_key = ANY(\(localIds)::text[]) AND kind = 'plan' AND status = 'sent' GROUP BY idempotency_key
+            """) {
+            out[try row.decode("idempotency_key")] = try row.decode("n", as: Int.self)
         }
         return out
     }
@@ -103,14 +115,6 @@ extension PostgresStoreTransaction {
             RETURNING subscriber_id, local_id
             """)
         return Set(try rows.map { AcknowledgmentKey(subscriberId: try $0.decode("subscriber_id"), localId: try $0.decode("local_id")) })
-    }
-
-    func acknowledgments(tenantId: String, subscriberId: String, runId: UUID) throws -> [(localId: String, messageId: String?)] {
-        let prefix = runId.lowercasedText + "/"
-        return try db.query("""
-            SELECT local_id, message_id FROM acknowledgments
-            WHERE tenant_id = \(tenantId) AND subscriber_id = \(subscriberId) AND starts_with(local_id, \(prefix))
-            """).map { (try $0.decode("local_id"), try $0.decode("message_id")) }
     }
 
     func recordPlan(tenantId: String, subscriberId: String?, delivery: LocalPlanDelivery, at: Date) throws {

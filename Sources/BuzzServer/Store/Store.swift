@@ -51,10 +51,11 @@ public protocol StoreTransaction {
     /// Records `$local.scheduled` acknowledgments of one tenant in one statement (one per
     /// subscriber and plan, whichever device sent it); returns the pairs that were new.
     func recordAcknowledgments(tenantId: String, _ acks: [(subscriberId: String, localId: String, messageId: String?)], at: Date) throws -> Set<AcknowledgmentKey>
-    /// Acknowledgments of a run's plans by its subscriber (local id → message id).
-    func acknowledgments(tenantId: String, subscriberId: String, runId: UUID) throws -> [(localId: String, messageId: String?)]
     /// Acknowledgments of many runs' plans (each by its own subscriber), by run id.
-    func acknowledgments(tenantId: String, runs: [(subscriberId: String, runId: UUID)]) throws -> [UUID: [(localId: String, messageId: String?)]]
+    func acknowledgments(tenantId: String, runs: [(subscriberId: String, runId: UUID)]) throws -> [UUID: [(localId: String, messageId: String?, at: Date)]]
+    /// How many devices were sent each plan (deliveries of kind `plan` that APNs accepted),
+    /// by local id; plans sent to none are missing.
+    func planDeliveryCounts(localIds: [String]) throws -> [String: Int]
     /// Records a plan handed to devices (the `local_plans` table).
     func recordPlan(tenantId: String, subscriberId: String?, delivery: LocalPlanDelivery, at: Date) throws
     /// Records several plans in one statement.
