@@ -32,29 +32,9 @@ public struct BuzzEvent: Sendable, Hashable, Codable {
         self.timestamp = timestamp
     }
 
-    private enum CodingKeys: String, CodingKey {
-        case id, event, subscriberId, properties, timestamp
-    }
-
-    /// Decodes the wire form; `timestamp` must be RFC 3339.
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        id = try container.decodeIfPresent(String.self, forKey: .id)
-        event = try container.decode(String.self, forKey: .event)
-        subscriberId = try container.decode(String.self, forKey: .subscriberId)
-        properties = try container.decodeIfPresent([String: JSONValue].self, forKey: .properties) ?? [:]
-        timestamp = try container.decodeInstant(forKey: .timestamp)
-    }
-
-    /// Encodes the wire form; `id` is omitted when `nil`.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encodeIfPresent(id, forKey: .id)
-        try container.encode(event, forKey: .event)
-        try container.encode(subscriberId, forKey: .subscriberId)
-        try container.encode(properties, forKey: .properties)
-        try container.encodeInstant(timestamp, forKey: .timestamp)
-    }
+    /// The wire form (``init(json:path:)`` and ``write(to:)``: one mapping for Codable too).
+    public init(from decoder: any Decoder) throws { try self.init(decodingWith: decoder) }
+    public func encode(to encoder: any Encoder) throws { try encode(with: encoder) }
 
     /// The property at a dotted path (`workout.id`), if present.
     public func property(at dottedPath: String) -> JSONValue? {

@@ -37,11 +37,7 @@ public struct CancelPayload: APNsPayload, Hashable {
 
     /// Writes `{"aps":{"content-available":1},"bk.cancel":{"id":…}}`.
     public func write(to writer: inout JSONWriter) {
-        writer.beginObject()
-        writer.key(literal: "aps")
-        writer.beginObject()
-        writer.key(literal: "content-available"); writer.int(1)
-        writer.endObject()
+        SilentEnvelope.begin(&writer)
         writer.key(literal: "bk.cancel")
         writer.beginObject()
         writer.key(literal: "id"); writer.string(id)

@@ -151,3 +151,22 @@ extension JSONWritable {
         return writer.bytes
     }
 }
+
+extension JSONReadable {
+    /// `Decodable` through the hand-written reader, so one mapping serves both (a failure
+    /// becomes a `DecodingError` naming the member).
+    public init(decodingWith decoder: any Decoder) throws {
+        do {
+            try self.init(json: try JSONValue(from: decoder), path: "")
+        } catch let failure as JSONFields.Failure {
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: failure.description))
+        }
+    }
+}
+
+extension JSONWritable {
+    /// `Encodable` through the hand-written writer (one mapping serves both).
+    public func encode(with encoder: any Encoder) throws {
+        try JSONParser.parse(Data(jsonBytes())).encode(to: encoder)
+    }
+}

@@ -34,35 +34,9 @@ public struct LocalPlan: Sendable, Hashable, Codable {
         self.cancelOn = cancelOn
     }
 
-    private enum CodingKeys: String, CodingKey {
-        case id, messageId, fireAt, title, body, deepLink, data, cancelOn
-    }
-
-    /// Decodes the wire form; missing `data` and `cancelOn` decode as empty.
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        id = try container.decode(String.self, forKey: .id)
-        messageId = try container.decode(String.self, forKey: .messageId)
-        fireAt = try container.decode(FireAt.self, forKey: .fireAt)
-        title = try container.decode(String.self, forKey: .title)
-        body = try container.decode(String.self, forKey: .body)
-        deepLink = try container.decodeIfPresent(String.self, forKey: .deepLink)
-        data = try container.decodeIfPresent([String: JSONValue].self, forKey: .data) ?? [:]
-        cancelOn = try container.decodeIfPresent([String].self, forKey: .cancelOn) ?? []
-    }
-
-    /// Encodes the wire form.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(id, forKey: .id)
-        try container.encode(messageId, forKey: .messageId)
-        try container.encode(fireAt, forKey: .fireAt)
-        try container.encode(title, forKey: .title)
-        try container.encode(body, forKey: .body)
-        try container.encodeIfPresent(deepLink, forKey: .deepLink)
-        try container.encode(data, forKey: .data)
-        try container.encode(cancelOn, forKey: .cancelOn)
-    }
+    /// The wire form (``init(json:path:)`` and ``write(to:)``: one mapping for Codable too).
+    public init(from decoder: any Decoder) throws { try self.init(decodingWith: decoder) }
+    public func encode(to encoder: any Encoder) throws { try encode(with: encoder) }
 
     /// Writes the object in the contract's key order.
     public func write(to writer: inout JSONWriter) {

@@ -129,22 +129,8 @@ public struct RunSummary: Sendable, Hashable, Codable {
             self.at = at
         }
 
-        private enum CodingKeys: String, CodingKey { case by, event, at }
-
-        /// Decodes the wire form.
-        public init(from decoder: any Decoder) throws {
-            let container = try decoder.container(keyedBy: CodingKeys.self)
-            by = try container.decode(Source.self, forKey: .by)
-            event = try container.decodeIfPresent(String.self, forKey: .event)
-            at = try container.decodeInstant(forKey: .at)
-        }
-
-        /// Encodes the wire form; `event` is an explicit `null` for an API cancel.
-        public func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(by, forKey: .by)
-            if let event { try container.encode(event, forKey: .event) } else { try container.encodeNil(forKey: .event) }
-            try container.encodeInstant(at, forKey: .at)
-        }
+        /// The stored form (``init(json:path:)`` and ``write(to:)``: one mapping for Codable too).
+        public init(from decoder: any Decoder) throws { try self.init(decodingWith: decoder) }
+        public func encode(to encoder: any Encoder) throws { try encode(with: encoder) }
     }
 }

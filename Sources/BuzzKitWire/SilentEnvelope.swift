@@ -9,4 +9,13 @@ enum SilentEnvelope {
         var aps = container.nestedContainer(keyedBy: Keys.self, forKey: key)
         try aps.encode(1, forKey: .contentAvailable)
     }
+
+    /// Opens the payload object and writes `"aps": {"content-available": 1}` into it.
+    static func begin(_ writer: inout JSONWriter) {
+        writer.beginObject()
+        writer.key(literal: "aps")
+        writer.beginObject()
+        writer.key(literal: "content-available"); writer.int(1)
+        writer.endObject()
+    }
 }

@@ -31,11 +31,7 @@ public struct SilentPlanPayload: APNsPayload, Hashable {
 
     /// Writes `{"aps":{"content-available":1},"bk.local":{…}}`.
     public func write(to writer: inout JSONWriter) {
-        writer.beginObject()
-        writer.key(literal: "aps")
-        writer.beginObject()
-        writer.key(literal: "content-available"); writer.int(1)
-        writer.endObject()
+        SilentEnvelope.begin(&writer)
         writer.key(literal: "bk.local"); local.write(to: &writer)
         writer.endObject()
     }

@@ -94,14 +94,6 @@ extension Data: PostgresDecodable {
         guard utf8.count >= 2, utf8[0] == UInt8(ascii: "\\"), utf8[1] == UInt8(ascii: "x"), utf8.count % 2 == 0 else {
             throw decodingFailure(text, column: column, as: Data.self)
         }
-        func nibble(_ c: UInt8) -> UInt8? {
-            switch c {
-            case 48...57: return c - 48
-            case 97...102: return c - 87
-            case 65...70: return c - 55
-            default: return nil
-            }
-        }
         var out = [UInt8](repeating: 0, count: (utf8.count - 2) / 2)
         var i = 2
         while i < utf8.count {

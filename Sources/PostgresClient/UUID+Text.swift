@@ -29,14 +29,6 @@ extension UUID {
         var bytes = [UInt8](repeating: 0, count: 16)
         var utf8 = text.utf8.makeIterator()
         var count = 0, position = 0
-        func nibble(_ c: UInt8) -> UInt8? {
-            switch c {
-            case 48...57: return c - 48
-            case 97...102: return c - 87
-            case 65...70: return c - 55
-            default: return nil
-            }
-        }
         while let c = utf8.next() {
             position += 1
             if position == 9 || position == 14 || position == 19 || position == 24 {
@@ -67,4 +59,15 @@ extension UUID {
 extension Sequence where Element == UUID {
     /// The ids in byte order (see ``UUID/precedes(_:_:)``).
     public func sortedByBytes() -> [UUID] { sorted(by: UUID.precedes) }
+}
+
+/// The value of one hexadecimal digit (either case), for the text forms of `uuid` and `bytea`.
+@inline(__always)
+func nibble(_ c: UInt8) -> UInt8? {
+    switch c {
+    case 48...57: return c - 48
+    case 97...102: return c - 87
+    case 65...70: return c - 55
+    default: return nil
+    }
 }

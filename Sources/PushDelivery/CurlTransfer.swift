@@ -118,19 +118,19 @@ final class CurlTransfer {
 /// `CURLOPT_WRITEFUNCTION`: appends body bytes to the transfer.
 func curlWriteBody(_ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int,
                    _ user: UnsafeMutableRawPointer?) -> Int {
-    let length = size * count
-    guard let data, let user else { return length }
-    Unmanaged<CurlTransfer>.fromOpaque(user).takeUnretainedValue()
-        .appendBody(UnsafeRawBufferPointer(start: data, count: length))
-    return length
+    curlHand(data, size * count, user) { $0.appendBody($1) }
 }
 
 /// `CURLOPT_HEADERFUNCTION`: one header line at a time, status lines included.
 func curlWriteHeader(_ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int,
                      _ user: UnsafeMutableRawPointer?) -> Int {
-    let length = size * count
+    curlHand(data, size * count, user) { $0.appendHeaderLine($1) }
+}
+
+/// Hands `length` bytes to the transfer behind `user`; returns `length` (all taken).
+private func curlHand(_ data: UnsafeMutablePointer<CChar>?, _ length: Int, _ user: UnsafeMutableRawPointer?,
+                      _ take: (CurlTransfer, UnsafeRawBufferPointer) -> Void) -> Int {
     guard let data, let user else { return length }
-    Unmanaged<CurlTransfer>.fromOpaque(user).takeUnretainedValue()
-        .appendHeaderLine(UnsafeRawBufferPointer(start: data, count: length))
+    take(Unmanaged<CurlTransfer>.fromOpaque(user).takeUnretainedValue(), UnsafeRawBufferPointer(start: data, count: length))
     return length
 }

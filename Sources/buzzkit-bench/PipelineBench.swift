@@ -16,12 +16,7 @@ enum PipelineBench {
         let windows = Int(ProcessInfo.processInfo.environment["BENCH_WINDOWS"] ?? "") ?? 20_000
         let schema = "bench_pipeline"
         FileHandle.standardError.write(Data("pipeline (\(windows) windows)...\n".utf8))
-        let admin = try PostgresConnection(url: settings.databaseURL)
-        try admin.execute(PostgresQuery(unsafeSQL: "DROP SCHEMA IF EXISTS \(schema) CASCADE"))
-        admin.close()
-        let adminPool = PostgresPool(url: settings.databaseURL, maxConnections: 1)
-        try MigrationRunner(pool: adminPool, schema: schema).migrate(Migration.bundled())
-        adminPool.close()
+        try settings.freshSchema(schema)
 
         var configuration = Configuration()
         configuration.databaseURL = settings.databaseURL

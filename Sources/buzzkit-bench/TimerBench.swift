@@ -13,12 +13,7 @@ enum TimerBench {
         let rate = 500
         FileHandle.standardError.write(Data("timers (\(pending) pending, \(rate)/s due for \(seconds) s)...\n".utf8))
         let schema = "bench_timers"
-        let admin = try PostgresConnection(url: settings.databaseURL)
-        try admin.execute(PostgresQuery(unsafeSQL: "DROP SCHEMA IF EXISTS \(schema) CASCADE"))
-        admin.close()
-        let adminPool = PostgresPool(url: settings.databaseURL, maxConnections: 1)
-        try MigrationRunner(pool: adminPool, schema: schema).migrate(Migration.bundled())
-        adminPool.close()
+        try settings.freshSchema(schema)
         let url = settings.databaseURL + (settings.databaseURL.contains("?") ? "&" : "?") + "options=-csearch_path%3D\(schema)"
         let pool = PostgresPool(url: url, maxConnections: 4)
         defer { pool.close() }

@@ -70,7 +70,8 @@ struct RunHarness {
             XCTAssertEqual(decoded.summary, state.summary, file: file, line: line)
             XCTAssertEqual(decoded.pendingTimer, state.pendingTimer, file: file, line: line)
             XCTAssertEqual(decoded.steps, state.steps, file: file, line: line)
-            // The hand-written stored form is the Codable form, both ways, with and without the workflow.
+            // Codable goes through the hand-written stored form: it must round-trip both ways, with
+            // and without the workflow snapshot (RunStorageTests pin the form's members).
             for includingWorkflow in [true, false] {
                 let encoder = JSONEncoder()
                 encoder.userInfo[RunState.omitWorkflowKey] = !includingWorkflow

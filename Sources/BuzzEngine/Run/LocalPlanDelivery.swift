@@ -35,31 +35,7 @@ public struct LocalPlanDelivery: Sendable, Hashable, Codable {
         self.body = encoded.body
     }
 
-    private enum CodingKeys: String, CodingKey { case runId, stepName, localId, messageId, moment, headers, payload, body }
-
-    /// Decodes the stored form.
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        runId = try container.decode(String.self, forKey: .runId)
-        stepName = try container.decode(String.self, forKey: .stepName)
-        localId = try container.decode(String.self, forKey: .localId)
-        messageId = try container.decode(String.self, forKey: .messageId)
-        moment = try container.decodeInstant(forKey: .moment)
-        headers = try container.decode(APNsHeaders.self, forKey: .headers)
-        payload = try container.decode(SilentPlanPayload.self, forKey: .payload)
-        body = try container.decode(String.self, forKey: .body)
-    }
-
-    /// Encodes the stored form.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(runId, forKey: .runId)
-        try container.encode(stepName, forKey: .stepName)
-        try container.encode(localId, forKey: .localId)
-        try container.encode(messageId, forKey: .messageId)
-        try container.encodeInstant(moment, forKey: .moment)
-        try container.encode(headers, forKey: .headers)
-        try container.encode(payload, forKey: .payload)
-        try container.encode(body, forKey: .body)
-    }
+    /// The stored form (``init(json:path:)`` and ``write(to:)`` in `*+JSON.swift`: one mapping for Codable too).
+    public init(from decoder: any Decoder) throws { try self.init(decodingWith: decoder) }
+    public func encode(to encoder: any Encoder) throws { try encode(with: encoder) }
 }

@@ -41,33 +41,7 @@ public struct LocalWindowRecord: Sendable, Hashable, Codable {
                            planSentTo: planSentTo, acknowledged: acknowledged, acknowledgedAt: acknowledgedAt, fallback: fallback)
     }
 
-    private enum CodingKeys: String, CodingKey {
-        case plan, moment, shiftedByQuietHours, planSent, planSentTo, acknowledged, acknowledgedAt, fallback
-    }
-
-    /// Decodes the stored form.
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        plan = try container.decode(LocalPlan.self, forKey: .plan)
-        moment = try container.decodeInstant(forKey: .moment)
-        shiftedByQuietHours = try container.decode(Bool.self, forKey: .shiftedByQuietHours)
-        planSent = try container.decode(Bool.self, forKey: .planSent)
-        planSentTo = try container.decode(Int.self, forKey: .planSentTo)
-        acknowledged = try container.decode(Bool.self, forKey: .acknowledged)
-        acknowledgedAt = try container.decodeInstantIfPresent(forKey: .acknowledgedAt)
-        fallback = try container.decodeIfPresent(RunSummary.LocalWindow.Fallback.self, forKey: .fallback)
-    }
-
-    /// Encodes the stored form.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(plan, forKey: .plan)
-        try container.encodeInstant(moment, forKey: .moment)
-        try container.encode(shiftedByQuietHours, forKey: .shiftedByQuietHours)
-        try container.encode(planSent, forKey: .planSent)
-        try container.encode(planSentTo, forKey: .planSentTo)
-        try container.encode(acknowledged, forKey: .acknowledged)
-        try container.encodeInstantOrNull(acknowledgedAt, forKey: .acknowledgedAt)
-        try container.encodeIfPresent(fallback, forKey: .fallback)
-    }
+    /// The stored form (``init(json:path:)`` and ``write(to:)`` in `*+JSON.swift`: one mapping for Codable too).
+    public init(from decoder: any Decoder) throws { try self.init(decodingWith: decoder) }
+    public func encode(to encoder: any Encoder) throws { try encode(with: encoder) }
 }

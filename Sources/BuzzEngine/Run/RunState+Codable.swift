@@ -14,64 +14,21 @@ extension RunState: Codable {
     /// Decoder `userInfo` key: the ``WorkflowDefinition`` to use when the stored form has none.
     public static let workflowKey = CodingUserInfoKey(rawValue: "buzzkit.runState.workflow")!
 
-    private enum CodingKeys: String, CodingKey {
-        case version, workflow, trigger, context, status, started, cursor, generation, pendingTimer, steps
-        case openWindow, planSent, cancelled, failure, revision
-    }
-
-    /// Decodes the stored form.
+    /// Decodes the stored form (``init(json:workflow:)``; the workflow from `workflowKey` when
+    /// the form has none).
     public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        let version = try container.decode(Int.self, forKey: .version)
-        guard version == RunState.storageVersion else {
-            throw DecodingError.dataCorruptedError(forKey: .version, in: container,
-                                                   debugDescription: "run state version \(version) is not supported; expected \(RunState.storageVersion)")
-        }
-        if container.contains(.workflow) {
-            workflow = try container.decode(WorkflowDefinition.self, forKey: .workflow)
-        } else if let supplied = decoder.userInfo[RunState.workflowKey] as? WorkflowDefinition {
-            workflow = supplied
-        } else {
-            throw DecodingError.keyNotFound(CodingKeys.workflow, .init(codingPath: decoder.codingPath,
-                debugDescription: "the stored run has no workflow; supply it with RunState.workflowKey"))
-        }
-        trigger = try container.decode(BuzzEvent.self, forKey: .trigger)
-        context = try container.decode(RunContext.self, forKey: .context)
-        status = try container.decode(RunStatus.self, forKey: .status)
-        started = try container.decode(Bool.self, forKey: .started)
-        cursor = try container.decodeIfPresent(StepPath.self, forKey: .cursor)
-        generation = try container.decode(Int.self, forKey: .generation)
-        pendingTimer = try container.decodeIfPresent(RunTimer.self, forKey: .pendingTimer)
-        steps = try container.decode([StepRecord].self, forKey: .steps)
-        openWindow = try container.decodeIfPresent(Int.self, forKey: .openWindow)
-        planSent = try container.decode(Bool.self, forKey: .planSent)
-        cancellation = try container.decodeIfPresent(RunSummary.Cancellation.self, forKey: .cancelled)
-        failure = try container.decodeIfPresent(EngineError.self, forKey: .failure)
-        revision = try container.decode(Int.self, forKey: .revision)
-        if let openWindow, !steps.indices.contains(openWindow) {
-            throw DecodingError.dataCorruptedError(forKey: .openWindow, in: container, debugDescription: "openWindow is out of range")
+        do {
+            try self.init(json: try JSONValue(from: decoder), workflow: decoder.userInfo[RunState.workflowKey] as? WorkflowDefinition)
+        } catch let failure as JSONFields.Failure {
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: failure.description))
         }
     }
 
-    /// Encodes the stored form.
+    /// Encodes the stored form (``write(to:includingWorkflow:)``; without the workflow when
+    /// `omitWorkflowKey` is true).
     public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(RunState.storageVersion, forKey: .version)
-        if encoder.userInfo[RunState.omitWorkflowKey] as? Bool != true {
-            try container.encode(workflow, forKey: .workflow)
-        }
-        try container.encode(trigger, forKey: .trigger)
-        try container.encode(context, forKey: .context)
-        try container.encode(status, forKey: .status)
-        try container.encode(started, forKey: .started)
-        try container.encodeIfPresent(cursor, forKey: .cursor)
-        try container.encode(generation, forKey: .generation)
-        try container.encodeIfPresent(pendingTimer, forKey: .pendingTimer)
-        try container.encode(steps, forKey: .steps)
-        try container.encodeIfPresent(openWindow, forKey: .openWindow)
-        try container.encode(planSent, forKey: .planSent)
-        try container.encodeIfPresent(cancellation, forKey: .cancelled)
-        try container.encodeIfPresent(failure, forKey: .failure)
-        try container.encode(revision, forKey: .revision)
+        var writer = JSONWriter(capacity: 2048)
+        write(to: &writer, includingWorkflow: encoder.userInfo[RunState.omitWorkflowKey] as? Bool != true)
+        try JSONParser.parse(Data(writer.bytes)).encode(to: encoder)
     }
 }

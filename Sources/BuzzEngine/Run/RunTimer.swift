@@ -48,25 +48,7 @@ public struct RunTimer: Sendable, Hashable, Codable {
         generation == other.generation && purpose == other.purpose && runId == other.runId && stepPath == other.stepPath
     }
 
-    private enum CodingKeys: String, CodingKey { case runId, generation, stepPath, purpose, at }
-
-    /// Decodes the stored form (`at` in RFC 3339).
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        runId = try container.decode(String.self, forKey: .runId)
-        generation = try container.decode(Int.self, forKey: .generation)
-        stepPath = try container.decode(StepPath.self, forKey: .stepPath)
-        purpose = try container.decode(RunTimer.Purpose.self, forKey: .purpose)
-        at = try container.decodeInstant(forKey: .at)
-    }
-
-    /// Encodes the stored form (`at` in RFC 3339).
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(runId, forKey: .runId)
-        try container.encode(generation, forKey: .generation)
-        try container.encode(stepPath, forKey: .stepPath)
-        try container.encode(purpose, forKey: .purpose)
-        try container.encodeInstant(at, forKey: .at)
-    }
+    /// The stored form (``init(json:path:)`` and ``write(to:)`` in `*+JSON.swift`: one mapping for Codable too).
+    public init(from decoder: any Decoder) throws { try self.init(decodingWith: decoder) }
+    public func encode(to encoder: any Encoder) throws { try encode(with: encoder) }
 }

@@ -37,29 +37,7 @@ public struct StepRecord: Sendable, Hashable, Codable {
     /// Whether the step is still in progress.
     public var isOpen: Bool { status == .waiting || status == .planned }
 
-    private enum CodingKeys: String, CodingKey { case name, path, status, startedAt, finishedAt, dueAt, local }
-
-    /// Decodes the stored form.
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        name = try container.decode(String.self, forKey: .name)
-        path = try container.decode(StepPath.self, forKey: .path)
-        status = try container.decode(StepStatus.self, forKey: .status)
-        startedAt = try container.decodeInstant(forKey: .startedAt)
-        finishedAt = try container.decodeInstantIfPresent(forKey: .finishedAt)
-        dueAt = try container.decodeInstantIfPresent(forKey: .dueAt)
-        local = try container.decodeIfPresent(LocalWindowRecord.self, forKey: .local)
-    }
-
-    /// Encodes the stored form.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(name, forKey: .name)
-        try container.encode(path, forKey: .path)
-        try container.encode(status, forKey: .status)
-        try container.encodeInstant(startedAt, forKey: .startedAt)
-        try container.encodeInstantOrNull(finishedAt, forKey: .finishedAt)
-        try container.encodeInstantOrNull(dueAt, forKey: .dueAt)
-        try container.encodeIfPresent(local, forKey: .local)
-    }
+    /// The stored form (``init(json:path:)`` and ``write(to:)`` in `*+JSON.swift`: one mapping for Codable too).
+    public init(from decoder: any Decoder) throws { try self.init(decodingWith: decoder) }
+    public func encode(to encoder: any Encoder) throws { try encode(with: encoder) }
 }
