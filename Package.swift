@@ -1,11 +1,13 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.2
 import PackageDescription
 
 // Only toolchain modules and Debian's C libraries: no outside Swift packages.
 let package = Package(
     name: "BuzzKit",
-    platforms: [.macOS(.v14)],
+    platforms: [.macOS(.v14), .iOS(.v15)],
     products: [
+        // The device SDK an app adds: Foundation and BuzzKitWire only, no server or C target.
+        .library(name: "BuzzKit", targets: ["BuzzKit"]),
         .executable(name: "buzzkit", targets: ["buzzkit"]),
         .library(name: "PostgresClient", targets: ["PostgresClient"]),
         .library(name: "AMQPClient", targets: ["AMQPClient"]),

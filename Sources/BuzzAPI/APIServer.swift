@@ -17,6 +17,7 @@ public final class APIServer: @unchecked Sendable {
         var router = Router()
         EventRoutes.register(&router, api)
         DirectoryRoutes.register(&router, api)
+        DeviceRoutes.register(&router, api)
         WorkflowRoutes.register(&router, api)
         HealthRoutes.register(&router, api)
         self.router = router

@@ -4,7 +4,7 @@ import BuzzServer
 import Foundation
 import HTTPServer
 
-/// Subscribers, devices and tenant settings.
+/// Subscribers and tenant settings (devices: ``DeviceRoutes``).
 enum DirectoryRoutes {
     static func register(_ router: inout Router, _ api: APIContext) {
         router.add("PUT", "/v1/subscribers/{id}") { request in
@@ -19,32 +19,6 @@ enum DirectoryRoutes {
             let subscriber = SubscriberRecord(tenantId: principal.tenant.id, id: id, timezone: timezone, properties: try fields.object("properties") ?? [:])
             try await api.blocking { try api.directory.putSubscriber(subscriber) }
             return .json(SubscriberBody(id: id, timezone: timezone, properties: subscriber.properties))
-        }
-
-        router.add("PUT", "/v1/subscribers/{id}/devices") { request in
-            let principal = try await api.principal(request)
-            let id = try subscriberId(request)
-            try principal.authorize(subscriberId: id, now: api.clock.now())
-            let fields = try JSONBody(request).object(allowed: ["platform", "token", "topic", "environment"])
-            let platform = try fields.requiredString("platform", maxLength: 16)
-            guard platform == "ios" else {
-                throw HTTPError.badRequest("platform must be \"ios\", got \"\(platform)\"", code: "invalid_value", field: "platform")
-            }
-            let token = try fields.requiredString("token", maxLength: 200)
-            guard token.count >= 16, token.count % 2 == 0, token.allSatisfy(\.isHexDigit) else {
-                throw HTTPError.badRequest("token must be the device token in hex (64 digits for APNs)", code: "invalid_value", field: "token")
-            }
-            let topic = try fields.requiredString("topic", maxLength: 200)
-            let environment = try fields.string("environment", required: false, maxLength: 16) ?? "production"
-            guard environment == "production" || environment == "sandbox" else {
-                throw HTTPError.badRequest("environment must be \"production\" or \"sandbox\"", code: "invalid_value", field: "environment")
-            }
-            let tenantId = principal.tenant.id
-            let exists = try await api.blocking { try api.directory.subscriberExists(tenantId: tenantId, id: id) }
-            if !exists { try await api.blocking { try api.directory.putSubscriber(SubscriberRecord(tenantId: tenantId, id: id)) } }
-            let device = DeviceRecord(tenantId: tenantId, subscriberId: id, platform: platform, token: token.lowercased(), topic: topic, environment: environment)
-            let deviceId = try await api.blocking { try api.directory.putDevice(device) }
-            return .json(["id": deviceId.uuidString.lowercased(), "subscriberId": id, "platform": platform, "environment": environment])
         }
 
         router.add("GET", "/v1/settings") { request in
@@ -85,9 +59,11 @@ enum DirectoryRoutes {
         }
     }
 
+    /// The `{id}` of a subscriber route: at most 200 UTF-8 bytes and no NUL (it is bound to SQL).
     static func subscriberId(_ request: HTTPRequest) throws -> String {
         let id = try request.parameter("id")
-        guard id.count <= 200 else { throw HTTPError.badRequest("the subscriber id is longer than 200 characters", field: "id") }
+        guard id.utf8.count <= 200 else { throw HTTPError.badRequest("the subscriber id is longer than 200 bytes (UTF-8)", code: "invalid_value", field: "id") }
+        guard !id.utf8.contains(0) else { throw HTTPError.badRequest("the subscriber id may not contain NUL", code: "invalid_value", field: "id") }
         return id
     }
 

@@ -23,7 +23,7 @@ struct Principal: Sendable {
     /// Servers only.
     func requireServer() throws {
         guard isServer else {
-            throw HTTPError(status: 403, code: "forbidden", message: "this route needs the tenant's secret key (sk_…); publishable keys may only send events and register devices")
+            throw HTTPError(status: 403, code: "forbidden", message: "this route needs the tenant's secret key (sk_…); publishable keys may only send events, register or remove devices and sync plans")
         }
     }
 

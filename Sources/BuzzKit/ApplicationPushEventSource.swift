@@ -4,47 +4,54 @@ import Foundation
 import UIKit
 @preconcurrency import UserNotifications
 
-/// The app's push events on iOS, used by automatic push handling: installs a
-/// ``NotificationResponseForwarder`` as the notification center's delegate and registers for
-/// remote notifications.
+/// The app's push events on iOS, used by automatic push handling.
+///
+/// ``attach(_:)`` runs inside ``BuzzKit/configure(_:)``, synchronously, on the main thread:
+/// it installs a ``NotificationResponseForwarder`` as `UNUserNotificationCenter`'s delegate
+/// (chained to the app's earlier delegate; iOS requires the delegate before
+/// `application(_:didFinishLaunchingWithOptions:)` returns, or a tap that launched the app is
+/// lost) and calls `registerForRemoteNotifications()`.
 ///
 /// Swift cannot intercept `UIApplicationDelegate` calls without swizzling, which this SDK
 /// does not do: inherit from ``BuzzKitAppDelegate`` (or call ``receive(userInfo:)`` and
 /// ``receive(deviceToken:)`` from your own delegate) so silent pushes and the token reach it.
+/// A push that arrives before `configure` waits for it (``Configuration/coldLaunchWait``).
 public final class ApplicationPushEventSource: PushEventSource, @unchecked Sendable {
     /// The app's single source.
     public static let shared = ApplicationPushEventSource()
 
-    private let forwarder = NotificationResponseForwarder()
-    private let target = Locked<WeakHandler>(WeakHandler())
+    /// The relay every event goes through.
+    public let relay = PushEventRelay(waitLimit: 10)
+    private lazy var forwarder = NotificationResponseForwarder(relay: relay)
 
-    private struct WeakHandler {
-        weak var handler: (any PushEventHandling)?
-    }
-
-    /// Routes the app's push events to `handler` and registers for remote notifications.
-    public func attach(_ handler: any PushEventHandling) async {
-        target.withLock { $0.handler = handler }
-        forwarder.setHandler(handler)
-        let forwarder = self.forwarder
-        await MainActor.run {
-            UNUserNotificationCenter.current().delegate = forwarder
+    /// Routes the app's push events to `handler`, installs the notification delegate and
+    /// registers for remote notifications.
+    public func attach(_ handler: any PushEventHandling) {
+        relay.attach(handler)
+        let install = { [self] in
+            let center = UNUserNotificationCenter.current()
+            if center.delegate !== forwarder {
+                forwarder.next = center.delegate
+                center.delegate = forwarder
+            }
             UIApplication.shared.registerForRemoteNotifications()
         }
+        if Thread.isMainThread { install() } else { DispatchQueue.main.async(execute: install) }
     }
 
     /// Stops routing.
-    public func detach() async {
-        target.withLock { $0.handler = nil }
-        forwarder.setHandler(nil)
+    public func detach() {
+        relay.detach()
     }
 
     /// A remote notification from `application(_:didReceiveRemoteNotification:fetchCompletionHandler:)`.
+    /// iOS gives the app about 30 s for it; the SDK answers within
+    /// ``Configuration/backgroundBudget``.
     nonisolated(nonsending) public func receive(userInfo: [AnyHashable: Any]) async -> UIBackgroundFetchResult {
-        guard let handler = target.current.handler,
-              let payload = try? JSONValue.members(userInfo: userInfo)
+        guard let payload = try? JSONValue.members(userInfo: userInfo),
+              let outcome = await relay.deliverRemoteNotification(payload: payload)
         else { return .noData }
-        switch await handler.handleRemoteNotification(payload: payload) {
+        switch outcome {
         case .newData: return .newData
         case .noData: return .noData
         case .failed: return .failed
@@ -53,7 +60,7 @@ public final class ApplicationPushEventSource: PushEventSource, @unchecked Senda
 
     /// The token from `application(_:didRegisterForRemoteNotificationsWithDeviceToken:)`.
     public func receive(deviceToken: Data) async {
-        await target.current.handler?.handleDeviceToken(deviceToken.map { String(format: "%02x", $0) }.joined())
+        await relay.updateDeviceToken(deviceToken.map { String(format: "%02x", $0) }.joined())
     }
 }
 #endif

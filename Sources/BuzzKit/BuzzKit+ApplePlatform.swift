@@ -4,7 +4,11 @@ import Foundation
 extension BuzzKit {
     /// Configures the shared instance with the platform's ports: `UNUserNotificationCenter`,
     /// the system clock, a store in Application Support/BuzzKit, `URLSession`, and (with UIKit)
-    /// the app's push events.
+    /// the app's push events and lifecycle.
+    ///
+    /// Call it from `application(_:didFinishLaunchingWithOptions:)`, on the main thread: the
+    /// notification delegate is installed before it returns, so a tap or a silent push that
+    /// launched the app is not lost.
     @discardableResult
     public static func configure(_ configuration: Configuration) throws -> BuzzKitClient {
         let support = FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask)[0]
@@ -14,9 +18,19 @@ extension BuzzKit {
         #else
         let pushEvents: (any PushEventSource)? = nil
         #endif
+        // The budget for a silent push: a request never waits longer than the answer to iOS.
+        let transport = URLSessionTransport(timeout: configuration.backgroundBudget)
         let ports = BuzzKitPorts(notificationCenter: UserNotificationCenterScheduler(), clock: SystemClock(),
-                                 store: store, transport: URLSessionTransport(), pushEvents: pushEvents)
-        return try configure(configuration, ports: ports)
+                                 store: store, transport: transport, pushEvents: pushEvents)
+        let client = try configure(configuration, ports: ports)
+        #if canImport(UIKit)
+        lifecycle.withLock { $0 = ApplicationLifecycleObserver(client: client) }
+        #endif
+        return client
     }
+
+    #if canImport(UIKit)
+    private static let lifecycle = Locked<ApplicationLifecycleObserver?>(nil)
+    #endif
 }
 #endif

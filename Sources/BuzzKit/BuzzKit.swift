@@ -15,18 +15,25 @@ public enum BuzzKit {
     public typealias Outcome = PushOutcome
 
     private static let instance = Locked<BuzzKitClient?>(nil)
+    /// Lets a push or tap the app forwards before ``configure(_:ports:)`` (a cold launch)
+    /// wait for the instance instead of being dropped.
+    static let launchRelay = PushEventRelay(waitLimit: 10)
 
     /// The shared instance, once configured.
     public static var shared: BuzzKitClient? { instance.current }
 
-    /// Creates the shared instance over `ports` and starts it in the background
-    /// (registration, reconciliation, flushing what earlier launches queued). A second call
-    /// replaces the instance; the old one is shut down.
+    /// Creates the shared instance over `ports`, attaches it to the platform's push events
+    /// before returning (call it from `application(_:didFinishLaunchingWithOptions:)`, so a
+    /// push or a tap that launched the app reaches it), and starts it in the background
+    /// (registration, reconciliation, sync, flushing what earlier launches queued). A second
+    /// call replaces the instance; the old one is shut down.
     ///
     /// - Throws: ``BuzzKitError/Code/invalidConfiguration`` for unusable settings.
     @discardableResult
     public static func configure(_ configuration: Configuration, ports: BuzzKitPorts) throws -> BuzzKitClient {
         let client = try BuzzKitClient(configuration: configuration, ports: ports)
+        client.attachToPushEvents()
+        launchRelay.attach(client)
         let previous = instance.withLock { current -> BuzzKitClient? in
             defer { current = client }
             return current
@@ -47,15 +54,18 @@ public enum BuzzKit {
     }
 
     /// Forwards a remote notification (for `automaticPushHandling = false`), see
-    /// ``BuzzKitClient/handleRemoteNotification(payload:)``. `.noData` before configuration.
+    /// ``BuzzKitClient/handleRemoteNotification(payload:)``. A push that launched the app
+    /// before ``configure(_:ports:)`` waits for it (up to 10 s), then `.noData`.
     nonisolated(nonsending) public static func didReceiveRemoteNotification(userInfo: [AnyHashable: Any]) async -> Outcome {
-        guard let client = shared else { return .noData }
-        return await client.didReceiveRemoteNotification(userInfo: userInfo)
+        guard let payload = try? JSONValue.members(userInfo: userInfo) else { return .failed }
+        return await launchRelay.deliverRemoteNotification(payload: payload) ?? .noData
     }
 
-    /// Forwards a tap, see ``BuzzKitClient/handleNotificationOpen(userInfo:)``.
+    /// Forwards a tap, see ``BuzzKitClient/handleNotificationOpen(userInfo:)``; a tap that
+    /// launched the app before ``configure(_:ports:)`` waits for it.
     nonisolated(nonsending) public static func didOpenNotification(userInfo: [AnyHashable: Any]) async {
-        await shared?.didOpenNotification(userInfo: userInfo)
+        guard let members = try? JSONValue.members(userInfo: userInfo) else { return }
+        await launchRelay.open(userInfo: members)
     }
 
     /// Forwards the device token iOS issued, see ``BuzzKitClient/setDeviceToken(_:)-(Data)``.
@@ -66,6 +76,23 @@ public enum BuzzKit {
     /// Sets the handler for opened notifications (deep-link routing).
     public static func setOpenHandler(_ handler: (@Sendable (OpenedNotification) async -> Void)?) async throws {
         try await client(for: "setOpenHandler").setOpenHandler(handler)
+    }
+
+    /// Signs a subscriber in, see ``BuzzKitClient/login(subscriberId:subscriberToken:)``.
+    public static func login(subscriberId: String, subscriberToken: SubscriberTokenProvider) async throws {
+        try await client(for: "login").login(subscriberId: subscriberId, subscriberToken: subscriberToken)
+    }
+
+    /// Signs the subscriber out and removes their notifications, see ``BuzzKitClient/logout()``.
+    public static func logout() async {
+        await shared?.logout()
+    }
+
+    /// Asks for notification permission and reports it, see
+    /// ``BuzzKitClient/requestNotificationPermission()``.
+    @discardableResult
+    public static func requestNotificationPermission() async throws -> NotificationAuthorization {
+        try await client(for: "requestNotificationPermission").requestNotificationPermission()
     }
 
     /// Flushes queued events now (backoff permitting).

@@ -16,7 +16,7 @@ extension BuzzKitClient {
             .filter { (book.records[$0.id] != nil || $0.message != nil) && cancel.matches(localId: $0.id) }
             .map(\.id)
         let parkedMatches = book.records.values
-            .filter { $0.state == .parked && cancel.matches(localId: $0.localId) }
+            .filter { $0.state != .scheduled && cancel.matches(localId: $0.localId) }
             .map(\.localId)
         if !pendingMatches.isEmpty {
             await center.removePendingRequests(withIdentifiers: pendingMatches)
@@ -55,7 +55,7 @@ extension BuzzKitClient {
         let record = book.remove(localId: localId)
         book.addTombstone(CancelTombstone(id: localId, matchesPrefix: false, recordedAt: clock.now))
         saveBook()
-        guard isPending || record?.state == .parked else { return .noData }
+        guard isPending || (record.map { $0.state != .scheduled } ?? false) else { return .noData }
         report(.notificationsCancelled(localIds: [localId], trigger: .fallbackArrived(localId)))
         return .newData
     }

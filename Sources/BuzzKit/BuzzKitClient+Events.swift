@@ -10,14 +10,21 @@ extension BuzzKitClient {
     /// ``Configuration/eventFlushDelay``. Returns without waiting for the network.
     ///
     /// - Throws: ``BuzzKitError/Code/invalidEvent`` for a name the API refuses (empty, over
-    ///   200 characters, with spaces, `*` or `#`, or starting with `$`, which is reserved).
+    ///   200 characters, with spaces, `*` or `#`, or starting with `$`, which is reserved);
+    ///   ``BuzzKitError/Code/notSignedIn`` when nobody is signed in (the local cancel still
+    ///   happens).
     public func track(_ name: String, properties: [String: JSONValue] = [:]) async throws {
         try Self.validateEventName(name)
-        await withGate {
+        let queued = await withGate { () -> Bool in
             let cancelled = await cancelRegistered(eventName: name)
-            enqueue(makeEvent(name, properties: properties), urgent: !cancelled.isEmpty)
+            guard let event = makeEvent(name, properties: properties) else { return false }
+            enqueue(event, urgent: !cancelled.isEmpty)
+            return true
         }
         await tick()
+        guard queued else {
+            throw BuzzKitError(.notSignedIn, context: "track \(name)", message: "call login(subscriberId:subscriberToken:) before tracking events")
+        }
     }
 
     /// Flushes the queue now unless a retry is being waited for, and waits for the attempt.
@@ -34,7 +41,10 @@ extension BuzzKitClient {
         registrationRetryAt = nil
         registrationFailures = 0
         if !queue.isEmpty { flushDueAt = clock.now }
-        await pump()
+        startPendingLogouts()
+        await tick()
+        startSync()
+        await settle()
     }
 
     /// Appends an event to the persisted queue and sets when the queue is due: at once for

@@ -95,17 +95,24 @@ extension BuzzKitClient {
 
     /// Sends an authenticated JSON request to the API and classifies the result.
     func send(method: String, path: String, body: Data, context: String) async -> PostResult {
+        await exchange(method: method, path: path, body: body, context: context).result
+    }
+
+    /// Sends an authenticated JSON request to the API; returns the classification and, for a
+    /// response, its body.
+    func exchange(method: String, path: String, body: Data, context: String,
+                  token given: String? = nil) async -> (result: PostResult, body: Data?, status: Int?) {
         let token: String
         do {
-            token = try await subscriberToken()
+            if let given { token = given } else { token = try await subscriberToken() }
         } catch {
-            return .failed(BuzzKitError(.subscriberToken, context: context, message: "the app's token provider failed: \(error)"),
-                           retryAfter: nil, ambiguous: false)
+            return (.failed(error as? BuzzKitError ?? BuzzKitError(.subscriberToken, context: context, message: "the app's token provider failed: \(error)"),
+                            retryAfter: nil, ambiguous: false), nil, nil)
         }
         var base = configuration.apiBaseURL.absoluteString
         while base.hasSuffix("/") { base.removeLast() }
         guard let url = URL(string: base + path) else {
-            return .refused(BuzzKitError(.invalidConfiguration, context: context, message: "\(base + path) is not a URL"))
+            return (.refused(BuzzKitError(.invalidConfiguration, context: context, message: "\(base + path) is not a URL")), nil, nil)
         }
         let request = HTTPTransportRequest(method: method, url: url, headers: [
             "Authorization": "Bearer \(configuration.publishableKey)",
@@ -115,20 +122,29 @@ extension BuzzKitClient {
         ], body: body)
         do {
             let response = try await ports.transport.send(request)
-            return PostResult(response: response, context: context)
+            return (PostResult(response: response, context: context), response.body, response.status)
         } catch {
-            return PostResult(transportError: error, context: context)
+            return (PostResult(transportError: error, context: context), nil, nil)
         }
     }
 
-    /// The cached subscriber token while it has more than a minute left, else a fresh one.
+    /// The cached subscriber token while it has more than a minute left, else a fresh one
+    /// from the app's provider (remembered, so a cold launch can use it before the app signs
+    /// in again).
     func subscriberToken() async throws -> String {
         if let cachedToken {
             guard let expiry = SubscriberTokenProvider.expiry(of: cachedToken) else { return cachedToken }
-            if expiry.timeIntervalSince(clock.now) > 60 { return cachedToken }
+            if expiry.timeIntervalSince(clock.now) > 60 || tokenProvider == nil && expiry > clock.now { return cachedToken }
         }
-        let token = try await configuration.subscriberToken.token()
-        cachedToken = token
+        guard let tokenProvider, let subscriberId = identity?.subscriberId else {
+            throw BuzzKitError(.notSignedIn, context: "subscriber token", message: "nobody is signed in, or the app has not given a token provider since launch")
+        }
+        let token = try await tokenProvider.token()
+        if identity?.subscriberId == subscriberId {
+            cachedToken = token
+            identity?.lastToken = token
+            saveIdentity()
+        }
         return token
     }
 

@@ -7,8 +7,10 @@ extension BuzzKitClient {
     /// 2. The same plan again (same id and content) while known is a no-op: one request, one
     ///    acknowledgment. A different plan under a known id replaces it.
     /// 3. A `fireAt` that has passed in the device's zone is refused.
-    /// 4. Under the pending limit the soonest plans win; a refused plan is not acknowledged.
-    /// 5. Otherwise: the request is added, `cancelOn` registered, `$local.scheduled` queued
+    /// 4. Nobody signed in, or notification permission denied: refused (not acknowledged, so
+    ///    the server's fallback reaches the subscriber's other devices).
+    /// 5. Under the pending limit the soonest plans win; a refused plan is not acknowledged.
+    /// 6. Otherwise: the request is added, `cancelOn` registered, `$local.scheduled` queued
     ///    for an immediate flush.
     func schedule(_ plan: LocalPlan) async -> PushOutcome {
         await reconcile()
@@ -26,6 +28,14 @@ extension BuzzKitClient {
             await center.removePendingRequests(withIdentifiers: [plan.id])
             book.remove(localId: plan.id)
             saveBook()
+        }
+        guard identity != nil else {
+            report(.planRejected(localId: plan.id, messageId: plan.messageId, reason: .signedOut))
+            return .noData
+        }
+        guard await center.authorizationStatus().canShow else {
+            report(.planRejected(localId: plan.id, messageId: plan.messageId, reason: .notAuthorized))
+            return .noData
         }
         let instant = plan.fireAt.instant(in: zone)
         guard instant > now else {
@@ -51,9 +61,14 @@ extension BuzzKitClient {
             report(.error(BuzzKitError(.notificationCenter, context: "plan \(plan.id)", message: "\(error)")))
             return .failed
         }
-        let acknowledgment = makeEvent(BuzzEvent.localScheduled,
-                                       properties: ["localId": .string(plan.id), "messageId": .string(plan.messageId)])
-        book.insert(PlanRecord(plan: plan, acknowledgmentEventId: acknowledgment.id ?? "", receivedAt: now))
+        guard let acknowledgment = makeEvent(BuzzEvent.localScheduled,
+                                             properties: ["localId": .string(plan.id), "messageId": .string(plan.messageId)])
+        else {
+            await center.removePendingRequests(withIdentifiers: [plan.id])
+            report(.planRejected(localId: plan.id, messageId: plan.messageId, reason: .signedOut))
+            return .noData
+        }
+        book.insert(PlanRecord(plan: plan, acknowledgmentEventId: acknowledgment.id ?? "", receivedAt: now, receivedZone: zone))
         saveBook()
         enqueue(acknowledgment, urgent: true)
         report(.planScheduled(localId: plan.id, messageId: plan.messageId, fireInstant: instant))

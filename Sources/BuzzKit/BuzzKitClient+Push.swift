@@ -34,12 +34,17 @@ extension BuzzKitClient {
     ///   with it (a plain string prefix: `run1` also matches `run10/…`);
     /// - an alert with `bk.localId` (a fallback the app gets to see): removes the pending local
     ///   copy, so it is not shown a second time;
-    /// - anything else: `.noData`.
+    /// - anything else: `.noData`, at once.
     ///
-    /// Returns after the resulting flush attempt, so an acknowledgment has been sent (or has
-    /// failed) by then.
+    /// A BuzzKit push is a wake: the SDK also retries a pending logout, sends what is queued
+    /// and syncs with the server's plan list. It answers within
+    /// ``Configuration/backgroundBudget`` whatever the network does; what did not get through
+    /// stays persisted for the next wake. Outside the foreground it then holds back the plans
+    /// whose acknowledgment did not reach the server (``PlanRecord/State/held``), since iOS
+    /// suspends the app after the answer.
     @discardableResult
     public func handleRemoteNotification(payload: [String: JSONValue]) async -> PushOutcome {
+        let deadline = clock.now.addingTimeInterval(configuration.backgroundBudget)
         let outcome: PushOutcome
         switch IncomingPush(payload: payload) {
         case .unrelated:
@@ -54,7 +59,8 @@ extension BuzzKitClient {
         case .alert(let message):
             outcome = await withGate { await applyFallbackArrival(message) }
         }
-        await pump()
+        await beginWake()
+        await endWake(deadline: deadline)
         return outcome
     }
 
@@ -78,8 +84,9 @@ extension BuzzKitClient {
     public func handleNotificationOpen(userInfo: [String: JSONValue]) async {
         guard let opened = OpenedNotification(userInfo: userInfo) else { return }
         await withGate {
-            let event = makeEvent(BuzzEvent.pushOpened, properties: ["messageId": .string(opened.message.messageId)])
-            enqueue(event, urgent: false)
+            if let event = makeEvent(BuzzEvent.pushOpened, properties: ["messageId": .string(opened.message.messageId)]) {
+                enqueue(event, urgent: false)
+            }
             report(.notificationOpened(messageId: opened.message.messageId, deepLink: opened.deepLink, origin: opened.origin))
         }
         if let openHandler { await openHandler(opened) }

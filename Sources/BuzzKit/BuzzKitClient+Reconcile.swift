@@ -8,6 +8,7 @@ extension BuzzKitClient {
     /// - A scheduled plan no longer pending has fired (or was removed by someone else: a
     ///   documented loss if it was acknowledged and not yet due). It is forgotten.
     /// - A parked plan whose time has come without a slot is lost (a documented miss).
+    /// - Held plans whose acknowledgment got through are parked.
     /// - Parked plans fill free slots, soonest first.
     func reconcile() async {
         let now = clock.now
@@ -15,6 +16,10 @@ extension BuzzKitClient {
         let pending = await center.pendingRequests()
         let pendingIds = Set(pending.map(\.id))
         var changed = false
+        for record in book.records(in: .held, zone: zone) where record.acknowledgmentConfirmed {
+            book.update(record.localId) { $0.state = .parked }
+            changed = true
+        }
         for record in book.records(in: .scheduled, zone: zone) where !pendingIds.contains(record.localId) {
             book.remove(localId: record.localId)
             changed = true

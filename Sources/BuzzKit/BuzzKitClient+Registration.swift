@@ -6,7 +6,8 @@ extension BuzzKitClient {
     ///
     /// - Throws: ``BuzzKitError/Code/invalidConfiguration`` for a malformed token.
     public func setDeviceToken(_ hexToken: String) async throws {
-        let desired = configuration.registration(token: hexToken)
+        var desired = configuration.registration(token: hexToken)
+        desired.authorization = registration.desired?.authorization
         guard desired.isWellFormed else {
             throw BuzzKitError(.invalidConfiguration, context: "device token",
                                message: "the device token must be hex (an even number of at least 16 digits)")
@@ -39,11 +40,39 @@ extension BuzzKitClient {
         return await task.value
     }
 
+    /// Whether the registration has to be sent: it changed, it was never accepted for this
+    /// subscriber, or it has not been sent since launch (the server may have deactivated the
+    /// token after an APNs rejection; registering again reactivates it, as Apple asks apps to
+    /// do at every launch).
+    var registrationDue: Bool {
+        guard let subscriberId = identity?.subscriberId, registration.desired != nil else { return false }
+        return registration.needsRegistration(subscriberId: subscriberId) || !registeredThisLaunch
+    }
+
     func shouldRegister(now: Date) -> Bool {
-        guard registrationTask == nil, !registrationRefused,
-              registration.needsRegistration(subscriberId: configuration.subscriberId)
-        else { return false }
+        guard registrationTask == nil, !registrationRefused, registrationDue else { return false }
         return registrationRetryAt.map { $0 <= now } ?? true
+    }
+
+    /// Reads the notification permission and, when it changed, registers it with the device.
+    func refreshAuthorization() async {
+        let authorization = await center.authorizationStatus()
+        guard registration.desired != nil, registration.desired?.authorization != authorization else { return }
+        registration.desired?.authorization = authorization
+        registrationRefused = false
+        registrationRetryAt = nil
+        saveRegistration()
+        report(.authorizationChanged(authorization))
+    }
+
+    /// Asks the person for notification permission (once; later calls return the answer
+    /// given) and reports the result to the server with the device.
+    @discardableResult
+    public func requestNotificationPermission() async throws -> NotificationAuthorization {
+        let answer = try await center.requestAuthorization()
+        await refreshAuthorization()
+        await pump()
+        return answer
     }
 
     /// Starts the single registration request.
@@ -61,8 +90,7 @@ extension BuzzKitClient {
     }
 
     private func performRegistration() async -> BuzzKitError? {
-        guard let desired = registration.desired else { return nil }
-        let subscriberId = configuration.subscriberId
+        guard let desired = registration.desired, let subscriberId = identity?.subscriberId else { return nil }
         let path = "/v1/subscribers/\(Self.encodePathSegment(subscriberId))/devices"
         let context = "PUT /v1/subscribers/{id}/devices"
         let body: Data
@@ -80,7 +108,8 @@ extension BuzzKitClient {
         }
         switch result {
         case .accepted:
-            if registration.desired == desired {
+            registeredThisLaunch = true
+            if registration.desired == desired, identity?.subscriberId == subscriberId {
                 registration.registered = desired
                 registration.registeredSubscriberId = subscriberId
                 saveRegistration()

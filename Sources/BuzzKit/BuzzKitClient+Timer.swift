@@ -39,8 +39,7 @@ extension BuzzKitClient {
                 if deadline > now { candidates.append(deadline) }
             }
         }
-        if registrationTask == nil, !registrationRefused,
-           registration.needsRegistration(subscriberId: configuration.subscriberId), let at = registrationRetryAt {
+        if registrationTask == nil, !registrationRefused, registrationDue, let at = registrationRetryAt {
             candidates.append(at)
         }
         guard let next = candidates.min() else {
@@ -78,6 +77,7 @@ extension BuzzKitClient {
     /// timer (if any) is set for later than the clock's now. After moving a manual clock,
     /// wait for this before looking at the results.
     public var isIdle: Bool {
-        activeTicks == 0 && flight == nil && registrationTask == nil && (timerDeadline.map { $0 > clock.now } ?? true)
+        activeTicks == 0 && flight == nil && registrationTask == nil && syncTask == nil && logoutTask == nil
+            && (timerDeadline.map { $0 > clock.now } ?? true)
     }
 }

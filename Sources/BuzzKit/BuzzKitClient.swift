@@ -28,6 +28,17 @@ public actor BuzzKitClient: PushEventHandling {
     var queue: EventQueue
     var book: PlanBook
     var registration: RegistrationState
+    var identity: Identity?
+    var pendingLogouts: [PendingLogout]
+    var tokenProvider: SubscriberTokenProvider?
+
+    // App state: whether the app is in the foreground (code runs until it leaves), and the
+    // last reconciliation with the server's plan list.
+    var inForeground = false
+    var syncTask: Task<Void, Never>?
+    var lastSyncAt: Date?
+    var registeredThisLaunch = false
+    var logoutTask: Task<Void, Never>?
 
     // Gate: one state change at a time.
     var gateBusy = false
@@ -83,6 +94,15 @@ public actor BuzzKitClient: PushEventHandling {
             registration.desired = configuration.registration(token: token)
         }
         self.registration = registration
+        pendingLogouts = load([PendingLogout].self, StorageKey.logouts) ?? []
+        let remembered = load(Identity?.self, StorageKey.identity) ?? nil
+        if let subscriberId = configuration.subscriberId {
+            identity = remembered?.subscriberId == subscriberId ? remembered : Identity(subscriberId: subscriberId)
+            tokenProvider = configuration.subscriberToken
+        } else {
+            identity = remembered
+        }
+        cachedToken = identity?.lastToken
         loadErrors = errors
         flushDueAt = queue.isEmpty ? nil : ports.clock.now
     }
@@ -91,20 +111,30 @@ public actor BuzzKitClient: PushEventHandling {
         timer?.cancel()
     }
 
-    /// Starts the instance: attaches to the platform's push events (when
-    /// ``Configuration/automaticPushHandling`` is on), reconciles plans with the notification
-    /// center, registers the device if needed and flushes what was queued before. Returns
-    /// after those requests finished; later calls do nothing.
+    /// Starts the instance (the app launched, in the foreground or in the background for a
+    /// push): attaches to the platform's push events (when
+    /// ``Configuration/automaticPushHandling`` is on and ``BuzzKit/configure(_:ports:)`` has
+    /// not already), reconciles plans with the notification center, registers the device
+    /// (every launch), retries a pending logout, flushes what was queued before and syncs
+    /// with the server's plan list. Returns after those requests finished; later calls do
+    /// nothing.
     public func start() async {
         guard !started else { return }
         started = true
         for error in loadErrors { report(.error(error)) }
         loadErrors = []
         if registration.desired != nil { saveRegistration() }
+        saveIdentity()
+        attachToPushEvents()
+        await beginWake()
+        await settle()
+    }
+
+    /// Attaches to the platform's push events when automatic handling is on.
+    nonisolated func attachToPushEvents() {
         if configuration.automaticPushHandling, let source = ports.pushEvents {
-            await source.attach(self)
+            source.attach(self)
         }
-        await pump()
     }
 
     /// Stops the timer for good and detaches from the platform's push events (the app going
@@ -115,7 +145,7 @@ public actor BuzzKitClient: PushEventHandling {
         timer?.cancel()
         timer = nil
         timerDeadline = nil
-        if let source = ports.pushEvents { await source.detach() }
+        if let source = ports.pushEvents { source.detach() }
         await settle()
     }
 
@@ -148,7 +178,7 @@ public actor BuzzKitClient: PushEventHandling {
     /// The registration the server last accepted.
     public var registeredDevice: PushRegistration? { registration.registered }
 
-    /// Waits until no flush and no registration is in flight. Scheduled retries are not
+    /// Waits until no flush, registration, sync or logout is in flight. Scheduled retries are not
     /// waited for.
     public func settle() async {
         while true {
@@ -158,6 +188,14 @@ public actor BuzzKitClient: PushEventHandling {
             }
             if let registrationTask {
                 _ = await registrationTask.value
+                continue
+            }
+            if let syncTask {
+                await syncTask.value
+                continue
+            }
+            if let logoutTask {
+                await logoutTask.value
                 continue
             }
             return
@@ -171,6 +209,8 @@ public actor BuzzKitClient: PushEventHandling {
         static let events = "events"
         static let plans = "plans"
         static let registration = "registration"
+        static let identity = "identity"
+        static let logouts = "logouts"
     }
 
     nonisolated var clock: any DeviceClock { ports.clock }
@@ -183,6 +223,8 @@ public actor BuzzKitClient: PushEventHandling {
     func saveQueue() { save(queue, StorageKey.events) }
     func saveBook() { save(book, StorageKey.plans) }
     func saveRegistration() { save(registration, StorageKey.registration) }
+    func saveIdentity() { save(identity, StorageKey.identity) }
+    func saveLogouts() { save(pendingLogouts, StorageKey.logouts) }
 
     private func save<Value: Encodable>(_ value: Value, _ name: String) {
         do {
@@ -192,9 +234,14 @@ public actor BuzzKitClient: PushEventHandling {
         }
     }
 
-    /// A new event for this subscriber with a fresh client id, stamped now.
-    func makeEvent(_ name: String, properties: [String: JSONValue]) -> BuzzEvent {
-        BuzzEvent(id: UUID().uuidString.lowercased(), event: name, subscriberId: configuration.subscriberId,
-                  properties: properties, timestamp: clock.now)
+    /// The signed-in subscriber, if any.
+    public var subscriberId: String? { identity?.subscriberId }
+
+    /// A new event for the signed-in subscriber with a fresh client id, stamped now (`nil`
+    /// when nobody is signed in).
+    func makeEvent(_ name: String, properties: [String: JSONValue]) -> BuzzEvent? {
+        guard let subscriberId = identity?.subscriberId else { return nil }
+        return BuzzEvent(id: UUID().uuidString.lowercased(), event: name, subscriberId: subscriberId,
+                         properties: properties, timestamp: clock.now)
     }
 }

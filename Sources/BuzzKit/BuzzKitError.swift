@@ -16,6 +16,8 @@ public struct BuzzKitError: Error, Sendable, Hashable, CustomStringConvertible {
 
         /// The SDK has not been configured (``BuzzKit/configure(_:ports:)``).
         public static let notConfigured = Code(rawValue: "not_configured")
+        /// Nobody is signed in: call `login(subscriberId:subscriberToken:)` first.
+        public static let notSignedIn = Code(rawValue: "not_signed_in")
         /// A configuration value is unusable (for example a malformed push token).
         public static let invalidConfiguration = Code(rawValue: "invalid_configuration")
         /// A push payload could not be read.

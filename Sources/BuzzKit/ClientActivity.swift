@@ -40,6 +40,21 @@ public enum ClientActivity: Sendable, Hashable {
     case deviceRegistered(PushRegistration)
     /// The device registration failed; it is retried at `retryAt` (`nil`: not retried).
     case registrationFailed(error: BuzzKitError, retryAt: Date?)
+    /// The notification permission read from the platform changed (it is registered with the
+    /// device).
+    case authorizationChanged(NotificationAuthorization)
+    /// The plan list was reconciled with the server's (`GET /v1/subscribers/{id}/plans`):
+    /// `added` plans were missing here, `removed` ones are no longer live on the server.
+    case plansSynced(added: [String], removed: [String])
+    /// A subscriber signed in.
+    case signedIn(subscriberId: String)
+    /// A subscriber signed out: their notifications, registry and queued events are gone
+    /// from the phone; `unregistered` tells whether the server already dropped the device.
+    case signedOut(subscriberId: String, unregistered: Bool)
+    /// Plans whose acknowledgment had not reached the server were taken out of the
+    /// notification center before the app was suspended (the server's fallback covers them
+    /// unless the acknowledgment gets through at a later wake, which puts them back).
+    case plansHeld(localIds: [String])
     /// Something failed that has no better place (storage, malformed payload).
     case error(BuzzKitError)
 
@@ -56,6 +71,11 @@ public enum ClientActivity: Sendable, Hashable {
         case invalid
         /// The notification center refused it.
         case notificationCenterFailed
+        /// The person denied notification permission: it could not be shown here, so it is not
+        /// acknowledged and the server's fallback goes to the subscriber's other devices.
+        case notAuthorized
+        /// Nobody is signed in, so nothing can be acknowledged.
+        case signedOut
     }
 
     /// Why an acknowledged plan will not be shown by this device: the documented misses (the

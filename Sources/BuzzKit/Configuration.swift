@@ -1,20 +1,25 @@
 import Foundation
 
-/// How an SDK instance talks to BuzzKit and behaves. Everything but the first five members
-/// has a default.
+/// How an SDK instance talks to BuzzKit and behaves. Everything but the API, the key and the
+/// topic has a default; the subscriber is given here or later with
+/// ``BuzzKitClient/login(subscriberId:subscriberToken:)``.
 public struct Configuration: Sendable {
     /// The API's base URL, for example `https://api.buzzkit.example`.
     public var apiBaseURL: URL
     /// The tenant's publishable key (`pk_…`), sent as `Authorization: Bearer pk_…`.
     public var publishableKey: String
-    /// The subscriber this device acts for.
-    public var subscriberId: String
-    /// Where subscriber tokens come from.
-    public var subscriberToken: SubscriberTokenProvider
+    /// The subscriber this device acts for from launch (`nil`: nobody is signed in yet, or
+    /// the one remembered from the last ``BuzzKitClient/login(subscriberId:subscriberToken:)``).
+    public var subscriberId: String?
+    /// Where subscriber tokens come from (with ``subscriberId``).
+    public var subscriberToken: SubscriberTokenProvider?
     /// The app's bundle id, registered as the device's `topic`.
     public var pushTopic: String
-    /// The APNs environment registered with the device token.
-    public var pushEnvironment: PushRegistration.Environment = .production
+    /// The APNs environment registered with the device token. By default it follows the
+    /// build: `sandbox` when the SDK is compiled with `DEBUG` (a development build signed with
+    /// the `aps-environment` `development` entitlement), `production` otherwise (App Store,
+    /// TestFlight). Set it when your signing differs.
+    public var pushEnvironment: PushRegistration.Environment = PushRegistration.Environment.ofThisBuild
     /// The device token in hex, when already known; otherwise give it later with
     /// ``BuzzKitClient/setDeviceToken(_:)``.
     public var deviceToken: String?
@@ -40,15 +45,28 @@ public struct Configuration: Sendable {
     public var acknowledgmentDeadline: TimeInterval? = 5
     /// The prefix of every key the SDK writes to its store.
     public var storageKeyPrefix = "buzzkit."
+    /// How long the SDK may take to answer a silent push (iOS gives an app about 30 s and
+    /// throttles apps that take longer). The acknowledgment and sync that do not finish in
+    /// time stay persisted and go out at the next wake.
+    public var backgroundBudget: TimeInterval = 20
+    /// How long a silent push that launches the app waits for ``BuzzKit/configure(_:)`` before
+    /// it is answered `.noData`.
+    public var coldLaunchWait: TimeInterval = 10
 
     /// A configuration from its required parts.
-    public init(apiBaseURL: URL, publishableKey: String, subscriberId: String,
-                subscriberToken: SubscriberTokenProvider, pushTopic: String) {
+    public init(apiBaseURL: URL, publishableKey: String, subscriberId: String?,
+                subscriberToken: SubscriberTokenProvider?, pushTopic: String) {
         self.apiBaseURL = apiBaseURL
         self.publishableKey = publishableKey
         self.subscriberId = subscriberId
         self.subscriberToken = subscriberToken
         self.pushTopic = pushTopic
+    }
+
+    /// A configuration with nobody signed in: call ``BuzzKitClient/login(subscriberId:subscriberToken:)``
+    /// once the person signs in.
+    public init(apiBaseURL: URL, publishableKey: String, pushTopic: String) {
+        self.init(apiBaseURL: apiBaseURL, publishableKey: publishableKey, subscriberId: nil, subscriberToken: nil, pushTopic: pushTopic)
     }
 
     /// Checks the values the API would refuse anyway.
@@ -57,7 +75,9 @@ public struct Configuration: Sendable {
             BuzzKitError(.invalidConfiguration, context: "configure", message: message)
         }
         guard publishableKey.hasPrefix("pk_") else { throw fail("publishableKey must be a publishable key (pk_…); secret keys never belong on a device") }
-        guard !subscriberId.isEmpty, subscriberId.count <= 200 else { throw fail("subscriberId must be 1–200 characters") }
+        if let subscriberId { try Identity.validate(subscriberId: subscriberId, context: "configure") }
+        guard (subscriberId == nil) == (subscriberToken == nil) else { throw fail("subscriberId and subscriberToken come together") }
+        guard backgroundBudget > 0, backgroundBudget <= 28 else { throw fail("backgroundBudget must be within iOS's 30 s, got \(backgroundBudget)") }
         guard !pushTopic.isEmpty else { throw fail("pushTopic must be the app's bundle id") }
         guard (1...1000).contains(eventBatchSize) else { throw fail("eventBatchSize must be 1…1000, got \(eventBatchSize)") }
         guard pendingNotificationLimit > 0 else { throw fail("pendingNotificationLimit must be positive") }

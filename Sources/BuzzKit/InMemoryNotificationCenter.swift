@@ -28,11 +28,32 @@ public actor InMemoryNotificationCenter: NotificationScheduling {
     private var loop: Task<Void, Never>?
     private var loopWakeAt: Date?
     private var loopMaximumSleep: TimeInterval = 1
+    private var permission: NotificationAuthorization
+    private var answerWhenAsked: NotificationAuthorization
 
     /// A center firing by `clock`, keeping at most `capacity` pending requests.
-    public init(clock: any DeviceClock, capacity: Int = 64) {
+    /// `authorization` is the permission now; `answerWhenAsked` what the person answers
+    /// when the app asks while it is `notDetermined`.
+    public init(clock: any DeviceClock, capacity: Int = 64, authorization: NotificationAuthorization = .authorized,
+                answerWhenAsked: NotificationAuthorization = .authorized) {
         self.clock = clock
         self.capacity = capacity
+        self.permission = authorization
+        self.answerWhenAsked = answerWhenAsked
+    }
+
+    /// The person changes the permission in Settings.
+    public func setAuthorization(_ authorization: NotificationAuthorization) {
+        permission = authorization
+    }
+
+    /// The permission now.
+    public func authorizationStatus() async -> NotificationAuthorization { permission }
+
+    /// Asks once: a `notDetermined` permission becomes the person's answer.
+    public func requestAuthorization() async throws -> NotificationAuthorization {
+        if permission == .notDetermined { permission = answerWhenAsked }
+        return permission
     }
 
     /// Calls `observer` for every notification shown from now on (synchronously, inside the
@@ -146,7 +167,10 @@ public actor InMemoryNotificationCenter: NotificationScheduling {
 
     // MARK: Internals
 
+    /// Shows a notification unless the person denied permission (then iOS fires the request
+    /// or takes the alert without showing anything).
     private func show(_ notification: DeliveredNotification) {
+        guard permission.canShow else { return }
         delivered.append(notification)
         observer?(notification)
     }

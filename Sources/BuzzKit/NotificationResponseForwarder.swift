@@ -3,39 +3,76 @@ import BuzzKitWire
 import Foundation
 @preconcurrency import UserNotifications
 
-/// The `UNUserNotificationCenter` delegate installed by automatic push handling: forwards taps
-/// to the SDK (`$push.opened`, deep link) and lets it see alerts shown in the foreground
-/// (a fallback then removes its pending local copy).
+/// The `UNUserNotificationCenter` delegate installed by automatic push handling. It handles
+/// BuzzKit's notifications and passes everything else to the delegate the app had installed
+/// before (``next``), so the app's own notifications behave as if BuzzKit were not there.
+///
+/// - Taps on BuzzKit notifications go to the SDK (`$push.opened`, deep link); other taps go
+///   to the app's delegate.
+/// - In the foreground, BuzzKit's notifications are shown (banner, list, sound) and a BuzzKit
+///   alert push is first handed to the SDK (a fallback removes its pending local copy); the
+///   app's own go to its delegate, or are not shown when it has none (iOS's default).
 public final class NotificationResponseForwarder: NSObject, UNUserNotificationCenterDelegate, @unchecked Sendable {
-    private let target = Locked<WeakHandler>(WeakHandler())
+    private let relay: PushEventRelay
+    /// The app's delegate from before BuzzKit was configured (held weakly, as iOS holds
+    /// delegates).
+    public weak var next: (any UNUserNotificationCenterDelegate)?
 
-    private struct WeakHandler {
-        weak var handler: (any PushEventHandling)?
+    /// A forwarder whose BuzzKit events go through `relay`.
+    public init(relay: PushEventRelay) {
+        self.relay = relay
     }
 
-    /// Forwards to `handler` (held weakly) from now on.
-    public func setHandler(_ handler: (any PushEventHandling)?) {
-        target.withLock { $0.handler = handler }
-    }
-
-    /// A tap: forwards the user info.
+    /// A tap (or another action): BuzzKit's default action goes to the SDK, the rest to the
+    /// app's delegate. iOS calls this on launch by a tap too, after
+    /// `application(_:didFinishLaunchingWithOptions:)`.
     public func userNotificationCenter(_ center: UNUserNotificationCenter,
-                                       didReceive response: UNNotificationResponse) async {
-        guard response.actionIdentifier == UNNotificationDefaultActionIdentifier,
-              let userInfo = try? JSONValue.members(userInfo: response.notification.request.content.userInfo)
-        else { return }
-        await target.current.handler?.handleNotificationOpen(userInfo: userInfo)
-    }
-
-    /// A notification about to be shown in the foreground: a remote BuzzKit alert goes to the
-    /// SDK first; everything is shown.
-    public func userNotificationCenter(_ center: UNUserNotificationCenter,
-                                       willPresent notification: UNNotification) async -> UNNotificationPresentationOptions {
-        if notification.request.trigger is UNPushNotificationTrigger,
-           let payload = try? JSONValue.members(userInfo: notification.request.content.userInfo) {
-            _ = await target.current.handler?.handleRemoteNotification(payload: payload)
+                                       didReceive response: UNNotificationResponse,
+                                       withCompletionHandler completionHandler: @escaping () -> Void) {
+        let userInfo = (try? JSONValue.members(userInfo: response.notification.request.content.userInfo)) ?? [:]
+        guard BuzzKitNotification.owns(userInfo: userInfo) else {
+            if let next, next.responds(to: #selector(UNUserNotificationCenterDelegate.userNotificationCenter(_:didReceive:withCompletionHandler:))) {
+                next.userNotificationCenter?(center, didReceive: response, withCompletionHandler: completionHandler)
+            } else {
+                completionHandler()
+            }
+            return
         }
-        return [.banner, .list, .sound]
+        let relay = self.relay
+        let isDefault = response.actionIdentifier == UNNotificationDefaultActionIdentifier
+        Task {
+            if isDefault { await relay.open(userInfo: userInfo) }
+            completionHandler()
+        }
+    }
+
+    /// A notification about to be shown while the app is in the foreground.
+    public func userNotificationCenter(_ center: UNUserNotificationCenter, willPresent notification: UNNotification,
+                                       withCompletionHandler completionHandler: @escaping (UNNotificationPresentationOptions) -> Void) {
+        let userInfo = (try? JSONValue.members(userInfo: notification.request.content.userInfo)) ?? [:]
+        guard let presentation = BuzzKitNotification.foregroundPresentation(userInfo: userInfo) else {
+            if let next, next.responds(to: #selector(UNUserNotificationCenterDelegate.userNotificationCenter(_:willPresent:withCompletionHandler:))) {
+                next.userNotificationCenter?(center, willPresent: notification, withCompletionHandler: completionHandler)
+            } else {
+                completionHandler([])
+            }
+            return
+        }
+        var options: UNNotificationPresentationOptions = []
+        if presentation.banner { options.insert(.banner) }
+        if presentation.list { options.insert(.list) }
+        if presentation.sound { options.insert(.sound) }
+        let isRemote = notification.request.trigger is UNPushNotificationTrigger
+        let relay = self.relay
+        Task {
+            if isRemote { _ = await relay.deliverRemoteNotification(payload: userInfo) }
+            completionHandler(options)
+        }
+    }
+
+    /// The app's settings screen for notifications: the app's delegate decides.
+    public func userNotificationCenter(_ center: UNUserNotificationCenter, openSettingsFor notification: UNNotification?) {
+        next?.userNotificationCenter?(center, openSettingsFor: notification)
     }
 }
 #endif

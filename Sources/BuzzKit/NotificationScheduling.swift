@@ -15,4 +15,9 @@ public protocol NotificationScheduling: Sendable {
     func deliveredNotifications() async -> [DeliveredNotification]
     /// Removes shown notifications from the list; unknown ids are ignored.
     func removeDeliveredNotifications(withIdentifiers ids: [String]) async
+    /// The person's current notification permission.
+    func authorizationStatus() async -> NotificationAuthorization
+    /// Asks the person for permission (alert, sound, badge) when not asked yet, and returns
+    /// the permission afterwards.
+    func requestAuthorization() async throws -> NotificationAuthorization
 }

@@ -11,6 +11,13 @@ public struct PlanRecord: Sendable, Hashable, Codable {
         /// 64-request limit). It is put back when a slot frees up before it is due; if none
         /// does, it is lost (``ClientActivity.LossReason/evictedAfterAcknowledgment``).
         case parked
+        /// Scheduled here, then taken out of the notification center before the app was
+        /// suspended because its acknowledgment had not reached the server (the server will
+        /// send its fallback, and a suspended app cannot withdraw a local copy in time). Its
+        /// acknowledgment stays queued: once the server confirms it before the plan is due,
+        /// the plan is parked and put back like any parked plan; at its deadline it is
+        /// withdrawn.
+        case held
     }
 
     /// The plan as received.
@@ -26,9 +33,13 @@ public struct PlanRecord: Sendable, Hashable, Codable {
     public internal(set) var acknowledgmentUncertain: Bool
     /// When the plan arrived.
     public internal(set) var receivedAt: Date
+    /// The device's zone when the plan arrived (the zone its moment was planned in, unless
+    /// the phone was elsewhere than the subscriber's profile says).
+    public internal(set) var receivedZone: TimeZone?
 
     /// A freshly scheduled plan whose acknowledgment is `acknowledgmentEventId`.
-    init(plan: LocalPlan, acknowledgmentEventId: String, receivedAt: Date) {
+    init(plan: LocalPlan, acknowledgmentEventId: String, receivedAt: Date, receivedZone: TimeZone? = nil) {
+        self.receivedZone = receivedZone
         self.plan = plan
         self.state = .scheduled
         self.acknowledgmentEventId = acknowledgmentEventId

@@ -1,9 +1,9 @@
 /// The platform's stream of push events (remote notifications, taps, device tokens). With
-/// ``Configuration/automaticPushHandling`` on, the client attaches itself at start; with it
-/// off, the app forwards these events itself.
+/// ``Configuration/automaticPushHandling`` on, ``BuzzKit/configure(_:ports:)`` attaches the
+/// client synchronously, before it returns, so a push that launched the app reaches it.
 public protocol PushEventSource: Sendable {
     /// Routes events to `handler` from now on (held weakly), replacing any earlier handler.
-    func attach(_ handler: any PushEventHandling) async
+    func attach(_ handler: any PushEventHandling)
     /// Stops routing events.
-    func detach() async
+    func detach()
 }

@@ -9,6 +9,8 @@ public struct PushRegistration: Sendable, Hashable, Codable {
     public var topic: String
     /// Production or sandbox.
     public var environment: Environment
+    /// The notification permission last read from the platform (`nil`: not known yet).
+    public var authorization: NotificationAuthorization?
 
     /// A registration from a hex token (normalised to lowercase).
     public init(token: String, topic: String, environment: Environment = .production) {
@@ -29,7 +31,9 @@ public struct PushRegistration: Sendable, Hashable, Codable {
 
     /// The request body.
     var body: [String: String] {
-        ["platform": "ios", "token": token, "topic": topic, "environment": environment.rawValue]
+        var body = ["platform": "ios", "token": token, "topic": topic, "environment": environment.rawValue]
+        if let authorization { body["authorization"] = authorization.rawValue }
+        return body
     }
 
     /// The APNs environment a device token belongs to.
@@ -38,5 +42,14 @@ public struct PushRegistration: Sendable, Hashable, Codable {
         case production
         /// Apple's sandbox gateway (development builds).
         case sandbox
+
+        /// `sandbox` when this code is compiled with `DEBUG`, else `production`.
+        public static var ofThisBuild: Environment {
+            #if DEBUG
+            return .sandbox
+            #else
+            return .production
+            #endif
+        }
     }
 }

@@ -4,8 +4,13 @@ import Foundation
 @preconcurrency import UserNotifications
 
 /// ``NotificationScheduling`` over `UNUserNotificationCenter`: a plan becomes a
-/// `UNCalendarNotificationTrigger` whose date components have no time zone, so iOS fires it at
-/// that wall clock in whatever zone the device is in.
+/// `UNCalendarNotificationTrigger` whose date components are Gregorian with no time zone
+/// (``FireAt/floatingDateComponents``), so iOS fires it at that wall clock in whatever zone
+/// the device is in.
+///
+/// Every method is one call of Apple's API, documented with what iOS does; the decisions
+/// (what to schedule, keep, remove, acknowledge) are made in ``BuzzKitClient`` and tested on
+/// Linux over ``InMemoryNotificationCenter``, which models the same behaviour.
 ///
 /// The app's own pending requests are reported too (they count towards the 64): calendar
 /// triggers by their components, other triggers by their next fire date in the current zone.
@@ -20,14 +25,9 @@ public struct UserNotificationCenterScheduler: NotificationScheduling {
         content.body = request.body
         if request.sound != nil { content.sound = .default }
         content.userInfo = JSONValue.foundationObject(request.userInfo)
-        var components = DateComponents()
-        components.year = request.fireAt.year
-        components.month = request.fireAt.month
-        components.day = request.fireAt.day
-        components.hour = request.fireAt.hour
-        components.minute = request.fireAt.minute
-        components.second = request.fireAt.second
-        let trigger = UNCalendarNotificationTrigger(dateMatching: components, repeats: false)
+        // iOS: a pending request with the same identifier is replaced; past the app's 64
+        // pending requests, the ones firing last are dropped silently.
+        let trigger = UNCalendarNotificationTrigger(dateMatching: request.fireAt.floatingDateComponents, repeats: false)
         try await UNUserNotificationCenter.current()
             .add(UNNotificationRequest(identifier: request.id, content: content, trigger: trigger))
     }
@@ -59,15 +59,31 @@ public struct UserNotificationCenterScheduler: NotificationScheduling {
         UNUserNotificationCenter.current().removeDeliveredNotifications(withIdentifiers: ids)
     }
 
+    /// The permission: `getNotificationSettings().authorizationStatus` (iOS re-reads Settings
+    /// each time; `ephemeral` App Clip permission counts as provisional).
+    public func authorizationStatus() async -> NotificationAuthorization {
+        switch await UNUserNotificationCenter.current().notificationSettings().authorizationStatus {
+        case .authorized: return .authorized
+        case .provisional, .ephemeral: return .provisional
+        case .denied: return .denied
+        case .notDetermined: return .notDetermined
+        @unknown default: return .notDetermined
+        }
+    }
+
+    /// `requestAuthorization(options: [.alert, .sound, .badge])`: iOS asks the person once;
+    /// later calls return the answer without asking.
+    public func requestAuthorization() async throws -> NotificationAuthorization {
+        _ = try await UNUserNotificationCenter.current().requestAuthorization(options: [.alert, .sound, .badge])
+        return await authorizationStatus()
+    }
+
     static func request(from request: UNNotificationRequest) -> NotificationRequest {
         let content = request.content
         let fireAt: FireAt
         if let calendar = request.trigger as? UNCalendarNotificationTrigger,
-           let year = calendar.dateComponents.year, let month = calendar.dateComponents.month,
-           let day = calendar.dateComponents.day {
-            let parts = calendar.dateComponents
-            fireAt = FireAt(year: year, month: month, day: day, hour: parts.hour ?? 0,
-                            minute: parts.minute ?? 0, second: parts.second ?? 0)
+           let floating = FireAt(floating: calendar.dateComponents) {
+            fireAt = floating
         } else if let next = (request.trigger as? UNCalendarNotificationTrigger)?.nextTriggerDate()
                     ?? (request.trigger as? UNTimeIntervalNotificationTrigger)?.nextTriggerDate() {
             fireAt = FireAt(instant: next, in: .current)

@@ -67,7 +67,7 @@ final class CancelOnTests: XCTestCase {
         await phone.receivePlan("run-1/nudge", in: 3_600, cancelOn: ["workout.completed"])
         let book = try XCTUnwrap(try store.value(PlanBook.self, forKey: "buzzkit.plans"))
         XCTAssertEqual(book.registry.localIds(for: "workout.completed"), ["run-1/nudge"])
-        XCTAssertEqual(store.keys, ["buzzkit.events", "buzzkit.plans"])
+        XCTAssertEqual(store.keys, ["buzzkit.events", "buzzkit.identity", "buzzkit.plans"])
     }
 
     func testPlanArrivingAfterItsCancelEventIsNotScheduled() async throws {

@@ -21,19 +21,24 @@ final class RegistrationTests: XCTestCase {
         XCTAssertEqual(request.header("Authorization"), "Bearer pk_tenant_secret")
         XCTAssertEqual(request.header("X-BuzzKit-Subscriber-Token"), TestPhone.token)
         XCTAssertEqual(try body(request), ["platform": "ios", "token": TestPhone.deviceToken, "topic": "com.example.gym",
-                                           "environment": "sandbox"])
+                                           "environment": "sandbox", "authorization": "authorized"])
         let registered = await phone.client.registeredDevice
         XCTAssertEqual(registered?.token, TestPhone.deviceToken)
     }
 
-    func testRestartDoesNotRegisterAgainUnlessTheTokenChanged() async throws {
+    /// Every launch registers once (the server may have deactivated the token after an APNs
+    /// rejection; registering reactivates it), and a new token registers at once.
+    func testEveryLaunchRegistersOnceAndANewTokenAtOnce() async throws {
         let phone = try await TestPhone { $0.deviceToken = TestPhone.deviceToken }
         XCTAssertEqual(phone.transport.requests.count, 1)
+        await phone.client.applicationDidEnterBackground()
+        await phone.client.applicationDidBecomeActive()
+        XCTAssertEqual(phone.transport.requests.count, 1, "returning to the foreground is not a launch")
         try await phone.restart()
-        XCTAssertEqual(phone.transport.requests.count, 1)
+        XCTAssertEqual(phone.transport.requests.count, 2)
         let newToken = String(repeating: "a1", count: 32)
         try await phone.client.setDeviceToken(newToken)
-        XCTAssertEqual(phone.transport.requests.count, 2)
+        XCTAssertEqual(phone.transport.requests.count, 3)
         XCTAssertEqual(try body(phone.transport.requests.last)["token"], newToken)
     }
 
@@ -50,7 +55,9 @@ final class RegistrationTests: XCTestCase {
         XCTAssertEqual(phone.transport.requests.count, 3)
         let registered = await phone.client.registeredDevice
         XCTAssertNotNil(registered)
-        XCTAssertTrue(phone.activity.all.contains(.deviceRegistered(PushRegistration(token: TestPhone.deviceToken, topic: "com.example.gym"))))
+        var expected = PushRegistration(token: TestPhone.deviceToken, topic: "com.example.gym", environment: .ofThisBuild)
+        expected.authorization = .authorized
+        XCTAssertTrue(phone.activity.all.contains(.deviceRegistered(expected)))
     }
 
     func testRefusedRegistrationIsNotRetriedForever() async throws {

@@ -106,6 +106,19 @@ final class PipelineStageTests: XCTestCase {
         XCTAssertEqual(pipeline.pushes(to: device).count, 2, "nothing after the cancel")
     }
 
+    func testBkCancelSkipsAPlanRecipientNowRegisteredToAnotherSubscriber() throws {
+        let devices = pipeline.addSubscriber("ana", devices: 2)
+        try pipeline.event("workout.scheduled", subscriber: "ana")
+        try pipeline.pump()
+        XCTAssertEqual(devices.map { pipeline.pushes(to: $0).count }, [1, 1])
+        // The phone of the first device logs ana out and registers for bo (same token).
+        pipeline.store.withState { $0.devices[devices[0].id]?.subscriberId = "bo" }
+        try pipeline.event("workout.completed", subscriber: "ana")
+        try pipeline.pump()
+        XCTAssertEqual(pipeline.runs[0].state.status, .cancelled)
+        XCTAssertEqual(devices.map { pipeline.pushes(to: $0).count }, [1, 2], "the cancel of ana's run goes to ana's devices only")
+    }
+
     func testUnknownTenantIsAPermanentError() throws {
         let item = EventProcessor.Item(tenantId: "t_nobody", event: BuzzEvent(event: "x", subscriberId: "s", timestamp: Date()), dedupeKey: nil)
         XCTAssertThrowsError(try StageProcessor(context: pipeline.context).process([.event(item)])) { error in

@@ -32,6 +32,15 @@ final class APIHarness: @unchecked Sendable {
 
     var secretKey: String { pipeline.credentials.secretKey }
 
+    var publishableKey: String { pipeline.credentials.publishableKey }
+
+    /// The header a device of `subscriberId` sends with the publishable key (a token valid for an hour).
+    func deviceHeaders(_ subscriberId: String) -> [String: String] {
+        let expiresAt = Int(Date().timeIntervalSince1970) + 3600
+        return ["X-BuzzKit-Subscriber-Token": TenantCredentials.subscriberToken(signingSecret: pipeline.credentials.signingSecret,
+                                                                                subscriberId: subscriberId, expiresAt: expiresAt)]
+    }
+
     struct Response {
         var status: Int
         var data: Data

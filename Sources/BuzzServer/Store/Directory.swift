@@ -80,16 +80,20 @@ public struct Directory: Sendable {
         }
     }
 
-    /// Registers a device token for a subscriber (re-activating it, or moving it from another
-    /// subscriber of the same tenant). Returns the device id.
+    /// Registers a device token for a subscriber (re-activating it, whether it was logged out
+    /// or refused by APNs, or moving it from another subscriber of the same tenant). A nil
+    /// `authorization` keeps the one stored before. Returns the device id.
     @discardableResult
     public func putDevice(_ device: DeviceRecord) throws -> UUID {
         try pool.withConnection { db in
+            // "authorization" is a reserved word in PostgreSQL, hence the quotes.
             try db.query("""
-                INSERT INTO devices (id, tenant_id, subscriber_id, platform, token, topic, environment)
-                VALUES (\(device.id), \(device.tenantId), \(device.subscriberId), \(device.platform), \(device.token), \(device.topic), \(device.environment))
+                INSERT INTO devices (id, tenant_id, subscriber_id, platform, token, topic, environment, "authorization")
+                VALUES (\(device.id), \(device.tenantId), \(device.subscriberId), \(device.platform), \(device.token), \(device.topic),
+                        \(device.environment), \(device.authorization))
                 ON CONFLICT (tenant_id, token) DO UPDATE SET subscriber_id = EXCLUDED.subscriber_id, topic = EXCLUDED.topic,
-                    environment = EXCLUDED.environment, active = true, inactive_at = NULL, inactive_reason = NULL, updated_at = now()
+                    environment = EXCLUDED.environment, "authorization" = coalesce(EXCLUDED."authorization", devices."authorization"),
+                    active = true, inactive_at = NULL, inactive_reason = NULL, updated_at = now()
                 RETURNING id
                 """)[0].decode("id")
         }

@@ -179,7 +179,9 @@ struct InMemoryStoreTransaction: StoreTransaction {
         read { state in
             let ids = Set(state.deliveries.filter { $0.value.runId == runId && $0.value.kind == "plan" && $0.value.outcome?.status == "sent" }
                 .compactMap { UUID(uuidString: String($0.key.split(separator: "\u{0}").last!)) })
-            return state.deviceOrder.filter { ids.contains($0) }.compactMap { state.devices[$0] }.filter(\.active)
+            let run = state.runs[runId]
+            return state.deviceOrder.filter { ids.contains($0) }.compactMap { state.devices[$0] }
+                .filter { $0.active && $0.tenantId == run?.tenantId && $0.subscriberId == run?.subscriberId }
         }
     }
 }

@@ -78,6 +78,7 @@ public protocol StoreTransaction {
     func claimDeliveries(_ requests: [DeliveryRequest], at: Date) throws -> [DeliveryClaim]
     /// Records the answers of sends.
     func finishDeliveries(_ outcomes: [(idempotencyKey: String, deviceId: UUID, outcome: DeliveryOutcome)], at: Date) throws
-    /// Devices that were sent a plan of the run (they need the `bk.cancel`).
+    /// Devices that were sent a plan of the run (they need the `bk.cancel`) and are still
+    /// active for the run's subscriber.
     func planRecipients(runId: UUID) throws -> [DeviceRecord]
 }

@@ -51,9 +51,13 @@ public struct DeviceRecord: Sendable, Equatable {
     /// `production` or `sandbox`.
     public var environment: String
     public var active: Bool
+    /// The notification permission the device last reported: `authorized`, `provisional`,
+    /// `denied` or `notDetermined`; nil when it never said. Informational: silent plan pushes
+    /// need no permission, so every active device gets them whatever this says.
+    public var authorization: String?
 
     public init(id: UUID = UUID(), tenantId: String, subscriberId: String, platform: String = "ios", token: String,
-                topic: String, environment: String = "production", active: Bool = true) {
+                topic: String, environment: String = "production", active: Bool = true, authorization: String? = nil) {
         self.id = id
         self.tenantId = tenantId
         self.subscriberId = subscriberId
@@ -62,6 +66,7 @@ public struct DeviceRecord: Sendable, Equatable {
         self.topic = topic
         self.environment = environment
         self.active = active
+        self.authorization = authorization
     }
 }
 

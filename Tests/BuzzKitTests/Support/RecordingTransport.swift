@@ -20,6 +20,7 @@ final class RecordingTransport: HTTPTransport {
         var script: [Reply] = []
         var fallback: Reply = .status(202, body: "{\"accepted\":1}")
         var rule: (@Sendable (HTTPTransportRequest) -> Reply?)?
+        var plans: [LocalPlan] = []
     }
 
     private let state = Locked(State())
@@ -33,6 +34,13 @@ final class RecordingTransport: HTTPTransport {
             // A retry storm never ends on a manual clock; stop it loudly instead of filling memory.
             precondition(state.requests.count <= Self.stormLimit, "retry storm: more than \(Self.stormLimit) requests")
             if let rule = state.rule, let reply = rule(request) { return reply }
+            // The server's plan list (sync), unless a rule says otherwise.
+            if request.method == "GET", request.url.path.hasSuffix("/plans") {
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.sortedKeys]
+                let plans = String(decoding: (try? encoder.encode(state.plans)) ?? Data("[]".utf8), as: UTF8.self)
+                return .status(200, body: "{\"plans\": \(plans), \"asOf\": \"2026-11-30T09:00:00Z\"}")
+            }
             return state.script.isEmpty ? state.fallback : state.script.removeFirst()
         }
         let context = "\(request.method) \(request.url.path)"
@@ -44,6 +52,24 @@ final class RecordingTransport: HTTPTransport {
         case .timeout:
             throw BuzzKitError(.networkFailure, context: context, message: "timed out")
         }
+    }
+
+    /// The plans the fake server lists for sync (`GET /v1/subscribers/{id}/plans`).
+    func setPlans(_ plans: [LocalPlan]) {
+        state.withLock { $0.plans = plans }
+    }
+
+    /// Adds a plan to the fake server's list (replacing one with the same id).
+    func addPlan(_ plan: LocalPlan) {
+        state.withLock { state in
+            state.plans.removeAll { $0.id == plan.id }
+            state.plans.append(plan)
+        }
+    }
+
+    /// The sync requests.
+    var syncRequests: [HTTPTransportRequest] {
+        allRequests.filter { $0.method == "GET" && $0.url.path.hasSuffix("/plans") }
     }
 
     /// Queues replies for the next requests.
@@ -61,8 +87,13 @@ final class RecordingTransport: HTTPTransport {
         state.withLock { $0.rule = rule }
     }
 
-    /// Every request so far.
-    var requests: [HTTPTransportRequest] { state.withLock { $0.requests } }
+    /// Every request so far, syncs included.
+    var allRequests: [HTTPTransportRequest] { state.withLock { $0.requests } }
+
+    /// Every request so far but the syncs (`GET …/plans`, sent at every wake).
+    var requests: [HTTPTransportRequest] {
+        allRequests.filter { !($0.method == "GET" && $0.url.path.hasSuffix("/plans")) }
+    }
 
     /// The `POST /v1/events` requests.
     var eventRequests: [HTTPTransportRequest] {

@@ -24,8 +24,10 @@ final class TestPhone {
     private(set) var client: BuzzKitClient
 
     /// A phone; `adjust` changes the configuration, `start` runs ``BuzzKitClient/start()``.
+    /// `foreground`: the app is in the foreground after the start (code runs throughout);
+    /// otherwise it is in the background and every push is a wake that ends in suspension.
     init(subscriberId: String = "u_123", capacity: Int = 64, store: InMemoryKeyValueStore = InMemoryKeyValueStore(),
-         start: Bool = true, _ adjust: (inout Configuration) -> Void = { _ in }) async throws {
+         start: Bool = true, foreground: Bool = true, _ adjust: (inout Configuration) -> Void = { _ in }) async throws {
         clock = ManualClock(now: Self.start, timeZone: Self.berlin)
         center = InMemoryNotificationCenter(clock: clock, capacity: capacity)
         self.store = store
@@ -38,7 +40,10 @@ final class TestPhone {
         self.configuration = configuration
         client = try Self.makeClient(configuration, clock, center, store, network, source, activity)
         await client.setActivityObserver { [activity] in activity.record($0) }
-        if start { await client.start() }
+        if start {
+            await client.start()
+            if foreground { await client.applicationDidBecomeActive() }
+        }
     }
 
     private static func makeClient(_ configuration: Configuration, _ clock: ManualClock, _ center: InMemoryNotificationCenter,
@@ -52,11 +57,12 @@ final class TestPhone {
 
     /// A new client over the same store, center and clock (an app relaunch). The old one is
     /// shut down first.
-    func restart() async throws {
+    func restart(foreground: Bool = true) async throws {
         await client.shutdown()
         client = try Self.makeClient(configuration, clock, center, store, network, source, activity)
         await client.setActivityObserver { [activity] in activity.record($0) }
         await client.start()
+        if foreground { await client.applicationDidBecomeActive() }
     }
 
     /// The floating wall clock `seconds` from now in the device's zone.
@@ -67,7 +73,9 @@ final class TestPhone {
     /// Delivers a plan firing `seconds` from now.
     @discardableResult
     func receivePlan(_ localId: String, in seconds: TimeInterval, cancelOn: [String] = [], messageId: String? = nil) async -> PushOutcome {
-        await client.handleRemoteNotification(payload: Payloads.plan(localId, messageId: messageId, fireAt: fireAt(in: seconds), cancelOn: cancelOn))
+        let payload = Payloads.plan(localId, messageId: messageId, fireAt: fireAt(in: seconds), cancelOn: cancelOn)
+        if case .plan(let plan) = IncomingPush(payload: payload) { transport.addPlan(plan) }
+        return await client.handleRemoteNotification(payload: payload)
     }
 
     /// Moves the clock, fires what is due and waits until the client is idle.

@@ -1,0 +1,107 @@
+import BuzzKitWire
+import BuzzServer
+import Foundation
+import HTTPServer
+
+/// A subscriber's devices and what they should hold (contract §4 and §4b). Every route takes
+/// the secret key (servers, any subscriber) or the publishable key with a subscriber token
+/// made for the subscriber in the path (devices, their own subscriber only).
+enum DeviceRoutes {
+    /// The notification permissions the SDK reports.
+    static let authorizations: Set<String> = ["authorized", "provisional", "denied", "notDetermined"]
+    /// `inactive_reason` of a device its app logged out.
+    static let logoutReason = "logged out"
+
+    static func register(_ router: inout Router, _ api: APIContext) {
+        // Registers (or re-registers, which re-activates) a push token for the subscriber.
+        router.add("PUT", "/v1/subscribers/{id}/devices") { request in
+            let principal = try await api.principal(request)
+            let id = try DirectoryRoutes.subscriberId(request)
+            try principal.authorize(subscriberId: id, now: api.clock.now())
+            let fields = try JSONBody(request).object(allowed: ["platform", "token", "topic", "environment", "authorization"])
+            let platform = try fields.requiredString("platform", maxLength: 16)
+            guard platform == "ios" else {
+                throw HTTPError.badRequest("platform must be \"ios\", got \"\(platform)\"", code: "invalid_value", field: "platform")
+            }
+            let token = try fields.requiredString("token", maxLength: 200)
+            guard isDeviceToken(token) else {
+                throw HTTPError.badRequest("token must be the device token in hex (64 digits for APNs)", code: "invalid_value", field: "token")
+            }
+            let topic = try fields.requiredString("topic", maxLength: 200)
+            let environment = try fields.string("environment", required: false, maxLength: 16) ?? "production"
+            guard environment == "production" || environment == "sandbox" else {
+                throw HTTPError.badRequest("environment must be \"production\" or \"sandbox\"", code: "invalid_value", field: "environment")
+            }
+            let authorization = try authorization(fields)
+            let tenantId = principal.tenant.id
+            let exists = try await api.blocking { try api.directory.subscriberExists(tenantId: tenantId, id: id) }
+            if !exists { try await api.blocking { try api.directory.putSubscriber(SubscriberRecord(tenantId: tenantId, id: id)) } }
+            let device = DeviceRecord(tenantId: tenantId, subscriberId: id, platform: platform, token: token.lowercased(), topic: topic,
+                                      environment: environment, authorization: authorization)
+            let deviceId = try await api.blocking { try api.directory.putDevice(device) }
+            var body = ["id": deviceId.uuidString.lowercased(), "subscriberId": id, "platform": platform, "environment": environment]
+            body["authorization"] = authorization
+            return .json(body)
+        }
+
+        // Logout: the token receives nothing more for this subscriber. Idempotent.
+        router.add("DELETE", "/v1/subscribers/{id}/devices/{token}") { request in
+            let principal = try await api.principal(request)
+            let id = try DirectoryRoutes.subscriberId(request)
+            let now = api.clock.now()
+            try principal.authorize(subscriberId: id, now: now)
+            let token = try request.parameter("token").lowercased()
+            let notFound = HTTPError.notFound("device token …\(token.suffix(8)) of subscriber \(id)")
+            // A text that cannot be a registered token is not looked up (nor bound to SQL).
+            guard isDeviceToken(token) else { throw notFound }
+            let tenantId = principal.tenant.id
+            let found = try await api.blocking {
+                try api.directory.deactivateDevice(tenantId: tenantId, subscriberId: id, token: token, reason: logoutReason, at: now)
+            }
+            guard found != .notFound else { throw notFound }
+            return HTTPResponse(status: 204)
+        }
+
+        // Device sync: every plan of the subscriber's live runs whose moment is still ahead.
+        router.add("GET", "/v1/subscribers/{id}/plans") { request in
+            let principal = try await api.principal(request)
+            let id = try DirectoryRoutes.subscriberId(request)
+            let now = api.clock.now()
+            try principal.authorize(subscriberId: id, now: now)
+            let tenantId = principal.tenant.id
+            let plans = try await api.blocking { try api.directory.pendingPlans(tenantId: tenantId, subscriberId: id, now: now) }
+            return HTTPResponse(status: 200, headers: [("Content-Type", "application/json"), ("Cache-Control", "no-store")],
+                                body: syncBody(plans, asOf: now))
+        }
+    }
+
+    /// `{"plans": [bk.local, …], "asOf": "<RFC 3339>"}`, each plan written as the push wrote it.
+    static func syncBody(_ plans: [LocalPlan], asOf: Date) -> Data {
+        var writer = JSONWriter(capacity: 64 + plans.count * 384)
+        writer.beginObject()
+        writer.key(literal: "plans")
+        writer.beginArray()
+        for plan in plans { plan.write(to: &writer) }
+        writer.endArray()
+        writer.key(literal: "asOf"); writer.string(RFC3339.format(asOf))
+        writer.endObject()
+        return Data(writer.bytes)
+    }
+
+    /// The optional `authorization` member: one of ``authorizations`` (null counts as absent).
+    static func authorization(_ fields: InputFields) throws -> String? {
+        guard let value = fields.members["authorization"], !value.isNull else { return nil }
+        guard case .string(let text) = value, authorizations.contains(text) else {
+            throw HTTPError.badRequest("authorization must be one of \(authorizations.sorted().map { "\"\($0)\"" }.joined(separator: ", "))",
+                                       code: "invalid_value", field: "authorization")
+        }
+        return text
+    }
+
+    /// A device token as registration accepts it: 16 to 200 ASCII hex digits, an even count.
+    static func isDeviceToken(_ token: String) -> Bool {
+        let bytes = token.utf8
+        return (16...200).contains(bytes.count) && bytes.count % 2 == 0
+            && bytes.allSatisfy { (0x30...0x39).contains($0) || (0x41...0x46).contains($0) || (0x61...0x66).contains($0) }
+    }
+}

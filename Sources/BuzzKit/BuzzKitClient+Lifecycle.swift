@@ -1,0 +1,70 @@
+import Foundation
+
+extension BuzzKitClient {
+    /// The app came to the foreground (launched by the person, or returned to). Code runs
+    /// until it leaves, so timers work: reads the permission, retries a pending logout,
+    /// registers, flushes, and reconciles with the server's plan list.
+    public func applicationDidBecomeActive() async {
+        inForeground = true
+        await beginWake()
+        await settle()
+    }
+
+    /// The app went to the background; iOS suspends it a few seconds later (the Apple layer
+    /// asks for background time for this call). Sends what it can within
+    /// ``Configuration/backgroundBudget`` and then holds back every plan whose acknowledgment
+    /// has not reached the server, since nothing runs while the app is suspended to
+    /// withdraw it before the server's fallback arrives.
+    public func applicationDidEnterBackground() async {
+        inForeground = false
+        await endWake(deadline: clock.now.addingTimeInterval(configuration.backgroundBudget))
+    }
+
+    /// Whether the SDK believes the app is in the foreground.
+    public var isInForeground: Bool { inForeground }
+
+    /// The common start of a wake: permission, pending logouts, due work, sync.
+    func beginWake() async {
+        await refreshAuthorization()
+        startPendingLogouts()
+        await tick()
+        startSync()
+    }
+
+    /// The end of a wake in the background: waits for the running requests until
+    /// `deadline`, then (unless the app is in the foreground) holds the unconfirmed plans.
+    func endWake(deadline: Date) async {
+        await settle(until: deadline)
+        guard !inForeground else { return }
+        await withGate { await holdUnconfirmedPlans() }
+    }
+
+    /// Takes every pending plan whose acknowledgment is neither confirmed, nor possibly
+    /// received (in flight or sent with an ambiguous failure) out of the notification center
+    /// (inside the gate). See ``PlanRecord/State/held``.
+    func holdUnconfirmedPlans() async {
+        let held = book.records.values.filter { record in
+            record.state == .scheduled && !record.acknowledgmentConfirmed && !record.acknowledgmentUncertain
+                && !(record.acknowledgmentEventId.map(inFlightEventIds.contains) ?? false)
+        }.map(\.localId).sorted()
+        guard !held.isEmpty else { return }
+        await center.removePendingRequests(withIdentifiers: held)
+        for id in held { book.update(id) { $0.state = .held } }
+        saveBook()
+        report(.plansHeld(localIds: held))
+    }
+
+    /// Waits until no flush, sync or registration is in flight, or until `deadline`,
+    /// whichever comes first (the requests go on; their results are used when they arrive).
+    func settle(until deadline: Date) async {
+        let once = Locked(false)
+        let clock = self.clock
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let resume: @Sendable () -> Void = {
+                if once.withLock({ done in defer { done = true }; return !done }) { continuation.resume() }
+            }
+            Task { await self.settle(); resume() }
+            Task { try? await clock.sleep(until: deadline); resume() }
+        }
+    }
+}

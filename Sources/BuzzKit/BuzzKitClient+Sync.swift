@@ -1,0 +1,104 @@
+import BuzzKitWire
+import Foundation
+
+extension BuzzKitClient {
+    /// The body of `GET /v1/subscribers/{id}/plans`.
+    private struct PlanList: Decodable {
+        var plans: [LocalPlan]
+    }
+
+    /// Reconciles the phone's plans with the server's list now (``syncPlans()`` without
+    /// waiting): schedules and acknowledges what is missing, removes what is no longer live.
+    /// Runs at launch, on returning to the foreground, on regaining the network and on every
+    /// BuzzKit silent push, because APNs keeps one notification per app for an offline phone
+    /// and iOS throttles silent pushes: a lost plan or cancel push is repaired here.
+    @discardableResult
+    func startSync() -> Task<Void, Never>? {
+        guard identity != nil else { return nil }
+        if let syncTask { return syncTask }
+        let task = Task { () -> Void in
+            await self.performSync()
+            self.syncTask = nil
+        }
+        syncTask = task
+        return task
+    }
+
+    /// Reconciles with the server's plan list and waits for it (and the acknowledgments it
+    /// queued) to finish.
+    public func syncPlans() async {
+        startSync()
+        await settle()
+    }
+
+    private func performSync() async {
+        guard let subscriberId = identity?.subscriberId else { return }
+        let path = "/v1/subscribers/\(Self.encodePathSegment(subscriberId))/plans"
+        let context = "GET /v1/subscribers/{id}/plans"
+        let requestedAt = clock.now
+        var (result, body, _) = await exchange(method: "GET", path: path, body: Data(), context: context)
+        if case .unauthorized = result {
+            cachedToken = nil
+            (result, body, _) = await exchange(method: "GET", path: path, body: Data(), context: context)
+        }
+        guard case .accepted = result, let body else {
+            if case .failed(let error, _, _) = result { report(.error(error)) }
+            if case .refused(let error) = result { report(.error(error)) }
+            if case .unauthorized(let error) = result { report(.error(error)) }
+            return
+        }
+        let list: PlanList
+        do {
+            list = try JSONDecoder().decode(PlanList.self, from: body)
+        } catch {
+            report(.error(BuzzKitError(.invalidPayload, context: context, message: "the plan list could not be read: \(error)")))
+            return
+        }
+        await withGate { await applySync(list.plans, requestedAt: requestedAt, subscriberId: subscriberId) }
+        lastSyncAt = clock.now
+        await tick()
+    }
+
+    /// Applies the server's list (inside the gate).
+    ///
+    /// - A plan the phone holds that the server no longer lists is removed, if it arrived
+    ///   before the request went out and its moment (its `fireAt` in the zone the phone was in
+    ///   when it arrived) is still clearly ahead: the server lists every live plan whose
+    ///   moment is ahead, so its run was cancelled. A cancel tombstone keeps a late push of it
+    ///   out.
+    /// - A listed plan the phone does not hold is scheduled and acknowledged exactly as if
+    ///   its push had arrived (same id, so a push and a sync never show it twice), unless it
+    ///   was cancelled here or is due within ``Configuration/acknowledgmentDeadline``.
+    func applySync(_ plans: [LocalPlan], requestedAt: Date, subscriberId: String) async {
+        guard identity?.subscriberId == subscriberId else { return }
+        let listed = Set(plans.map(\.id))
+        let zone = clock.timeZone
+        var removed: [String] = []
+        for record in book.records.values.sorted(by: { $0.localId < $1.localId })
+        where !listed.contains(record.localId) && record.receivedAt < requestedAt {
+            let moment = record.plan.fireAt.instant(in: record.receivedZone ?? zone)
+            guard moment > requestedAt.addingTimeInterval(2) else { continue }
+            if record.state == .scheduled { await center.removePendingRequests(withIdentifiers: [record.localId]) }
+            if let ackId = record.acknowledgmentEventId, !inFlightEventIds.contains(ackId), queue.contains(id: ackId) {
+                queue.remove(ids: [ackId])
+                saveQueue()
+            }
+            book.remove(localId: record.localId)
+            book.addTombstone(CancelTombstone(id: record.localId, matchesPrefix: false, recordedAt: clock.now))
+            removed.append(record.localId)
+        }
+        if !removed.isEmpty { saveBook() }
+        var added: [String] = []
+        // Too close to its moment to be acknowledged safely (the acknowledgment deadline): the
+        // server's fallback covers it.
+        let earliest = clock.now.addingTimeInterval(configuration.acknowledgmentDeadline ?? 0)
+        for plan in plans where plan.fireAt.instant(in: zone) > earliest {
+            if book.tombstone(for: plan.id) != nil { continue }
+            if let existing = book.records[plan.id], existing.plan == plan { continue }
+            if await schedule(plan) == .newData { added.append(plan.id) }
+        }
+        if !added.isEmpty || !removed.isEmpty {
+            report(.plansSynced(added: added, removed: removed))
+        }
+    }
+}

@@ -1,0 +1,66 @@
+import BuzzKitWire
+import Foundation
+import PostgresClient
+
+/// Device sync and device lifecycle (contract §4b): the plans a device should hold, and a
+/// device leaving a subscriber.
+extension Directory {
+    /// The plans of the subscriber's live runs whose moment is after `now`, in moment order
+    /// (then local id): each exactly the `bk.local` object its silent push carried.
+    ///
+    /// Live means `running` or `waiting` and not a dry run, so a run that was cancelled (by an
+    /// event or the API), completed or failed contributes nothing, whatever its plans' moments.
+    /// (Dry runs never record a plan; they are excluded all the same.) A plan is listed as soon
+    /// as its run recorded it, which can be before the push reached the device.
+    public func pendingPlans(tenantId: String, subscriberId: String, now: Date) throws -> [LocalPlan] {
+        try pool.withConnection { db in
+            // `local_plans_subscriber_moment` (0004) serves the range; runs by primary key.
+            try db.query("""
+                SELECT (p.payload -> 'bk.local')::text AS plan FROM local_plans p
+                JOIN runs r ON r.id = p.run_id AND r.tenant_id = p.tenant_id
+                WHERE p.tenant_id = \(tenantId) AND p.subscriber_id = \(subscriberId) AND p.moment > \(now)
+                  AND r.status IN ('running', 'waiting') AND NOT r.dry_run
+                ORDER BY p.moment, p.local_id
+                """).map { row in
+                // `payload` is the whole push body as recorded by the trigger stage
+                // (`{"aps": …, "bk.local": …}`); read its plan back through the wire type, so
+                // the answer has the contract's shape and key order.
+                try LocalPlan(json: try JSONParser.parse(try row.decode("plan", as: String.self)), path: "bk.local")
+            }
+        }
+    }
+
+    /// What ``deactivateDevice(tenantId:subscriberId:token:reason:at:)`` found.
+    public enum DeviceDeactivation: Sendable, Equatable {
+        /// The device was active and is now inactive.
+        case deactivated
+        /// The device was already inactive (logged out before, or refused by APNs): nothing changed.
+        case alreadyInactive
+        /// No device of that subscriber has this token (unknown, or registered to another subscriber).
+        case notFound
+    }
+
+    /// Makes the subscriber's device with `token` inactive (`inactive_reason = reason`), so the
+    /// pipeline sends it nothing more for this subscriber: plans, alerts and fallbacks go only
+    /// to active devices, cancels only to active plan recipients of the run's own subscriber.
+    /// Registering the token again (``putDevice(_:)``) makes it active again.
+    ///
+    /// An already inactive device keeps its first reason and time.
+    public func deactivateDevice(tenantId: String, subscriberId: String, token: String, reason: String, at: Date) throws -> DeviceDeactivation {
+        try pool.withConnection { db in
+            let rows = try db.query("""
+                WITH old AS (
+                    SELECT id, active FROM devices
+                    WHERE tenant_id = \(tenantId) AND subscriber_id = \(subscriberId) AND token = \(token) FOR UPDATE)
+                UPDATE devices d SET active = false,
+                    inactive_at = CASE WHEN old.active THEN \(at) ELSE d.inactive_at END,
+                    inactive_reason = CASE WHEN old.active THEN \(reason) ELSE d.inactive_reason END,
+                    updated_at = CASE WHEN old.active THEN \(at) ELSE d.updated_at END
+                FROM old WHERE d.id = old.id
+                RETURNING old.active AS was_active
+                """)
+            guard let row = rows.first else { return .notFound }
+            return try row.decode("was_active", as: Bool.self) ? .deactivated : .alreadyInactive
+        }
+    }
+}
