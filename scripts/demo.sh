@@ -53,7 +53,7 @@ done
 $BIN/buzzkit scheduler 2>"$DEMO/logs/scheduler.log" & pids+=($!)
 for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$PORT/readyz" >/dev/null && break; sleep 0.2; done
 
-say "$PHONES phones, moment in ${LEAD}s (healthy, force-quit, low-power, offline, completes, two-devices)"
+say "$PHONES subscribers, moment in ${LEAD}s (every behaviour: healthy, force-quit, low-power, offline, completes, two-devices, offline-through-cancel, budget-exhausted, traveller, logout-switch, reinstalled, denied)"
 status=0
 $BIN/buzzkit-devicesim fleet --api "http://127.0.0.1:$PORT" --keys "$DEMO/keys.json" --apns-dir "$DEMO/apns" \
   --apns-port "$APNS_PORT" --phones "$PHONES" --lead "$LEAD" --report-json "$DEMO/report.json" || status=$?

@@ -1,4 +1,6 @@
-/// How a simulated phone (or its person) behaves.
+/// How a simulated phone (or its person) behaves. Every phone's app starts suspended in the
+/// background after its first launch; iOS may reclaim it (not running), and people open it
+/// now and then.
 public enum Behaviour: String, Sendable, CaseIterable, Codable {
     /// Receives the plan, schedules it, acknowledges; the local notification fires.
     case healthy
@@ -7,11 +9,32 @@ public enum Behaviour: String, Sendable, CaseIterable, Codable {
     case forceQuit = "force-quit"
     /// Low Power Mode: silent pushes arrive late (possibly after the moment).
     case lowPower = "low-power"
-    /// Offline for a while after the plan arrives: the acknowledgment is flushed later.
+    /// Offline for a while after the plan arrives: the acknowledgment cannot get through
+    /// before the app is suspended, so the plan is held back and the fallback shows it.
     case offline
-    /// The person completes the workout before the moment: the app tracks the cancelling
-    /// event, the phone removes the plan at once, the server cancels the run.
+    /// The person completes the workout before the moment: opens the app, which tracks the
+    /// cancelling event; the phone removes the plan at once, the server cancels the run.
     case completes
     /// A subscriber with two phones: one acknowledges, the other is force-quit.
     case twoDevices = "two-devices"
+    /// Offline when the backend moves the workout (a server-side cancel) and plans another:
+    /// APNs keeps one of the two pushes. Half the phones come back before the moment (the
+    /// sync repairs whatever APNs dropped); the other half stay offline through the moment,
+    /// where the local copy of the cancelled plan fires and nobody could have prevented it.
+    case offlineThroughCancel = "offline-through-cancel"
+    /// The phone's silent-push budget is spent: iOS throttles every plan push. Half the people
+    /// open the app before the moment (the sync brings the plan), half never do (fallback).
+    case budgetExhausted = "budget-exhausted"
+    /// Acknowledges in Kolkata, then flies to Kathmandu (15 minutes ahead) before the moment:
+    /// the local notification fires at the planned wall clock where the phone is.
+    case traveller
+    /// The person signs out before the moment and someone else signs in on the same phone:
+    /// nothing of the first person is shown; the second person's plan arrives by sync.
+    case logoutSwitch = "logout-switch"
+    /// The person deletes and reinstalls the app (new token, empty state; the old token
+    /// answers 410), before the workout is planned or after it was acknowledged, and opens it.
+    case reinstalled
+    /// Two phones: one where the person denied notifications (it must not acknowledge what it
+    /// cannot show), one force-quit: the fallback shows it on the second.
+    case denied
 }

@@ -45,8 +45,10 @@ final class CanaryProbe: @unchecked Sendable {
         backend = BackendClient(baseURL: configuration.apiBaseURL, secretKey: configuration.secretKey)
         tag = configuration.tag
         let transport = URLSessionTransport(timeout: 15, maximumConnectionsPerHost: 4)
+        // The healthy phone keeps the app on screen (a kiosk), so each probe's plan is
+        // acknowledged as soon as the network allows; the drill measures the server.
         local = try SimulatedPhone(subscriberId: "canary-\(tag)-local", behaviour: .healthy, receivesSilentPushes: true, zone: "UTC",
-                                   configuration: configuration, transport: transport)
+                                   configuration: configuration, transport: transport, alwaysInForeground: true)
         remote = try SimulatedPhone(subscriberId: "canary-\(tag)-remote", behaviour: .forceQuit, receivesSilentPushes: false, zone: "UTC",
                                     configuration: configuration, transport: transport)
         self.lead = lead

@@ -37,6 +37,8 @@ public struct FleetConfiguration: Sendable {
     public var waveInterval: Double = 10
     /// How long the backend keeps retrying a call the API cannot take (5xx, no connection).
     public var retryWindow: Double = 90
+    /// The seed of the fleet's random choices (who opens the app when, which push APNs keeps).
+    public var seed: UInt64 = 7
     /// Called once the wave times are fixed (after every phone registered).
     public var onWavesPlanned: (@Sendable ([FleetWave]) -> Void)?
 

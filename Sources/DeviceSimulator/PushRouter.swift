@@ -1,16 +1,33 @@
 import APNsStandIn
 import Foundation
 
-/// Hands pushes accepted by the APNs stand-in to the simulated phone that owns the token.
+/// Hands pushes accepted by the APNs stand-in to the simulated phone that owns the token,
+/// and makes the stand-in answer 410 `Unregistered` for a token whose app was deleted.
 public final class PushRouter: @unchecked Sendable {
     private let lock = NSLock()
     private var phones: [String: SimulatedPhone] = [:]
     private var unknown = 0
+    /// The stand-in whose pushes this router delivers (set by ``StandInLoader``).
+    public weak var standIn: APNsStandIn?
 
     public init() {}
 
     func register(_ phone: SimulatedPhone) {
         lock.lock(); phones[phone.token] = phone; lock.unlock()
+        phone.onNewToken = { [weak self] phone, old, _ in self?.reinstalled(phone, oldToken: old) }
+    }
+
+    /// The app on `phone` was deleted and installed again: its old token is gone for good.
+    private func reinstalled(_ phone: SimulatedPhone, oldToken: String) {
+        lock.lock()
+        phones[oldToken] = nil
+        phones[phone.token] = phone
+        lock.unlock()
+        if let standIn {
+            var plan = standIn.failures
+            plan.set(.unregistered(since: Date()), forToken: oldToken)
+            standIn.failures = plan
+        }
     }
 
     /// The stand-in's `onPush` hook.
@@ -20,8 +37,7 @@ public final class PushRouter: @unchecked Sendable {
         if phone == nil { unknown += 1 }
         lock.unlock()
         guard let phone else { return }
-        let payload = push.payload, silent = push.isSilent
-        Task { await phone.receive(payload: payload, silent: silent) }
+        Task { await phone.deliver(push) }
     }
 
     /// Pushes for tokens no phone owns (another run's devices).

@@ -1,124 +1,141 @@
+import APNsStandIn
 import BuzzKit
 import BuzzKitWire
 import Foundation
 
-/// One phone: a real SDK instance with an in-memory notification center on the real clock,
-/// its own store, and a network it can lose. It records every notification it shows.
+/// One phone as iOS runs it: a real SDK instance per launch of the app, the app's life
+/// cycle (``AppState``), APNs' store for an offline device (``APNsMailbox``), iOS's handling
+/// of silent pushes (``SilentPushPolicy``), the notification permission, the phone's zone,
+/// and the person (opens the app, travels, signs out, reinstalls).
+///
+/// While the app is suspended or not running no SDK code runs: its clock (``AppClock``) and
+/// network (``AppTransport``) belong to the launch and freeze with it; only the notification
+/// center, which stands for iOS, fires local notifications and shows alerts. Every shown
+/// notification is recorded with the subscriber signed in at that moment.
 final class SimulatedPhone: @unchecked Sendable {
+    /// The subscriber the phone started with.
     let subscriberId: String
     let behaviour: Behaviour
-    /// Whether iOS hands this phone silent pushes (false when force-quit).
-    let receivesSilentPushes: Bool
-    let token: String
-    let center: InMemoryNotificationCenter
-    let network: NetworkConditionedTransport
-    let client: BuzzKitClient
     let configuration: FleetConfiguration
-    /// How late this phone's silent pushes arrive in Low Power Mode.
-    let lowPowerDelay: Double
-    private let lock = NSLock()
-    private var shownStorage: [DeliveredNotification] = []
-    private var planIds: Set<String> = []
-    private var collapsed = 0
+    let systemClock: SystemClock
+    let network = NetworkSwitch()
+    let mailbox: APNsMailbox
+    let baseTransport: any HTTPTransport
+    /// Keeps the app on screen all the time (the drill's canary: a kiosk app).
+    let alwaysInForeground: Bool
+    let lock = NSLock()
 
-    /// Alerts that repeated one already shown (same collapse id).
-    var collapsedRepeats: Int {
-        lock.lock(); defer { lock.unlock() }
-        return collapsed
-    }
+    // Guarded by `lock`.
+    var ownerStorage: String
+    var tokenStorage: String
+    var centerStorage: InMemoryNotificationCenter
+    var storeStorage = InMemoryKeyValueStore()
+    var state: AppState = .notRunning
+    var forceQuit: Bool
+    var policy: SilentPushPolicy
+    var process: AppProcess?
+    var launching: Task<AppProcess, Never>?
+    var wakes = 0
+    var shownStorage: [ShownNotification] = []
+    var planIds: Set<String> = []
+    var collapsed = 0
+    var throttled = 0
+    var overruns = 0
+    var longestWake: TimeInterval = 0
+    var authorization: NotificationAuthorization
+    /// Tokens this phone had before a reinstall (APNs answers 410 for them).
+    var retiredTokens: [String] = []
+    var registered: Set<String> = []
+    /// Called when the phone's token changes (a reinstall), to route pushes anew.
+    var onNewToken: (@Sendable (SimulatedPhone, String, String) -> Void)?
 
+    /// A phone for `subscriberId` in `zone`. `receivesSilentPushes: false` is a phone whose
+    /// app the person force-quit after setting it up.
     init(subscriberId: String, behaviour: Behaviour, receivesSilentPushes: Bool, zone: String, configuration: FleetConfiguration,
-         transport: URLSessionTransport, lowPowerDelay: Double = 0) throws {
-        self.lowPowerDelay = lowPowerDelay
+         transport: any HTTPTransport, lowPowerDelay: Double? = nil, silentBudget: Int = 1_000,
+         authorization: NotificationAuthorization = .authorized, alwaysInForeground: Bool = false, seed: UInt64 = 1) throws {
         self.subscriberId = subscriberId
         self.behaviour = behaviour
-        self.receivesSilentPushes = receivesSilentPushes
         self.configuration = configuration
-        token = (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
-        let clock = SystemClock(timeZone: TimeZone(identifier: zone) ?? .gmt)
-        center = InMemoryNotificationCenter(clock: clock)
-        network = NetworkConditionedTransport(wrapping: transport)
-        let expires = Int(Date().timeIntervalSince1970) + 86_400
-        let subscriberToken = TenantToken.make(signingSecret: configuration.signingSecret, subscriberId: subscriberId, expiresAt: expires)
-        var sdk = Configuration(apiBaseURL: configuration.apiBaseURL, publishableKey: configuration.publishableKey, subscriberId: subscriberId,
-                                subscriberToken: .fixed(subscriberToken), pushTopic: configuration.topic)
-        sdk.pushEnvironment = .production
-        sdk.deviceToken = token
-        sdk.automaticPushHandling = false
-        sdk.eventFlushDelay = 0.5
-        client = try BuzzKitClient(configuration: sdk, ports: BuzzKitPorts(notificationCenter: center, clock: clock,
-                                                                             store: InMemoryKeyValueStore(), transport: network))
+        self.alwaysInForeground = alwaysInForeground
+        self.authorization = authorization
+        baseTransport = transport
+        ownerStorage = subscriberId
+        forceQuit = !receivesSilentPushes
+        policy = SilentPushPolicy(hourlyBudget: silentBudget, lowPowerDelay: lowPowerDelay)
+        mailbox = APNsMailbox(seed: seed)
+        systemClock = SystemClock(timeZone: TimeZone(identifier: zone) ?? TimeZone(identifier: "UTC")!)
+        tokenStorage = Self.newToken()
+        centerStorage = InMemoryNotificationCenter(clock: systemClock, authorization: authorization)
     }
 
-    func start() async {
-        let phone = self
-        await center.setObserver { notification in phone.record(notification) }
-        await center.startAutomaticFiring(maximumSleep: 0.25)
-        await client.start()
+    static func newToken() -> String {
+        (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
     }
 
-    func stop() async {
-        await center.stopAutomaticFiring()
-        await client.shutdown()
+    func locked<T>(_ body: () -> T) -> T {
+        lock.lock(); defer { lock.unlock() }
+        return body()
     }
 
+    /// The device token now.
+    var token: String { locked { tokenStorage } }
+    /// The subscriber signed in now.
+    var owner: String { locked { ownerStorage } }
+    var center: InMemoryNotificationCenter { locked { centerStorage } }
+    var appState: AppState { locked { state } }
+    /// Whether iOS hands this phone silent pushes (false while force-quit).
+    var receivesSilentPushes: Bool { locked { !forceQuit } }
+    /// The SDK instance of the running (or frozen) launch.
+    var client: BuzzKitClient? { locked { process?.client } }
+
+    /// Alerts that repeated one already shown (same collapse id).
+    var collapsedRepeats: Int { locked { collapsed } }
+    /// Silent pushes iOS throttled (the hourly budget).
+    var throttledPushes: Int { locked { throttled } }
+    /// Silent pushes the SDK answered later than iOS's 30 s.
+    var budgetOverruns: Int { locked { overruns } }
+    /// The longest time the SDK took to answer a silent push.
+    var longestWakeSeconds: TimeInterval { locked { longestWake } }
+    /// Distinct plans this phone was handed by APNs.
+    var plansReceived: Int { locked { planIds.count } }
+    var shown: [DeliveredNotification] { locked { shownStorage.map(\.notification) } }
+    var shownWithOwner: [ShownNotification] { locked { shownStorage } }
+
+    /// Whether the server accepted the current token (for the current owner).
     var isRegistered: Bool {
-        get async { await client.registeredDevice != nil }
+        get async { locked { registered.contains("\(ownerStorage)|\(tokenStorage)") } }
     }
 
-    private func record(_ notification: DeliveredNotification) {
-        lock.lock()
-        // A repeat of the same id (an alert resent under the same apns-collapse-id, after a
-        // worker died between APNs' answer and its commit) is "displayed to the user as a
-        // single notification" (Apple's APNs documentation): counted apart, not shown twice.
-        if shownStorage.contains(where: { $0.id == notification.id }) { collapsed += 1 } else { shownStorage.append(notification) }
-        lock.unlock()
-    }
-
-    private func countPlan(_ id: String) {
-        lock.lock(); planIds.insert(id); lock.unlock()
-    }
-
-    /// Distinct plans this phone was handed.
-    var plansReceived: Int {
-        lock.lock(); defer { lock.unlock() }
-        return planIds.count
-    }
-
-    var shown: [DeliveredNotification] {
-        lock.lock(); defer { lock.unlock() }
-        return shownStorage
-    }
-
-    /// A push from the APNs stand-in, as iOS would hand it to this phone.
-    func receive(payload: Data, silent: Bool) async {
-        guard let object = try? JSONDecoder().decode([String: JSONValue].self, from: payload) else { return }
-        if !silent {
-            await center.presentRemote(payload: object)
-            return
+    /// What the SDK reports (the simulator's view into the app).
+    func observe(_ activity: ClientActivity) {
+        if case .deviceRegistered(let registration) = activity {
+            locked { registered.insert("\(ownerStorage)|\(registration.token)") }
         }
-        guard receivesSilentPushes else { return }
-        if case .object(let local)? = object["bk.local"] {
-            countPlan(local["id"]?.stringValue ?? "")
-            if behaviour == .lowPower { try? await Task.sleep(nanoseconds: UInt64(lowPowerDelay * 1e9)) }
-            if behaviour == .offline {
-                network.setOnline(false)
-                let phone = self
-                Task {
-                    try? await Task.sleep(nanoseconds: UInt64(phone.configuration.offlineSeconds * 1e9))
-                    phone.network.setOnline(true)
-                    await phone.client.networkDidBecomeAvailable()
-                }
-            }
-        }
-        _ = await client.handleRemoteNotification(payload: object)
     }
 
     /// Whether the phone acknowledged a plan and later dropped it (the 64-pending limit).
     var lostAfterAcknowledging: Bool {
         get async {
-            let book = await client.planBook
+            guard let book = await client?.planBook else { return false }
             return book.records.values.contains { $0.state == .parked && $0.acknowledgmentEventId != nil }
         }
+    }
+
+    func record(_ notification: DeliveredNotification) {
+        lock.lock()
+        // A repeat of the same id (an alert resent under the same apns-collapse-id) replaces
+        // the one shown: "displayed to the user as a single notification" (Apple's APNs
+        // documentation). Counted apart, not shown twice.
+        if shownStorage.contains(where: { $0.notification.id == notification.id }) {
+            collapsed += 1
+        } else {
+            shownStorage.append(ShownNotification(notification: notification, owner: ownerStorage))
+        }
+        lock.unlock()
+    }
+
+    func countPlan(_ id: String) {
+        lock.lock(); planIds.insert(id); lock.unlock()
     }
 }

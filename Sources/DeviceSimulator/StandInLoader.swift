@@ -20,6 +20,7 @@ public enum StandInLoader {
         configuration.recordPushes = false
         let standIn = try APNsStandIn(configuration: configuration)
         standIn.onPush = { router.deliver($0) }
+        router.standIn = standIn
         try standIn.start()
         return standIn
     }

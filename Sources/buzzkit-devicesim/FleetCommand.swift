@@ -7,8 +7,8 @@ import Foundation
 struct FleetCommand {
     static let usage = """
         usage: buzzkit-devicesim fleet --api URL --keys FILE --apns-dir DIR [--apns-host 127.0.0.1] [--apns-port 2197] [--phones N]
-               [--lead SECONDS] [--mix healthy,force-quit,low-power,offline,completes,two-devices]
-               [--low-power-delay S] [--offline S] [--report-json FILE]
+               [--lead SECONDS] [--mix BEHAVIOUR,…] [--low-power-delay S] [--offline S] [--seed N] [--report-json FILE]
+          --mix         behaviours dealt out in turn (default: all): \(Behaviour.allCases.map(\.rawValue).joined(separator: ","))
           --keys FILE   the JSON printed by `buzzkit tenant create NAME --json`
         """
 
@@ -23,6 +23,7 @@ struct FleetCommand {
     var lowPowerDelay = 2.0
     var offline = 2.0
     var reportJSON: String?
+    var seed: UInt64 = 7
 
     init(arguments: [String], environment: [String: String]) throws {
         var iterator = arguments.makeIterator()
@@ -42,6 +43,7 @@ struct FleetCommand {
             case "--low-power-delay": lowPowerDelay = Double(try value(flag)) ?? lowPowerDelay
             case "--offline": offline = Double(try value(flag)) ?? offline
             case "--report-json": reportJSON = try value(flag)
+            case "--seed": seed = UInt64(try value(flag)) ?? seed
             case "--mix":
                 mix = try value(flag).split(separator: ",").map { name in
                     guard let behaviour = Behaviour(rawValue: String(name)) else { throw SimulatorError("unknown behaviour \(name)\n\(Self.usage)") }
@@ -61,11 +63,12 @@ struct FleetCommand {
         let router = PushRouter()
         let standIn = try StandInLoader.start(directory: apnsDirectory, host: apnsHost, port: apnsPort, router: router)
         defer { standIn.stop() }
-        let configuration = FleetConfiguration(apiBaseURL: api, secretKey: secret, publishableKey: publishable, signingSecret: signing,
+        var configuration = FleetConfiguration(apiBaseURL: api, secretKey: secret, publishableKey: publishable, signingSecret: signing,
                                                subscribers: phones, mix: mix, leadSeconds: lead, lowPowerDelay: lowPowerDelay,
                                                offlineSeconds: offline, progress: { line in
                                                    FileHandle.standardError.write(Data("\r\(line)   ".utf8))
                                                })
+        configuration.seed = seed
         let fleet = Fleet(configuration: configuration, router: router)
         let outcome = Result { try waitFor { try await fleet.run() } }
         FileHandle.standardError.write(Data("\n".utf8))

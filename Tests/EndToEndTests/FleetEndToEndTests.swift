@@ -49,11 +49,21 @@ final class FleetEndToEndTests: XCTestCase {
         let report = try await Fleet(configuration: configuration, router: router).run()
         print(report.text)
         XCTAssertEqual(report.violations, [], report.text)
-        XCTAssertEqual(report.outcomes.count, 48)
+        // 48 subscribers, 4 per behaviour; each logout-switch phone's second person and each
+        // returning offline-through-cancel phone's second workout add one notification.
+        XCTAssertEqual(report.outcomes.count, 48 + 4 + 2)
         let rows = Dictionary(uniqueKeysWithValues: report.rows.map { ($0.behaviour, $0) })
-        XCTAssertEqual(rows[.healthy]?.exactlyOnce, 8)
-        XCTAssertEqual(rows[.forceQuit]?.exactlyOnce, 8, "force-quit phones see the fallback")
+        XCTAssertEqual(rows[.healthy]?.exactlyOnce, 4)
+        XCTAssertEqual(rows[.forceQuit]?.exactlyOnce, 4, "force-quit phones see the fallback")
         XCTAssertEqual(rows[.completes]?.afterCancel, 0)
+        XCTAssertEqual(rows[.logoutSwitch]?.exactlyOnce, 4, "the person who signed in sees their own plan, by sync")
+        XCTAssertEqual(rows[.offlineThroughCancel]?.exactlyOnce, 2, "the returning phones see the new workout, not the moved one")
+        XCTAssertEqual(rows[.budgetExhausted]?.exactlyOnce, 4)
+        XCTAssertEqual(rows[.reinstalled]?.exactlyOnce, 4)
+        XCTAssertEqual(rows[.denied]?.exactlyOnce, 4, "the fallback reaches the phone that may show it")
+        let travellers = report.outcomes.filter { $0.behaviour == .traveller }
+        XCTAssertEqual(travellers.filter { $0.shown.count == 1 && $0.shown[0].kind == "local" }.count, 4,
+                       "travellers see the local notification at the planned wall clock where they landed")
     }
 
     func waitUntilReady(port: Int) async throws {

@@ -1,0 +1,91 @@
+import BuzzKit
+import Foundation
+
+extension Fleet {
+    /// Plays what the wave's people and their phones do between the plan and the moment.
+    func playPeople(_ backend: BackendClient, wave: FleetWave) async throws {
+        let subscribers = bySubscriber.keys.filter { waveOf[$0] == wave.index }.sorted()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for id in subscribers {
+                let behaviour = behaviours[id]!
+                let phone = bySubscriber[id]![0]
+                let nth = ordinal[id]!
+                // People open their app now and then; some never do.
+                if [.healthy, .offline, .lowPower, .twoDevices, .traveller, .denied].contains(behaviour), chance(0.3) {
+                    let at = wave.postAt.addingTimeInterval(configuration.leadSeconds * (0.2 + 0.5 * Double(nth % 7) / 7))
+                    group.addTask { await Self.at(at) { await phone.open(stay: 1) } }
+                }
+                group.addTask { try await self.play(behaviour, id: id, nth: nth, phone: phone, backend: backend, wave: wave) }
+            }
+            try await group.waitForAll()
+        }
+    }
+
+    private func play(_ behaviour: Behaviour, id: String, nth: Int, phone: SimulatedPhone, backend: BackendClient, wave: FleetWave) async throws {
+        let lead = configuration.leadSeconds
+        switch behaviour {
+        case .completes:
+            // People complete the workout in the app `completeBefore` seconds before the moment.
+            // When the backend could only get the workout in (API unavailable) after that
+            // time, the person does not complete it early: the plan is expected as usual.
+            let when = wave.moment.addingTimeInterval(-configuration.completeBefore)
+            guard when > Date() else { return }
+            await Self.at(when) {
+                updateWindow("w-\(id)") { $0.expectation = .never; $0.neverBecause = "cancel" }
+                await phone.open(stay: 0)
+                try? await phone.client?.track("workout.completed")
+                await phone.leave()
+            }
+        case .offlineThroughCancel:
+            await waitForPlan(phone, until: wave.moment.addingTimeInterval(-lead * 0.6))
+            phone.goOffline()
+            // The backend moves the workout (a server-side cancel: the rule has a `where`)…
+            try await backend.expectEventually("POST", "/v1/events", body: ["events": [[
+                "id": "moved-w-\(id)", "event": "workout.moved", "subscriberId": id, "properties": ["workoutId": "w-\(id)"]]]],
+                within: configuration.retryWindow)
+            if nth % 2 == 0 {
+                updateWindow("w-\(id)") { $0.expectation = .never; $0.neverBecause = "cancel" }
+                // …and plans another: APNs keeps one of the two pushes for the offline phone.
+                let second = wave.moment.addingTimeInterval(Self.secondWorkoutDelay)
+                expect(FleetWindow(workoutId: "w-\(id)-2", subscriberId: id, behaviour: behaviour, moment: second, expectation: .once))
+                try await backend.expectEventually("POST", "/v1/events", body: ["events": [workout(id, workoutId: "w-\(id)-2", at: second)]],
+                                                   within: configuration.retryWindow)
+                await Self.at(wave.moment.addingTimeInterval(-lead * 0.25)) { await phone.goOnline() }
+            } else {
+                await Self.at(wave.moment.addingTimeInterval(2)) { await phone.goOnline() }
+            }
+        case .budgetExhausted:
+            if nth % 2 == 0 {
+                await Self.at(wave.moment.addingTimeInterval(-lead * 0.4)) { await phone.open(stay: 1) }
+            }
+        case .traveller:
+            await waitForPlan(phone, until: wave.moment.addingTimeInterval(-lead * 0.3))
+            phone.travel(to: Self.travellerDestination)
+        case .logoutSwitch:
+            await waitForPlan(phone, until: wave.moment.addingTimeInterval(-lead * 0.4))
+            await phone.switchUser(to: Self.successor(of: id), stay: 1)
+        case .reinstalled:
+            guard nth % 2 == 1 else { return }
+            await waitForPlan(phone, until: wave.moment.addingTimeInterval(-lead * 0.4))
+            await phone.reinstall()
+            await phone.open(stay: 1)
+        case .healthy, .forceQuit, .lowPower, .offline, .twoDevices, .denied:
+            return
+        }
+    }
+
+    /// Waits until the phone was handed a plan, at most until `deadline`.
+    private func waitForPlan(_ phone: SimulatedPhone, until deadline: Date) async {
+        while phone.plansReceived == 0, Date() < deadline {
+            try? await Task.sleep(nanoseconds: 50_000_000)
+        }
+        await Self.at(Date()) {}
+    }
+
+    /// Runs `body` at `date` (at once when it has passed).
+    static func at(_ date: Date, _ body: () async -> Void) async {
+        let wait = date.timeIntervalSinceNow
+        if wait > 0 { try? await Task.sleep(nanoseconds: UInt64(wait * 1e9)) }
+        await body()
+    }
+}

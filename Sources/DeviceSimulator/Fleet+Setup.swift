@@ -1,0 +1,117 @@
+import BuzzKit
+import BuzzKitWire
+import Foundation
+
+extension Fleet {
+    /// The zone travellers live in, and the one they fly to (15 minutes ahead).
+    static let travellerHome = "Asia/Kolkata"
+    static let travellerDestination = "Asia/Kathmandu"
+    static let travellerShift: TimeInterval = 15 * 60
+
+    /// The second subscriber of a logout-switch phone.
+    static func successor(of subscriberId: String) -> String { subscriberId + "-next" }
+
+    /// Creates every subscriber and phone, installs and opens each app once (registration),
+    /// then leaves them as iOS would: suspended, some reclaimed by the system, force-quit
+    /// ones swiped away; half the reinstalled phones are reinstalled now, before any plan.
+    func createPhones(_ backend: BackendClient) async throws {
+        var counts: [Behaviour: Int] = [:]
+        for index in 0..<configuration.subscribers {
+            let behaviour = configuration.mix[index % configuration.mix.count]
+            let nth = counts[behaviour, default: 0]
+            counts[behaviour] = nth + 1
+            let subscriberId = "sim-\(configuration.tag)-\(index)"
+            let zone = behaviour == .traveller ? Self.travellerHome : configuration.zones[index % configuration.zones.count]
+            try await backend.expect("PUT", "/v1/subscribers/\(subscriberId)", body: ["timezone": zone])
+            if behaviour == .logoutSwitch {
+                try await backend.expect("PUT", "/v1/subscribers/\(Self.successor(of: subscriberId))", body: ["timezone": zone])
+            }
+            // Half the Low Power phones get their plan only after the moment (the fallback covers them).
+            let lateBy = nth % 2 == 0 ? configuration.lowPowerDelay : configuration.leadSeconds + configuration.lowPowerDelay
+            func phone(silent: Bool = true, authorization: NotificationAuthorization = .authorized) throws -> SimulatedPhone {
+                try SimulatedPhone(subscriberId: subscriberId, behaviour: behaviour, receivesSilentPushes: silent, zone: zone,
+                                   configuration: configuration, transport: transport,
+                                   lowPowerDelay: behaviour == .lowPower ? lateBy : nil,
+                                   silentBudget: behaviour == .budgetExhausted ? 0 : 1_000,
+                                   authorization: authorization, seed: configuration.seed &+ UInt64(index))
+            }
+            var owned: [SimulatedPhone]
+            switch behaviour {
+            case .forceQuit: owned = [try phone(silent: false)]
+            case .twoDevices: owned = [try phone(), try phone(silent: false)]
+            case .denied: owned = [try phone(authorization: .denied), try phone(silent: false)]
+            default: owned = [try phone()]
+            }
+            for phone in owned { router.register(phone) }
+            phones += owned
+            bySubscriber[subscriberId] = owned
+            behaviours[subscriberId] = behaviour
+            ordinal[subscriberId] = nth
+            waveOf[subscriberId] = index * max(1, configuration.waves) / configuration.subscribers
+        }
+        await withTaskGroup(of: Void.self) { group in
+            for phone in phones { group.addTask { await phone.start() } }
+        }
+        try await waitForRegistration()
+        // iOS reclaims some suspended apps: their next silent push launches them (cold launch).
+        for (index, phone) in phones.enumerated() where index % 3 == 1 && phone.appState == .suspended {
+            phone.terminate(byPerson: false)
+        }
+        await withTaskGroup(of: Void.self) { group in
+            for (subscriberId, owned) in bySubscriber where behaviours[subscriberId] == .reinstalled && ordinal[subscriberId]! % 2 == 0 {
+                group.addTask {
+                    await owned[0].reinstall()
+                    await owned[0].open(stay: 0.5)
+                }
+            }
+        }
+        try await waitForRegistration()
+    }
+
+    private func waitForRegistration() async throws {
+        let deadline = Date().addingTimeInterval(90)
+        while Date() < deadline {
+            var registered = 0
+            for phone in phones where await phone.isRegistered { registered += 1 }
+            if registered == phones.count { return }
+            try await Task.sleep(nanoseconds: 200_000_000)
+        }
+        throw SimulatorError("not every phone registered its device within 90 s")
+    }
+
+    /// Posts the wave's workouts (one per subscriber, both people of a logout-switch phone)
+    /// and records what each person must see.
+    func scheduleWorkouts(_ backend: BackendClient, wave: FleetWave) async throws {
+        let subscribers = bySubscriber.keys.filter { waveOf[$0] == wave.index }.sorted()
+        var events: [[String: Any]] = []
+        for id in subscribers {
+            let behaviour = behaviours[id]!
+            var at = wave.moment
+            if behaviour == .traveller {
+                // Planned in Kolkata for a wall clock 15 minutes later than the wave's moment;
+                // in Kathmandu that wall clock comes at the wave's moment.
+                at = wave.moment.addingTimeInterval(Self.travellerShift)
+            }
+            events.append(workout(id, workoutId: "w-\(id)", at: at))
+            let offlineThrough = behaviour == .offlineThroughCancel && ordinal[id]! % 2 == 1
+            expect(FleetWindow(workoutId: "w-\(id)", subscriberId: id, behaviour: behaviour, moment: wave.moment,
+                               expectation: behaviour == .logoutSwitch ? .never : offlineThrough ? .unpreventable : .once,
+                               neverBecause: behaviour == .logoutSwitch ? "logout" : nil))
+            if behaviour == .logoutSwitch {
+                let next = Self.successor(of: id)
+                events.append(workout(next, workoutId: "w-\(next)", at: wave.moment))
+                expect(FleetWindow(workoutId: "w-\(next)", subscriberId: next, behaviour: behaviour, moment: wave.moment, expectation: .once))
+            }
+        }
+        for start in stride(from: 0, to: events.count, by: 500) {
+            // A backend retries (with the same event ids) while the API is unavailable.
+            try await backend.expectEventually("POST", "/v1/events", body: ["events": Array(events[start..<min(start + 500, events.count)])],
+                                               within: configuration.retryWindow)
+        }
+    }
+
+    func workout(_ subscriberId: String, workoutId: String, at: Date) -> [String: Any] {
+        ["id": "scheduled-\(workoutId)", "event": "workout.scheduled", "subscriberId": subscriberId,
+         "properties": ["at": RFC3339.format(at), "workoutId": workoutId, "coach": "Maya"]]
+    }
+}

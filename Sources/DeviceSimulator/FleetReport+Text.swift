@@ -1,0 +1,35 @@
+import Foundation
+
+extension FleetReport {
+    /// The table people read.
+    public var text: String {
+        func pad(_ s: String, _ n: Int) -> String { s.count >= n ? s : s + String(repeating: " ", count: n - s.count) }
+        func lpad(_ s: String, _ n: Int) -> String { s.count >= n ? s : String(repeating: " ", count: n - s.count) + s }
+        func ms(_ v: Double?) -> String { v.map { String(format: "%.0f ms", $0 * 1000) } ?? "-" }
+        let columns = [("windows", 8), ("once", 6), ("twice", 6), ("missed", 7), ("lost*", 6), ("after-cancel", 13),
+                       ("after-logout", 13), ("wrong-person", 13), ("unpreventable†", 15), ("early", 6), ("late p50", 10), ("late p99", 10)]
+        var lines = [pad("behaviour", 23) + columns.map { lpad($0.0, $0.1) }.joined()]
+        for row in rows {
+            let values = ["\(row.windows)", "\(row.exactlyOnce)", "\(row.twice)", "\(row.missed)", "\(row.documentedMisses)",
+                          "\(row.afterCancel)", "\(row.afterLogout)", "\(row.wrongPerson)", "\(row.unpreventable)", "\(row.early)",
+                          ms(Self.percentile(row.lateness, 0.5)), ms(Self.percentile(row.lateness, 0.99))]
+            lines.append(pad(row.behaviour.rawValue, 23) + zip(values, columns).map { lpad($0, $1.1) }.joined())
+        }
+        lines.append("* lost: acknowledged, then dropped by the phone's 64-pending limit (documented; not a violation)")
+        lines.append("† shown after a server cancel made while the phone was offline through the moment: nobody could prevent it")
+        lines.append(String(format: "iOS and APNs: %d silent pushes throttled, %d pushes discarded and %d expired in APNs' store for offline phones; slowest answer to a silent push %.1f s",
+                            platform.throttled, platform.discardedOffline, platform.expiredOffline, platform.longestWake))
+        if collapsedRepeats > 0 {
+            lines.append("repeats under the same collapse id (displayed as one notification): \(collapsedRepeats)")
+        }
+        if let plansPerSecond { lines.append(String(format: "plans reached phones at %.0f windows/s (events posted → last plan received)", plansPerSecond)) }
+        let remote = outcomes.flatMap { o in o.shown.filter { $0.kind == "remote" }.map { $0.at.timeIntervalSince(o.window.moment) } }
+        if let last = remote.max() {
+            lines.append(String(format: "fallbacks: %d shown, the last %.2f s after the moment; lateness of all shown p99 %@",
+                                remote.count, last, ms(Self.percentile(rows.flatMap(\.lateness), 0.99))))
+        }
+        let violations = self.violations
+        lines.append(violations.isEmpty ? "violations: none" : "violations:\n  " + violations.joined(separator: "\n  "))
+        return lines.joined(separator: "\n")
+    }
+}

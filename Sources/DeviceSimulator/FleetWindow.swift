@@ -1,0 +1,33 @@
+import Foundation
+
+/// One notification the fleet expects a person to see, or not to see.
+public struct FleetWindow: Sendable, Codable {
+    /// What the person must see.
+    public enum Expectation: String, Sendable, Codable {
+        /// Shown exactly once, at its moment (locally or by the fallback).
+        case once
+        /// Never shown: cancelled on the phone or by the server while the phone could hear of
+        /// it, or planned for someone who signed out of the only phone.
+        case never
+        /// Cancelled by the server while the phone was offline through the moment: the local
+        /// copy may fire and nobody could have prevented it. Counted apart, never a violation.
+        case unpreventable
+    }
+
+    /// The workout it nudges about (its id is in the notification's body).
+    public var workoutId: String
+    public var subscriberId: String
+    public var behaviour: Behaviour
+    /// When it should be shown: the planned moment, or for a traveller the planned wall clock
+    /// where the phone is at that time.
+    public var moment: Date
+    public var expectation: Expectation
+    /// Why it must not be shown (for the report's sentence): "cancel" or "logout".
+    public var neverBecause: String?
+
+    /// The workout id in a notification body "… (w-…)." (the fleet's workflow puts it there).
+    static func workoutId(inBody body: String) -> String? {
+        guard let open = body.lastIndex(of: "("), let close = body.lastIndex(of: ")"), open < close else { return nil }
+        return String(body[body.index(after: open)..<close])
+    }
+}

@@ -1,0 +1,132 @@
+import BuzzKit
+import Foundation
+
+extension SimulatedPhone {
+    /// Installs the app and opens it once (registration), then leaves it: suspended in the
+    /// background, or force-quit for a phone that gets no silent pushes. The canary's kiosk
+    /// phone stays on screen.
+    func start() async {
+        await attach(center)
+        let quitAfterSetup = locked { forceQuit }
+        await open(stay: nil)
+        if alwaysInForeground { return }
+        await leave()
+        if quitAfterSetup { terminate(byPerson: true) }
+    }
+
+    /// Stops the phone (end of a run): the app goes away and the center stops firing.
+    func stop() async {
+        terminate(byPerson: false)
+        await center.stopAutomaticFiring()
+    }
+
+    /// The person opens the app (launching it if needed): it is on screen, the SDK is told
+    /// (sync, flush, registration). With `stay`, the person leaves after that many seconds.
+    func open(stay seconds: Double?) async {
+        let process = await ensureProcess(foreground: true)
+        await process.client.applicationDidBecomeActive()
+        guard let seconds else { return }
+        try? await Task.sleep(nanoseconds: UInt64(max(0, seconds) * 1e9))
+        await leave()
+    }
+
+    /// The person leaves the app: background, the SDK gets its background time, then iOS
+    /// suspends it (unless a silent push is being handled).
+    func leave() async {
+        guard !alwaysInForeground else { return }
+        let process = locked { () -> AppProcess? in
+            guard state == .foreground else { return nil }
+            state = .background
+            return self.process
+        }
+        guard let process else { return }
+        await process.client.applicationDidEnterBackground()
+        suspendIfIdle()
+    }
+
+    /// iOS suspends a background app with no silent push in hand.
+    func suspendIfIdle() {
+        lock.lock()
+        if state == .background, wakes == 0, !alwaysInForeground {
+            state = .suspended
+            process?.gate.set(running: false)
+        }
+        lock.unlock()
+    }
+
+    /// The app's process ends: iOS reclaimed it (`byPerson: false`) or the person swiped it
+    /// away (then iOS delivers no silent push until the person opens it again).
+    func terminate(byPerson: Bool) {
+        lock.lock()
+        process?.gate.set(running: false)
+        process = nil
+        launching = nil
+        state = .notRunning
+        if byPerson { forceQuit = true }
+        lock.unlock()
+    }
+
+    /// The running process, launched first if there is none. `foreground`: the person opened
+    /// it; otherwise iOS woke it in the background for a silent push.
+    func ensureProcess(foreground: Bool) async -> AppProcess {
+        let (running, launch) = locked { () -> (AppProcess?, Task<AppProcess, Never>?) in
+            if foreground {
+                forceQuit = false
+                state = .foreground
+            } else if state != .foreground {
+                state = .background
+            }
+            if let process {
+                process.gate.set(running: true)
+                return (process, nil)
+            }
+            if let launching { return (nil, launching) }
+            let task = Task { await self.launch() }
+            launching = task
+            return (nil, task)
+        }
+        if let running { return running }
+        return await launch!.value
+    }
+
+    /// A new launch: a new SDK instance over the phone's store, signed in as the phone's
+    /// owner (the app restores its own session at launch), started.
+    private func launch() async -> AppProcess {
+        let gate = AppGate()
+        gate.set(running: true)
+        let (owner, token, center, store) = locked { (ownerStorage, tokenStorage, centerStorage, storeStorage) }
+        var sdk = Configuration(apiBaseURL: configuration.apiBaseURL, publishableKey: configuration.publishableKey,
+                                subscriberId: owner, subscriberToken: tokenProvider(for: owner), pushTopic: configuration.topic)
+        sdk.pushEnvironment = .production
+        sdk.deviceToken = token
+        sdk.automaticPushHandling = false
+        sdk.eventFlushDelay = 0.5
+        let ports = BuzzKitPorts(notificationCenter: center, clock: AppClock(system: systemClock, gate: gate), store: store,
+                                 transport: AppTransport(base: baseTransport, network: network, gate: gate))
+        guard let client = try? BuzzKitClient(configuration: sdk, ports: ports) else {
+            preconditionFailure("the simulator's SDK configuration is invalid")
+        }
+        let process = AppProcess(gate: gate, client: client)
+        locked {
+            self.process = process
+            launching = nil
+        }
+        await client.setActivityObserver { [weak self] in self?.observe($0) }
+        await client.start()
+        return process
+    }
+
+    /// The subscriber token the app's backend would mint for `subscriberId` (a day long).
+    func tokenProvider(for subscriberId: String) -> SubscriberTokenProvider {
+        let secret = configuration.signingSecret
+        return SubscriberTokenProvider {
+            TenantToken.make(signingSecret: secret, subscriberId: subscriberId, expiresAt: Int(Date().timeIntervalSince1970) + 86_400)
+        }
+    }
+
+    /// Shows what `center` fires on this phone.
+    func attach(_ center: InMemoryNotificationCenter) async {
+        await center.setObserver { [weak self] notification in self?.record(notification) }
+        await center.startAutomaticFiring(maximumSleep: 0.25)
+    }
+}

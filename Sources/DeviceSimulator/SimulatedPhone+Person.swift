@@ -1,0 +1,57 @@
+import BuzzKit
+import Foundation
+
+extension SimulatedPhone {
+    /// The phone loses its network: the SDK's requests fail, and APNs keeps one notification.
+    func goOffline() {
+        network.set(online: false)
+        mailbox.disconnect()
+    }
+
+    /// The network is back: APNs hands over what it kept, and a running app is told.
+    func goOnline() async {
+        network.set(online: true)
+        if let stored = mailbox.reconnect(now: Date()) {
+            Task { await self.handOver(stored.payload, silent: stored.isSilent) }
+        }
+        if let process = locked({ state.isRunning ? process : nil }) {
+            await process.client.networkDidBecomeAvailable()
+        }
+    }
+
+    /// The person lands in another zone: pending local notifications follow the wall clock.
+    func travel(to zone: String) {
+        if let timeZone = TimeZone(identifier: zone) { systemClock.setTimeZone(timeZone) }
+    }
+
+    /// The person opens the app, signs out, and `newOwner` signs in on the same phone.
+    func switchUser(to newOwner: String, stay seconds: Double) async {
+        let process = await ensureProcess(foreground: true)
+        await process.client.applicationDidBecomeActive()
+        await process.client.logout()
+        locked { ownerStorage = newOwner }
+        try? await process.client.login(subscriberId: newOwner, subscriberToken: tokenProvider(for: newOwner))
+        try? await Task.sleep(nanoseconds: UInt64(seconds * 1e9))
+        await leave()
+    }
+
+    /// The person deletes the app and installs it again: iOS drops its pending notifications
+    /// and its files, the new install gets a new device token, the old one answers 410. The
+    /// new install gets no silent push until the person opens it.
+    func reinstall() async {
+        let old = center
+        let oldToken = token
+        terminate(byPerson: true)
+        await old.stopAutomaticFiring()
+        let fresh = InMemoryNotificationCenter(clock: systemClock, authorization: authorization)
+        let newToken = Self.newToken()
+        locked {
+            centerStorage = fresh
+            storeStorage = InMemoryKeyValueStore()
+            tokenStorage = newToken
+            retiredTokens.append(oldToken)
+        }
+        await attach(fresh)
+        onNewToken?(self, oldToken, newToken)
+    }
+}

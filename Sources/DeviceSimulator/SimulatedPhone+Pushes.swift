@@ -1,0 +1,73 @@
+import APNsStandIn
+import BuzzKit
+import BuzzKitWire
+import Foundation
+
+extension SimulatedPhone {
+    /// A push APNs accepted for this phone: delivered now, or kept/dropped by APNs while the
+    /// phone is offline.
+    func deliver(_ push: RecordedPush) async {
+        guard let now = mailbox.accept(push) else { return }
+        await handOver(now.payload, silent: now.isSilent)
+    }
+
+    /// A push reaching the phone, as iOS hands it on.
+    func handOver(_ payload: Data, silent: Bool) async {
+        guard let object = try? JSONDecoder().decode([String: JSONValue].self, from: payload) else { return }
+        if !silent {
+            await receiveAlert(object)
+            return
+        }
+        if case .object(let local)? = object["bk.local"] {
+            countPlan(local["id"]?.stringValue ?? "")
+            if behaviour == .offline {
+                // The phone loses its network as the plan arrives.
+                goOffline()
+                let seconds = configuration.offlineSeconds
+                Task {
+                    try? await Task.sleep(nanoseconds: UInt64(seconds * 1e9))
+                    await self.goOnline()
+                }
+            }
+        }
+        await receiveSilent(object)
+    }
+
+    /// An alert: iOS shows it whatever the app's state (if the person allowed
+    /// notifications); an app on screen sees it first (`willPresent`).
+    func receiveAlert(_ payload: [String: JSONValue]) async {
+        if let process = locked({ state == .foreground ? process : nil }) {
+            _ = await process.client.handleRemoteNotification(payload: payload)
+        }
+        await center.presentRemote(payload: payload)
+    }
+
+    /// A silent push: dropped for a force-quit app, throttled past the hourly budget,
+    /// deferred in Low Power Mode; otherwise the app is woken (launched if not running) in
+    /// the background, handles it, and is suspended again once it answered.
+    func receiveSilent(_ payload: [String: JSONValue]) async {
+        let decision = locked { () -> SilentPushPolicy.Decision? in forceQuit ? nil : policy.decide(now: Date()) }
+        guard let decision else { return }
+        guard case .deliver(let delay) = decision else {
+            locked { throttled += 1 }
+            return
+        }
+        if delay > 0 { try? await Task.sleep(nanoseconds: UInt64(delay * 1e9)) }
+        let allowed = locked { () -> Bool in
+            guard !forceQuit else { return false }
+            wakes += 1
+            return true
+        }
+        guard allowed else { return }
+        let process = await ensureProcess(foreground: false)
+        let started = Date()
+        _ = await process.client.handleRemoteNotification(payload: payload)
+        let took = Date().timeIntervalSince(started)
+        locked {
+            wakes -= 1
+            longestWake = max(longestWake, took)
+            if took > 30 { overruns += 1 }
+        }
+        suspendIfIdle()
+    }
+}
