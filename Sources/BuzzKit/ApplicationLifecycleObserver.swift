@@ -11,7 +11,7 @@ final class ApplicationLifecycleObserver: @unchecked Sendable {
     private weak var client: BuzzKitClient?
     private var tokens: [NSObjectProtocol] = []
     private let monitor = NWPathMonitor()
-    private var wasSatisfied = true
+    private let wasSatisfied = Locked(true)
 
     init(client: BuzzKitClient) {
         self.client = client
@@ -22,27 +22,46 @@ final class ApplicationLifecycleObserver: @unchecked Sendable {
         })
         tokens.append(center.addObserver(forName: UIApplication.didEnterBackgroundNotification, object: nil, queue: .main) { [weak self] _ in
             guard let client = self?.client else { return }
-            // iOS: about 30 s of background time until the expiration handler runs.
-            var task = UIBackgroundTaskIdentifier.invalid
-            task = UIApplication.shared.beginBackgroundTask(withName: "BuzzKit") { UIApplication.shared.endBackgroundTask(task) }
-            Task {
-                await client.applicationDidEnterBackground()
-                await MainActor.run { UIApplication.shared.endBackgroundTask(task) }
-            }
+            // Posted on the main queue. iOS: about 30 s of background time until the
+            // expiration handler runs; the SDK needs at most its background budget.
+            MainActor.assumeIsolated { Self.finishInBackground(client) }
         })
         monitor.pathUpdateHandler = { [weak self] path in
             guard let self else { return }
             let satisfied = path.status == .satisfied
-            defer { self.wasSatisfied = satisfied }
-            guard satisfied, !self.wasSatisfied, let client = self.client else { return }
+            let cameBack = self.wasSatisfied.withLock { was in defer { was = satisfied }; return satisfied && !was }
+            guard cameBack, let client = self.client else { return }
             Task { await client.networkDidBecomeAvailable() }
         }
         monitor.start(queue: DispatchQueue(label: "buzzkit.network"))
     }
 
+    /// Runs ``BuzzKitClient/applicationDidEnterBackground()`` inside a background task.
+    @MainActor
+    private static func finishInBackground(_ client: BuzzKitClient) {
+        let task = BackgroundTask()
+        task.identifier = UIApplication.shared.beginBackgroundTask(withName: "BuzzKit") { task.end() }
+        Task {
+            await client.applicationDidEnterBackground()
+            await MainActor.run { task.end() }
+        }
+    }
+
     deinit {
         monitor.cancel()
         for token in tokens { NotificationCenter.default.removeObserver(token) }
+    }
+}
+
+/// A background task's identifier, ended once (by the SDK finishing or by iOS's expiration).
+@MainActor
+private final class BackgroundTask: Sendable {
+    var identifier = UIBackgroundTaskIdentifier.invalid
+
+    func end() {
+        guard identifier != .invalid else { return }
+        UIApplication.shared.endBackgroundTask(identifier)
+        identifier = .invalid
     }
 }
 #endif

@@ -15,7 +15,7 @@ import UIKit
 /// Swift cannot intercept `UIApplicationDelegate` calls without swizzling, which this SDK
 /// does not do: inherit from ``BuzzKitAppDelegate`` (or call ``receive(userInfo:)`` and
 /// ``receive(deviceToken:)`` from your own delegate) so silent pushes and the token reach it.
-/// A push that arrives before `configure` waits for it (``Configuration/coldLaunchWait``).
+/// A push that arrives before `configure` waits for it, up to 10 s (``PushEventRelay``).
 public final class ApplicationPushEventSource: PushEventSource, @unchecked Sendable {
     /// The app's single source.
     public static let shared = ApplicationPushEventSource()
@@ -28,20 +28,32 @@ public final class ApplicationPushEventSource: PushEventSource, @unchecked Senda
     /// registers for remote notifications.
     public func attach(_ handler: any PushEventHandling) {
         relay.attach(handler)
-        let install = { [self] in
-            let center = UNUserNotificationCenter.current()
-            if center.delegate !== forwarder {
-                forwarder.next = center.delegate
-                center.delegate = forwarder
-            }
-            UIApplication.shared.registerForRemoteNotifications()
+        let forwarder = self.forwarder
+        // iOS wants the delegate before launch finishes: `configure` runs on the main thread
+        // inside `application(_:didFinishLaunchingWithOptions:)`, so this happens right here.
+        if Thread.isMainThread {
+            MainActor.assumeIsolated { Self.install(forwarder) }
+        } else {
+            Task { @MainActor in Self.install(forwarder) }
         }
-        if Thread.isMainThread { install() } else { DispatchQueue.main.async(execute: install) }
     }
 
-    /// Stops routing.
-    public func detach() {
-        relay.detach()
+    /// Installs the forwarder as the notification center's delegate (chained to the app's)
+    /// and asks iOS for the device token (`registerForRemoteNotifications()`; the token comes
+    /// back through the app delegate, at every launch).
+    @MainActor
+    private static func install(_ forwarder: NotificationResponseForwarder) {
+        let center = UNUserNotificationCenter.current()
+        if center.delegate !== forwarder {
+            forwarder.next = center.delegate
+            center.delegate = forwarder
+        }
+        UIApplication.shared.registerForRemoteNotifications()
+    }
+
+    /// Stops routing to `handler`.
+    public func detach(_ handler: any PushEventHandling) {
+        relay.detach(handler)
     }
 
     /// A remote notification from `application(_:didReceiveRemoteNotification:fetchCompletionHandler:)`.

@@ -64,6 +64,7 @@ extension BuzzKitClient {
     /// (inside the gate), and takes the acknowledgment back out of the queue: the server will
     /// send its fallback, so showing the local copy too would show it twice.
     func withdraw(_ record: PlanRecord) async {
+        if record.acknowledgmentUncertain { release(record.localId) }
         if record.state == .scheduled {
             await center.removePendingRequests(withIdentifiers: [record.localId])
         }

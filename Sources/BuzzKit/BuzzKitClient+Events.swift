@@ -40,11 +40,9 @@ extension BuzzKitClient {
         consecutiveFailures = 0
         registrationRetryAt = nil
         registrationFailures = 0
-        if !queue.isEmpty { flushDueAt = clock.now }
-        startPendingLogouts()
-        await tick()
-        startSync()
-        await settle()
+        let deadline = clock.now.addingTimeInterval(configuration.backgroundBudget)
+        await beginWake()
+        await endWake(deadline: deadline)
     }
 
     /// Appends an event to the persisted queue and sets when the queue is due: at once for

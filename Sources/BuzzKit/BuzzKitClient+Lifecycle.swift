@@ -23,8 +23,15 @@ extension BuzzKitClient {
     /// Whether the SDK believes the app is in the foreground.
     public var isInForeground: Bool { inForeground }
 
-    /// The common start of a wake: permission, pending logouts, due work, sync.
+    /// The common start of a wake: permission, pending logouts, due work, sync. A wake is a
+    /// new chance for the network (a suspended app saw none of the backoff's timers), so what
+    /// is queued goes out now, backoff or not: an acknowledgment held back before the last
+    /// suspension gets through here, or the plan stays held.
     func beginWake() async {
+        if !queue.isEmpty {
+            retryAt = nil
+            flushDueAt = clock.now
+        }
         await refreshAuthorization()
         startPendingLogouts()
         await tick()
@@ -34,6 +41,10 @@ extension BuzzKitClient {
     /// The end of a wake in the background: waits for the running requests until
     /// `deadline`, then (unless the app is in the foreground) holds the unconfirmed plans.
     func endWake(deadline: Date) async {
+        guard !inForeground else {
+            await settle()
+            return
+        }
         await settle(until: deadline)
         guard !inForeground else { return }
         await withGate { await holdUnconfirmedPlans() }

@@ -61,9 +61,7 @@ extension BuzzKitClient {
             report(.error(BuzzKitError(.notificationCenter, context: "plan \(plan.id)", message: "\(error)")))
             return .failed
         }
-        guard let acknowledgment = makeEvent(BuzzEvent.localScheduled,
-                                             properties: ["localId": .string(plan.id), "messageId": .string(plan.messageId)])
-        else {
+        guard let acknowledgment = makeAcknowledgment(plan) else {
             await center.removePendingRequests(withIdentifiers: [plan.id])
             report(.planRejected(localId: plan.id, messageId: plan.messageId, reason: .signedOut))
             return .noData
@@ -78,15 +76,17 @@ extension BuzzKitClient {
     /// Pushes a BuzzKit request out of the center to make room for a sooner plan.
     ///
     /// If the server may already hold its acknowledgment (confirmed, in flight, or sent with
-    /// an ambiguous failure), the plan is parked: no fallback will come, so the device keeps
-    /// it and puts it back when a slot frees. Otherwise its acknowledgment is taken back out
-    /// of the queue and the plan forgotten, so the server's fallback covers it.
+    /// an ambiguous failure), the plan is parked and released (`$local.released`): the
+    /// server's fallback covers it unless a slot frees up and it is put back and acknowledged
+    /// again. Otherwise its acknowledgment is taken back out of the queue and the plan
+    /// forgotten, so the server's fallback covers it.
     func evict(_ localId: String) async {
         await center.removePendingRequests(withIdentifiers: [localId])
         guard let record = book.records[localId] else { return }
         let inFlight = record.acknowledgmentEventId.map(inFlightEventIds.contains) ?? false
         if record.acknowledgmentConfirmed || record.acknowledgmentUncertain || inFlight {
             book.update(localId) { $0.state = .parked }
+            release(localId)
             report(.planEvicted(localId: localId, messageId: record.plan.messageId, parked: true))
         } else {
             if let ackId = record.acknowledgmentEventId {

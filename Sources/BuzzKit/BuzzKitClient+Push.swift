@@ -89,7 +89,12 @@ extension BuzzKitClient {
             }
             report(.notificationOpened(messageId: opened.message.messageId, deepLink: opened.deepLink, origin: opened.origin))
         }
-        if let openHandler { await openHandler(opened) }
+        if let openHandler {
+            await openHandler(opened)
+        } else {
+            // A tap that launched the app can arrive before the app set its handler: kept for it.
+            unhandledOpens.append(opened)
+        }
         await tick()
     }
 

@@ -5,11 +5,12 @@ extension BuzzKitClient {
     /// Brings the plan book in line with the notification center (inside the gate). Runs at
     /// every entry point, which is when an iOS app gets to run code.
     ///
-    /// - A scheduled plan no longer pending has fired (or was removed by someone else: a
-    ///   documented loss if it was acknowledged and not yet due). It is forgotten.
-    /// - A parked plan whose time has come without a slot is lost (a documented miss).
+    /// - A scheduled plan no longer pending has fired, or, if it was not due yet, was removed
+    ///   by someone else (the app, the person, the system): it is released and forgotten.
     /// - Held plans whose acknowledgment got through are parked.
-    /// - Parked plans fill free slots, soonest first.
+    /// - Parked plans fill free slots, soonest first, and are acknowledged again; the ones
+    ///   left without a slot are released, so the server's fallback covers them.
+    /// - A parked plan whose time has come was released: the fallback showed it.
     func reconcile() async {
         let now = clock.now
         let zone = clock.timeZone
@@ -21,41 +22,42 @@ extension BuzzKitClient {
             changed = true
         }
         for record in book.records(in: .scheduled, zone: zone) where !pendingIds.contains(record.localId) {
+            if record.fireInstant(in: zone) > now { release(record.localId) }
             book.remove(localId: record.localId)
             changed = true
-            if record.fireInstant(in: zone) > now, record.acknowledgmentConfirmed {
-                report(.planLost(localId: record.localId, messageId: record.plan.messageId, reason: .removedOutsideSDK))
-            }
         }
         var free = configuration.pendingNotificationLimit - pending.count
+        // A plan put back is acknowledged again; one due within the acknowledgment deadline
+        // stays released (its acknowledgment might not be counted in time; the fallback shows it).
+        let restorable = now.addingTimeInterval(configuration.acknowledgmentDeadline ?? 0)
         for record in book.records(in: .parked, zone: zone) {
             if record.fireInstant(in: zone) <= now {
                 changed = true
-                if record.acknowledgmentConfirmed {
-                    book.remove(localId: record.localId)
-                    report(.planLost(localId: record.localId, messageId: record.plan.messageId,
-                                     reason: .evictedAfterAcknowledgment))
-                } else {
+                if !record.acknowledgmentConfirmed {
                     await withdraw(record)
+                    continue
                 }
-            } else if free > 0 {
-                do {
-                    try await center.add(NotificationRequest(plan: record.plan))
-                    book.update(record.localId) { $0.state = .scheduled }
-                    free -= 1
-                    changed = true
-                    report(.planRestored(localId: record.localId, messageId: record.plan.messageId))
-                } catch {
-                    report(.error(BuzzKitError(.notificationCenter, context: "restore \(record.localId)", message: "\(error)")))
+                book.remove(localId: record.localId)
+                if record.releasedAt == nil {
+                    report(.planLost(localId: record.localId, messageId: record.plan.messageId, reason: .evictedAfterAcknowledgment))
                 }
+            } else if free > 0, record.fireInstant(in: zone) > restorable || record.releasedAt == nil, await restore(record) {
+                free -= 1
+                changed = true
+            } else if record.releasedAt == nil {
+                release(record.localId)
+                changed = true
             }
         }
         if changed { saveBook() }
     }
 
     /// Withdraws plans whose acknowledgment is unconfirmed at their deadline (inside the
-    /// gate). Each such acknowledgment first gets one last send, even during backoff (at most
-    /// one per plan, so no storm); if that fails too, the plan is withdrawn.
+    /// gate). A pending plan whose deadline is just now (the app was running: its timer
+    /// fired) first gets one last send of its acknowledgment, even during backoff (at most one
+    /// per plan, so no storm); if that fails too, the plan is withdrawn. A plan whose deadline
+    /// passed while the app was suspended, or that was held, is withdrawn at once, before
+    /// anything is sent: its acknowledgment must not reach the server that late.
     func processAcknowledgmentDeadlines() async {
         guard let margin = configuration.acknowledgmentDeadline, flight == nil else { return }
         let now = clock.now
@@ -67,7 +69,11 @@ extension BuzzKitClient {
             guard let current = book.records[record.localId], !current.acknowledgmentConfirmed else { continue }
             if let ackId = current.acknowledgmentEventId {
                 if inFlightEventIds.contains(ackId) { continue }
-                if queue.contains(id: ackId), !finalAttempts.contains(current.localId) {
+                let deadline = current.fireInstant(in: zone).addingTimeInterval(-margin)
+                // Due since its deadline, or since it arrived when that was later.
+                let due = max(deadline, current.receivedAt)
+                if current.state == .scheduled, now.timeIntervalSince(due) <= Self.lastSendWindow,
+                   queue.contains(id: ackId), !finalAttempts.contains(current.localId) {
                     finalAttempts.insert(current.localId)
                     forceNextFlush = true
                     continue
@@ -76,4 +82,8 @@ extension BuzzKitClient {
             await withdraw(current)
         }
     }
+
+    /// How late after its deadline a plan still gets the last send of its acknowledgment
+    /// (the timer at the deadline fires within this; a later wake is past it).
+    static let lastSendWindow: TimeInterval = 1
 }

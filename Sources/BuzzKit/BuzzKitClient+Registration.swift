@@ -7,7 +7,11 @@ extension BuzzKitClient {
     /// - Throws: ``BuzzKitError/Code/invalidConfiguration`` for a malformed token.
     public func setDeviceToken(_ hexToken: String) async throws {
         var desired = configuration.registration(token: hexToken)
-        desired.authorization = registration.desired?.authorization
+        if let known = registration.desired?.authorization {
+            desired.authorization = known
+        } else {
+            desired.authorization = await center.authorizationStatus()
+        }
         guard desired.isWellFormed else {
             throw BuzzKitError(.invalidConfiguration, context: "device token",
                                message: "the device token must be hex (an even number of at least 16 digits)")

@@ -67,6 +67,7 @@ public actor BuzzKitClient: PushEventHandling {
 
     // App hooks.
     var openHandler: (@Sendable (OpenedNotification) async -> Void)?
+    var unhandledOpens: [OpenedNotification] = []
     var observer: (@Sendable (ClientActivity) -> Void)?
     var started = false
     var stopped = false
@@ -117,7 +118,8 @@ public actor BuzzKitClient: PushEventHandling {
     /// not already), reconciles plans with the notification center, registers the device
     /// (every launch), retries a pending logout, flushes what was queued before and syncs
     /// with the server's plan list. Returns after those requests finished; later calls do
-    /// nothing.
+    /// nothing. A launch in the background (for a push) ends like a background wake
+    /// (``applicationDidEnterBackground()``), a foreground one waits for everything.
     public func start() async {
         guard !started else { return }
         started = true
@@ -127,7 +129,7 @@ public actor BuzzKitClient: PushEventHandling {
         saveIdentity()
         attachToPushEvents()
         await beginWake()
-        await settle()
+        await endWake(deadline: clock.now.addingTimeInterval(configuration.backgroundBudget))
     }
 
     /// Attaches to the platform's push events when automatic handling is on.
@@ -145,7 +147,7 @@ public actor BuzzKitClient: PushEventHandling {
         timer?.cancel()
         timer = nil
         timerDeadline = nil
-        if let source = ports.pushEvents { source.detach() }
+        if let source = ports.pushEvents { source.detach(self) }
         await settle()
     }
 
@@ -156,9 +158,14 @@ public actor BuzzKitClient: PushEventHandling {
     }
 
     /// Routes taps: called with every opened BuzzKit notification after `$push.opened` was
-    /// queued (for example to open its deep link).
-    public func setOpenHandler(_ handler: (@Sendable (OpenedNotification) async -> Void)?) {
+    /// queued (for example to open its deep link). Taps that came before a handler was set (a
+    /// tap that launched the app) are handed to it at once.
+    public func setOpenHandler(_ handler: (@Sendable (OpenedNotification) async -> Void)?) async {
         openHandler = handler
+        guard let handler, !unhandledOpens.isEmpty else { return }
+        let waiting = unhandledOpens
+        unhandledOpens = []
+        for opened in waiting { await handler(opened) }
     }
 
     // MARK: Inspection

@@ -15,8 +15,12 @@ public enum ClientActivity: Sendable, Hashable {
     /// acknowledgment had reached the server and it waits for a free slot; otherwise its
     /// acknowledgment was taken back out of the queue, so the server's fallback covers it.
     case planEvicted(localId: String, messageId: String, parked: Bool)
-    /// A parked plan got a pending slot again.
+    /// A parked plan got a pending slot again (and was acknowledged again if it had been
+    /// released).
     case planRestored(localId: String, messageId: String)
+    /// The phone let go of a plan it had acknowledged and told the server
+    /// (`$local.released`), so the server's fallback covers it unless it is put back.
+    case planReleased(localId: String, messageId: String)
     /// An acknowledged plan will not be shown by this device: a documented miss.
     case planLost(localId: String, messageId: String, reason: LossReason)
     /// A plan whose acknowledgment could not be confirmed before its deadline was removed

@@ -49,9 +49,6 @@ public struct Configuration: Sendable {
     /// throttles apps that take longer). The acknowledgment and sync that do not finish in
     /// time stay persisted and go out at the next wake.
     public var backgroundBudget: TimeInterval = 20
-    /// How long a silent push that launches the app waits for ``BuzzKit/configure(_:)`` before
-    /// it is answered `.noData`.
-    public var coldLaunchWait: TimeInterval = 10
 
     /// A configuration from its required parts.
     public init(apiBaseURL: URL, publishableKey: String, subscriberId: String?,

@@ -21,9 +21,9 @@ public final class InMemoryPushEventSource: PushEventSource {
         relay.attach(handler)
     }
 
-    /// Stops routing events.
-    public func detach() {
-        relay.detach()
+    /// Stops routing events to `handler`.
+    public func detach(_ handler: any PushEventHandling) {
+        relay.detach(handler)
     }
 
     /// Whether a handler is attached.

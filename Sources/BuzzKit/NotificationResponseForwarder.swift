@@ -25,49 +25,41 @@ public final class NotificationResponseForwarder: NSObject, UNUserNotificationCe
 
     /// A tap (or another action): BuzzKit's default action goes to the SDK, the rest to the
     /// app's delegate. iOS calls this on launch by a tap too, after
-    /// `application(_:didFinishLaunchingWithOptions:)`.
-    public func userNotificationCenter(_ center: UNUserNotificationCenter,
-                                       didReceive response: UNNotificationResponse,
-                                       withCompletionHandler completionHandler: @escaping () -> Void) {
+    /// `application(_:didFinishLaunchingWithOptions:)`, and waits for it to return.
+    public func userNotificationCenter(_ center: UNUserNotificationCenter, didReceive response: UNNotificationResponse) async {
         let userInfo = (try? JSONValue.members(userInfo: response.notification.request.content.userInfo)) ?? [:]
         guard BuzzKitNotification.owns(userInfo: userInfo) else {
-            if let next, next.responds(to: #selector(UNUserNotificationCenterDelegate.userNotificationCenter(_:didReceive:withCompletionHandler:))) {
-                next.userNotificationCenter?(center, didReceive: response, withCompletionHandler: completionHandler)
-            } else {
-                completionHandler()
+            guard let next, next.responds(to: #selector(UNUserNotificationCenterDelegate.userNotificationCenter(_:didReceive:withCompletionHandler:)))
+            else { return }
+            await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+                next.userNotificationCenter?(center, didReceive: response) { done.resume() }
             }
             return
         }
-        let relay = self.relay
-        let isDefault = response.actionIdentifier == UNNotificationDefaultActionIdentifier
-        Task {
-            if isDefault { await relay.open(userInfo: userInfo) }
-            completionHandler()
+        if response.actionIdentifier == UNNotificationDefaultActionIdentifier {
+            await relay.open(userInfo: userInfo)
         }
     }
 
     /// A notification about to be shown while the app is in the foreground.
-    public func userNotificationCenter(_ center: UNUserNotificationCenter, willPresent notification: UNNotification,
-                                       withCompletionHandler completionHandler: @escaping (UNNotificationPresentationOptions) -> Void) {
+    public func userNotificationCenter(_ center: UNUserNotificationCenter,
+                                       willPresent notification: UNNotification) async -> UNNotificationPresentationOptions {
         let userInfo = (try? JSONValue.members(userInfo: notification.request.content.userInfo)) ?? [:]
         guard let presentation = BuzzKitNotification.foregroundPresentation(userInfo: userInfo) else {
-            if let next, next.responds(to: #selector(UNUserNotificationCenterDelegate.userNotificationCenter(_:willPresent:withCompletionHandler:))) {
-                next.userNotificationCenter?(center, willPresent: notification, withCompletionHandler: completionHandler)
-            } else {
-                completionHandler([])
+            guard let next, next.responds(to: #selector(UNUserNotificationCenterDelegate.userNotificationCenter(_:willPresent:withCompletionHandler:)))
+            else { return [] }
+            return await withCheckedContinuation { (done: CheckedContinuation<UNNotificationPresentationOptions, Never>) in
+                next.userNotificationCenter?(center, willPresent: notification) { done.resume(returning: $0) }
             }
-            return
+        }
+        if notification.request.trigger is UNPushNotificationTrigger {
+            _ = await relay.deliverRemoteNotification(payload: userInfo)
         }
         var options: UNNotificationPresentationOptions = []
         if presentation.banner { options.insert(.banner) }
         if presentation.list { options.insert(.list) }
         if presentation.sound { options.insert(.sound) }
-        let isRemote = notification.request.trigger is UNPushNotificationTrigger
-        let relay = self.relay
-        Task {
-            if isRemote { _ = await relay.deliverRemoteNotification(payload: userInfo) }
-            completionHandler(options)
-        }
+        return options
     }
 
     /// The app's settings screen for notifications: the app's delegate decides.

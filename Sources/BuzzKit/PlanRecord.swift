@@ -7,9 +7,10 @@ public struct PlanRecord: Sendable, Hashable, Codable {
     public enum State: String, Sendable, Hashable, Codable {
         /// A pending request in the notification center.
         case scheduled
-        /// Acknowledged, then pushed out of the notification center by sooner plans (the
-        /// 64-request limit). It is put back when a slot frees up before it is due; if none
-        /// does, it is lost (``ClientActivity.LossReason/evictedAfterAcknowledgment``).
+        /// Acknowledged, then out of the notification center: pushed out by sooner plans (the
+        /// 64-request limit), or held back while its acknowledgment was unconfirmed and
+        /// confirmed since. Released (`$local.released`), so the server's fallback covers it;
+        /// put back (and acknowledged again) when a slot frees up before it is due.
         case parked
         /// Scheduled here, then taken out of the notification center before the app was
         /// suspended because its acknowledgment had not reached the server (the server will
@@ -33,6 +34,9 @@ public struct PlanRecord: Sendable, Hashable, Codable {
     public internal(set) var acknowledgmentUncertain: Bool
     /// When the plan arrived.
     public internal(set) var receivedAt: Date
+    /// When the phone last told the server it let go of the plan (`$local.released`); `nil`
+    /// while the server may count on it.
+    public internal(set) var releasedAt: Date?
     /// The device's zone when the plan arrived (the zone its moment was planned in, unless
     /// the phone was elsewhere than the subscriber's profile says).
     public internal(set) var receivedZone: TimeZone?

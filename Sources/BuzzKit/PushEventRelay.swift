@@ -35,9 +35,16 @@ public final class PushEventRelay: Sendable {
         for waiter in waiting { waiter.resume(returning: handler) }
     }
 
-    /// Stops routing events.
+    /// Stops routing events (to any handler).
     public func detach() {
         state.withLock { $0.handler = nil }
+    }
+
+    /// Stops routing events if they go to `handler`.
+    public func detach(_ handler: any PushEventHandling) {
+        state.withLock { state in
+            if state.handler === handler { state.handler = nil }
+        }
     }
 
     /// Whether a handler is attached.

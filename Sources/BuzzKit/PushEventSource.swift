@@ -4,6 +4,7 @@
 public protocol PushEventSource: Sendable {
     /// Routes events to `handler` from now on (held weakly), replacing any earlier handler.
     func attach(_ handler: any PushEventHandling)
-    /// Stops routing events.
-    func detach()
+    /// Stops routing events to `handler` (an instance shutting down after a newer one
+    /// attached leaves the newer one in place).
+    func detach(_ handler: any PushEventHandling)
 }

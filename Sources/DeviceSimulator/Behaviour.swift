@@ -37,4 +37,12 @@ public enum Behaviour: String, Sendable, CaseIterable, Codable {
     /// Two phones: one where the person denied notifications (it must not acknowledge what it
     /// cannot show), one force-quit: the fallback shows it on the second.
     case denied
+    /// A phone with many more than 64 future plans (a medication app: doses close together):
+    /// sooner plans push later ones out, the phone releases what it acknowledged and lets go
+    /// of (`$local.released`), the person opens the app as doses fire and parked plans are put
+    /// back. Every dose is shown exactly once, locally or by the fallback.
+    case crowded
+    /// The same plans on two phones, one of them crowded by the app's own reminders: it
+    /// releases what the other keeps. Each dose is shown once, on the phone that kept it.
+    case crowdedTwoDevices = "crowded-two-devices"
 }

@@ -69,6 +69,10 @@ extension Fleet {
             await waitForPlan(phone, until: wave.moment.addingTimeInterval(-lead * 0.4))
             await phone.reinstall()
             await phone.open(stay: 1)
+        case .crowded, .crowdedTwoDevices:
+            // The person opens the app while the doses fire: slots free up, parked plans go back.
+            let span = Double(configuration.crowdedPlans) * configuration.crowdedSpacing
+            await Self.at(wave.moment.addingTimeInterval(span * 0.3)) { await phone.open(stay: 1) }
         case .healthy, .forceQuit, .lowPower, .offline, .twoDevices, .denied:
             return
         }

@@ -28,18 +28,19 @@ extension Fleet {
             }
             // Half the Low Power phones get their plan only after the moment (the fallback covers them).
             let lateBy = nth % 2 == 0 ? configuration.lowPowerDelay : configuration.leadSeconds + configuration.lowPowerDelay
-            func phone(silent: Bool = true, authorization: NotificationAuthorization = .authorized) throws -> SimulatedPhone {
+            func phone(silent: Bool = true, authorization: NotificationAuthorization = .authorized, appOwn: Int = 0) throws -> SimulatedPhone {
                 try SimulatedPhone(subscriberId: subscriberId, behaviour: behaviour, receivesSilentPushes: silent, zone: zone,
                                    configuration: configuration, transport: transport,
                                    lowPowerDelay: behaviour == .lowPower ? lateBy : nil,
                                    silentBudget: behaviour == .budgetExhausted ? 0 : 1_000,
-                                   authorization: authorization, seed: configuration.seed &+ UInt64(index))
+                                   appOwnRequests: appOwn, authorization: authorization, seed: configuration.seed &+ UInt64(index))
             }
             var owned: [SimulatedPhone]
             switch behaviour {
             case .forceQuit: owned = [try phone(silent: false)]
             case .twoDevices: owned = [try phone(), try phone(silent: false)]
             case .denied: owned = [try phone(authorization: .denied), try phone(silent: false)]
+            case .crowdedTwoDevices: owned = [try phone(appOwn: configuration.crowdedAppRequests), try phone()]
             default: owned = [try phone()]
             }
             for phone in owned { router.register(phone) }
@@ -97,6 +98,13 @@ extension Fleet {
             expect(FleetWindow(workoutId: "w-\(id)", subscriberId: id, behaviour: behaviour, moment: wave.moment,
                                expectation: behaviour == .logoutSwitch ? .never : offlineThrough ? .unpreventable : .once,
                                neverBecause: behaviour == .logoutSwitch ? "logout" : nil))
+            if behaviour == .crowded || behaviour == .crowdedTwoDevices {
+                for dose in 1..<configuration.crowdedPlans {
+                    let moment = wave.moment.addingTimeInterval(Double(dose) * configuration.crowdedSpacing)
+                    events.append(workout(id, workoutId: "w-\(id)-d\(dose)", at: moment))
+                    expect(FleetWindow(workoutId: "w-\(id)-d\(dose)", subscriberId: id, behaviour: behaviour, moment: moment, expectation: .once))
+                }
+            }
             if behaviour == .logoutSwitch {
                 let next = Self.successor(of: id)
                 events.append(workout(next, workoutId: "w-\(next)", at: wave.moment))

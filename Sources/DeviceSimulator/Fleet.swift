@@ -59,10 +59,12 @@ public final class Fleet: @unchecked Sendable {
                 try await group.waitForAll()
             }
         }
-        let last = waves.last!.moment.addingTimeInterval(Self.secondWorkoutDelay)
+        let crowdedSpan = Double(configuration.crowdedPlans) * configuration.crowdedSpacing
+        let last = waves.last!.moment.addingTimeInterval(max(Self.secondWorkoutDelay, crowdedSpan))
         await waitWithProgress(until: last.addingTimeInterval(configuration.settleSeconds), waves: waves)
         try await posting.value
         var report = await makeReport()
+        report.travellersUnacknowledged = await travellersTheServerWouldRepeat(backend, report)
         if waves.count == 1, let plansDoneAt, let postedAt {
             let phonesWithPlans = bySubscriber.count - behaviours.values.filter { $0 == .forceQuit || $0 == .budgetExhausted }.count
             report.plansPerSecond = Double(phonesWithPlans) / plansDoneAt.timeIntervalSince(postedAt)
@@ -107,6 +109,22 @@ public final class Fleet: @unchecked Sendable {
         }
     }
 
+    /// Travellers' local notifications fire 15 minutes before the server's moment; the server
+    /// must hold their acknowledgment, or its fallback would repeat the notification then.
+    /// Returns the workouts whose run summary shows no acknowledgment.
+    private func travellersTheServerWouldRepeat(_ backend: BackendClient, _ report: FleetReport) async -> [String] {
+        var unacknowledged: [String] = []
+        for outcome in report.outcomes where outcome.behaviour == .traveller {
+            guard let local = outcome.shown.first(where: { $0.kind == "local" }),
+                  let runId = local.id.split(separator: "/").first else { continue }
+            let summary = try? await backend.call("GET", "/v1/runs/\(runId)").json as? [String: Any]
+            let steps = summary?["steps"] as? [[String: Any]] ?? []
+            let acknowledged = steps.contains { ($0["local"] as? [String: Any])?["acknowledged"] as? Bool == true }
+            if !acknowledged { unacknowledged.append(outcome.window.workoutId) }
+        }
+        return unacknowledged
+    }
+
     private func makeReport() async -> FleetReport {
         var shownByWorkout: [String: [FleetReport.Outcome.Shown]] = [:]
         var platform = FleetReport.PlatformCounts()
@@ -127,8 +145,8 @@ public final class Fleet: @unchecked Sendable {
             platform.longestWake = max(platform.longestWake, phone.longestWakeSeconds)
         }
         var lost: Set<String> = []
-        for (subscriberId, owned) in bySubscriber {
-            for phone in owned where await phone.lostAfterAcknowledging { lost.insert(subscriberId) }
+        for (subscriberId, owned) in bySubscriber where owned.contains(where: { !$0.plansLostAfterAcknowledging.isEmpty }) {
+            lost.insert(subscriberId)
         }
         let outcomes = windows.sorted { ($0.subscriberId, $0.workoutId) < ($1.subscriberId, $1.workoutId) }.map { window in
             FleetReport.Outcome(window: window, shown: (shownByWorkout[window.workoutId] ?? []).sorted { $0.at < $1.at },

@@ -37,6 +37,12 @@ public struct FleetConfiguration: Sendable {
     public var waveInterval: Double = 10
     /// How long the backend keeps retrying a call the API cannot take (5xx, no connection).
     public var retryWindow: Double = 90
+    /// Plans per crowded subscriber (more than iOS's 64), their moments `crowdedSpacing`
+    /// seconds apart from the wave's moment.
+    public var crowdedPlans = 72
+    public var crowdedSpacing: Double = 0.25
+    /// The app's own far-ahead reminders on the crowded one of two phones.
+    public var crowdedAppRequests = 24
     /// The seed of the fleet's random choices (who opens the app when, which push APNs keeps).
     public var seed: UInt64 = 7
     /// Called once the wave times are fixed (after every phone registered).

@@ -15,7 +15,7 @@ extension FleetReport {
                           ms(Self.percentile(row.lateness, 0.5)), ms(Self.percentile(row.lateness, 0.99))]
             lines.append(pad(row.behaviour.rawValue, 23) + zip(values, columns).map { lpad($0, $1.1) }.joined())
         }
-        lines.append("* lost: acknowledged, then dropped by the phone's 64-pending limit (documented; not a violation)")
+        lines.append("* lost: acknowledged, then dropped by the phone without a release, never shown (a violation)")
         lines.append("† shown after a server cancel made while the phone was offline through the moment: nobody could prevent it")
         lines.append(String(format: "iOS and APNs: %d silent pushes throttled, %d pushes discarded and %d expired in APNs' store for offline phones; slowest answer to a silent push %.1f s",
                             platform.throttled, platform.discardedOffline, platform.expiredOffline, platform.longestWake))

@@ -11,7 +11,8 @@ public struct FleetReport: Sendable, Codable {
         public var window: FleetWindow
         /// Every time a phone showed it.
         public var shown: [Shown]
-        /// A phone of the subscriber acknowledged it and later dropped it (the 64-pending limit).
+        /// A phone of the subscriber acknowledged a plan and later lost it without telling the
+        /// server (`$local.released`): the server then sends no fallback.
         public var lostAfterAcknowledging: Bool
 
         public var subscriberId: String { window.subscriberId }
@@ -47,6 +48,9 @@ public struct FleetReport: Sendable, Codable {
     /// What iOS and APNs did to pushes (throttled, discarded offline, expired) and how long the
     /// SDK took to answer silent pushes.
     public var platform = PlatformCounts()
+    /// Travellers whose local notification fired but whose acknowledgment the server does not
+    /// hold: its fallback would show the notification again at the server's moment.
+    public var travellersUnacknowledged: [String] = []
 
     public init(outcomes: [Outcome]) { self.outcomes = outcomes }
 
@@ -115,11 +119,17 @@ public struct FleetReport: Sendable, Codable {
             let name = row.behaviour.rawValue
             if row.twice > 0 { out.append("\(name): \(row.twice) notification(s) were shown more than once") }
             if row.missed > 0 { out.append("\(name): \(row.missed) notification(s) were never shown") }
+            if row.documentedMisses > 0 {
+                out.append("\(name): \(row.documentedMisses) notification(s) were acknowledged, then lost by the phone without a release, and never shown")
+            }
             if row.afterCancel > 0 { out.append("\(name): \(row.afterCancel) notification(s) were shown after a cancel") }
             if row.afterLogout > 0 { out.append("\(name): \(row.afterLogout) notification(s) were shown after their person signed out") }
             if row.wrongPerson > 0 { out.append("\(name): \(row.wrongPerson) notification(s) were shown to someone they were not for") }
             if row.early > 0 { out.append("\(name): \(row.early) notification(s) were shown before their moment") }
             return out
+        }
+        if !travellersUnacknowledged.isEmpty {
+            out.append("traveller: \(travellersUnacknowledged.count) local notification(s) fired but the server holds no acknowledgment (its fallback would repeat them)")
         }
         if platform.budgetOverruns > 0 {
             out.append("the SDK answered \(platform.budgetOverruns) silent push(es) after iOS's 30 s")

@@ -1,4 +1,5 @@
 import BuzzKit
+import BuzzKitWire
 import Foundation
 
 extension SimulatedPhone {
@@ -7,6 +8,12 @@ extension SimulatedPhone {
     /// phone stays on screen.
     func start() async {
         await attach(center)
+        for index in 0..<appOwnRequests {
+            // The app's own reminders, a year ahead: not BuzzKit's, but they take slots.
+            let fireAt = FireAt(instant: Date().addingTimeInterval(365 * 86_400 + Double(index) * 60), in: systemClock.timeZone)
+            try? await center.add(NotificationRequest(id: "app-own-\(index)", title: "Stretch", body: "Your own reminder",
+                                                      userInfo: [:], fireAt: fireAt))
+        }
         let quitAfterSetup = locked { forceQuit }
         await open(stay: nil)
         if alwaysInForeground { return }

@@ -46,7 +46,7 @@ extension SimulatedPhone {
     /// deferred in Low Power Mode; otherwise the app is woken (launched if not running) in
     /// the background, handles it, and is suspended again once it answered.
     func receiveSilent(_ payload: [String: JSONValue]) async {
-        let decision = locked { () -> SilentPushPolicy.Decision? in forceQuit ? nil : policy.decide(now: Date()) }
+        let decision = locked { () -> SilentPushPolicy.Decision? in forceQuit ? nil : policy.decide(now: Date(), inForeground: state == .foreground) }
         guard let decision else { return }
         guard case .deliver(let delay) = decision else {
             locked { throttled += 1 }

@@ -23,6 +23,8 @@ final class SimulatedPhone: @unchecked Sendable {
     let baseTransport: any HTTPTransport
     /// Keeps the app on screen all the time (the drill's canary: a kiosk app).
     let alwaysInForeground: Bool
+    /// Local notifications the app schedules itself, far ahead (they count towards iOS's 64).
+    let appOwnRequests: Int
     let lock = NSLock()
 
     // Guarded by `lock`.
@@ -46,18 +48,21 @@ final class SimulatedPhone: @unchecked Sendable {
     /// Tokens this phone had before a reinstall (APNs answers 410 for them).
     var retiredTokens: [String] = []
     var registered: Set<String> = []
+    var lostPlans: Set<String> = []
     /// Called when the phone's token changes (a reinstall), to route pushes anew.
     var onNewToken: (@Sendable (SimulatedPhone, String, String) -> Void)?
 
     /// A phone for `subscriberId` in `zone`. `receivesSilentPushes: false` is a phone whose
     /// app the person force-quit after setting it up.
     init(subscriberId: String, behaviour: Behaviour, receivesSilentPushes: Bool, zone: String, configuration: FleetConfiguration,
-         transport: any HTTPTransport, lowPowerDelay: Double? = nil, silentBudget: Int = 1_000,
+         transport: any HTTPTransport, lowPowerDelay: Double? = nil, silentBudget: Int = SilentPushPolicy.defaultHourlyBudget,
+         appOwnRequests: Int = 0,
          authorization: NotificationAuthorization = .authorized, alwaysInForeground: Bool = false, seed: UInt64 = 1) throws {
         self.subscriberId = subscriberId
         self.behaviour = behaviour
         self.configuration = configuration
         self.alwaysInForeground = alwaysInForeground
+        self.appOwnRequests = appOwnRequests
         self.authorization = authorization
         baseTransport = transport
         ownerStorage = subscriberId
@@ -109,18 +114,18 @@ final class SimulatedPhone: @unchecked Sendable {
 
     /// What the SDK reports (the simulator's view into the app).
     func observe(_ activity: ClientActivity) {
-        if case .deviceRegistered(let registration) = activity {
+        switch activity {
+        case .deviceRegistered(let registration):
             locked { registered.insert("\(ownerStorage)|\(registration.token)") }
+        case .planLost(let localId, _, _):
+            locked { lostPlans.insert(localId) }
+        default:
+            break
         }
     }
 
-    /// Whether the phone acknowledged a plan and later dropped it (the 64-pending limit).
-    var lostAfterAcknowledging: Bool {
-        get async {
-            guard let book = await client?.planBook else { return false }
-            return book.records.values.contains { $0.state == .parked && $0.acknowledgmentEventId != nil }
-        }
-    }
+    /// Plans the phone acknowledged and then lost without telling the server.
+    var plansLostAfterAcknowledging: Set<String> { locked { lostPlans } }
 
     func record(_ notification: DeliveredNotification) {
         lock.lock()

@@ -69,22 +69,42 @@ final class CapacityTests: XCTestCase {
         XCTAssertTrue(phone.activity.all.contains(.planRestored(localId: "p64", messageId: "msg-p64")))
     }
 
-    func testParkedPlanWithoutASlotInTimeIsReportedLost() async throws {
-        let phone = try await TestPhone()
+    /// A phone that lets go of plans it acknowledged says so (`$local.released`, with its
+    /// device), so the server's fallback shows them: nothing is lost silently.
+    func testParkedPlansAreReleasedSoTheFallbackShowsThem() async throws {
+        let phone = try await TestPhone { $0.deviceToken = TestPhone.deviceToken }
         await fill(phone)
         for index in 1...2 {  // two sooner plans push p64 and p63 out
             await phone.receivePlan("soon-\(index)", in: 1_800)
         }
-        // The SDK does not run again until after p64 was due (the app stays suspended).
+        let released = phone.transport.postedEvents.filter { $0.event == "$local.released" }
+        XCTAssertEqual(released.compactMap { $0.properties["localId"]?.stringValue }.sorted(), ["p63", "p64"])
+        XCTAssertEqual(Set(released.compactMap { $0.properties["device"]?.stringValue }), [TestPhone.deviceToken])
+        XCTAssertEqual(released.first { $0.properties["localId"] == "p64" }?.properties["messageId"], "msg-p64")
+        // The SDK does not run again until after they were due (the app stays suspended).
         phone.clock.advance(by: 65 * 3_600)
         await phone.center.fireDue()
         try await phone.client.track("app.foreground")
-        let lost = phone.activity.all.compactMap { activity -> String? in
-            if case .planLost(let id, _, .evictedAfterAcknowledgment) = activity { return id } else { return nil }
-        }
-        XCTAssertEqual(lost.sorted(), ["p63", "p64"])
+        let lost = phone.activity.all.filter { if case .planLost = $0 { return true } else { return false } }
+        XCTAssertTrue(lost.isEmpty, "released plans are not lost: the server sent their fallback")
         let book = await phone.client.planBook
         XCTAssertTrue(book.records.isEmpty)
+    }
+
+    /// A released plan put back into a free slot is acknowledged again.
+    func testARestoredPlanIsAcknowledgedAgain() async throws {
+        let phone = try await TestPhone { $0.deviceToken = TestPhone.deviceToken }
+        await fill(phone)
+        await phone.receivePlan("soon", in: 1_800)  // p64 is pushed out and released
+        let acksBefore = acknowledgedIds(phone).filter { $0 == "p64" }.count
+        XCTAssertEqual(acksBefore, 1)
+        try await phone.advance(1_800)  // "soon" fires: a slot is free
+        try await phone.client.track("app.foreground")
+        let pending = await phone.pendingIds()
+        XCTAssertTrue(pending.contains("p64"))
+        XCTAssertEqual(acknowledgedIds(phone).filter { $0 == "p64" }.count, 2, "acknowledged again after the release")
+        let order = phone.transport.postedEvents.filter { $0.properties["localId"] == "p64" }.map(\.event)
+        XCTAssertEqual(order, ["$local.scheduled", "$local.released", "$local.scheduled"])
     }
 
     func testTheAppsOwnRequestsAreNeverDisplaced() async throws {

@@ -23,7 +23,7 @@ final class PlanSchedulingTests: XCTestCase {
     }
 
     func testAcknowledgmentIsTrackedAndFlushedImmediately() async throws {
-        let phone = try await TestPhone()
+        let phone = try await TestPhone { $0.deviceToken = TestPhone.deviceToken }
         await phone.receivePlan("run-1/nudge", in: 3_600, messageId: "m-1")
         // No clock movement: the acknowledgment went out during the push handling.
         XCTAssertEqual(phone.transport.eventRequests.count, 1)
@@ -35,7 +35,8 @@ final class PlanSchedulingTests: XCTestCase {
         let event = try XCTUnwrap(phone.transport.postedEvents.first)
         XCTAssertEqual(event.event, "$local.scheduled")
         XCTAssertEqual(event.subscriberId, "u_123")
-        XCTAssertEqual(event.properties, ["localId": "run-1/nudge", "messageId": "m-1"])
+        XCTAssertEqual(event.properties, ["localId": "run-1/nudge", "messageId": "m-1", "device": .string(TestPhone.deviceToken)],
+                       "the acknowledgment names this phone, so a later release can take it back")
         XCTAssertEqual(event.timestamp, TestPhone.start)
         XCTAssertNotNil(event.id)
         let queued = await phone.client.queuedEvents

@@ -13,6 +13,8 @@ final class RecordingTransport: HTTPTransport {
         case unavailable
         /// Fails in a way that may have reached the server (timeout).
         case timeout
+        /// Answers `reply` only after `seconds` of real time (a network or server that hangs).
+        indirect case delayed(TimeInterval, Reply)
     }
 
     private struct State {
@@ -29,7 +31,7 @@ final class RecordingTransport: HTTPTransport {
     static let stormLimit = 2_000
 
     func send(_ request: HTTPTransportRequest) async throws -> HTTPTransportResponse {
-        let reply = state.withLock { state -> Reply in
+        var reply = state.withLock { state -> Reply in
             state.requests.append(request)
             // A retry storm never ends on a manual clock; stop it loudly instead of filling memory.
             precondition(state.requests.count <= Self.stormLimit, "retry storm: more than \(Self.stormLimit) requests")
@@ -44,6 +46,10 @@ final class RecordingTransport: HTTPTransport {
             return state.script.isEmpty ? state.fallback : state.script.removeFirst()
         }
         let context = "\(request.method) \(request.url.path)"
+        while case .delayed(let seconds, let then) = reply {
+            try? await Task.sleep(nanoseconds: UInt64(seconds * 1_000_000_000))
+            reply = then
+        }
         switch reply {
         case .status(let status, let headers, let body):
             return HTTPTransportResponse(status: status, headers: headers, body: Data(body.utf8))
@@ -51,6 +57,8 @@ final class RecordingTransport: HTTPTransport {
             throw BuzzKitError(.networkUnavailable, context: context, message: "no connection")
         case .timeout:
             throw BuzzKitError(.networkFailure, context: context, message: "timed out")
+        case .delayed:
+            preconditionFailure("unwrapped above")
         }
     }
 
@@ -58,6 +66,9 @@ final class RecordingTransport: HTTPTransport {
     func setPlans(_ plans: [LocalPlan]) {
         state.withLock { $0.plans = plans }
     }
+
+    /// The plans the fake server lists now.
+    var listedPlans: [LocalPlan] { state.withLock { $0.plans } }
 
     /// Adds a plan to the fake server's list (replacing one with the same id).
     func addPlan(_ plan: LocalPlan) {
@@ -110,6 +121,22 @@ final class RecordingTransport: HTTPTransport {
 
     /// Every posted event, in order (resends included).
     var postedEvents: [BuzzEvent] { batches.flatMap { $0 } }
+
+    /// The device registrations (`PUT /v1/subscribers/{id}/devices`).
+    var registrationRequests: [HTTPTransportRequest] {
+        allRequests.filter { $0.method == "PUT" && $0.url.path.hasSuffix("/devices") }
+    }
+
+    /// The device removals (`DELETE /v1/subscribers/{id}/devices/{token}`).
+    var deleteRequests: [HTTPTransportRequest] {
+        allRequests.filter { $0.method == "DELETE" }
+    }
+
+    /// A request's JSON body as string members (a registration body).
+    static func stringBody(_ request: HTTPTransportRequest?) -> [String: String] {
+        guard let body = request?.body else { return [:] }
+        return (try? JSONDecoder().decode([String: String].self, from: body)) ?? [:]
+    }
 
     /// Forgets the recorded requests.
     func clearRequests() {

@@ -26,15 +26,24 @@ final class TestPhone {
     /// A phone; `adjust` changes the configuration, `start` runs ``BuzzKitClient/start()``.
     /// `foreground`: the app is in the foreground after the start (code runs throughout);
     /// otherwise it is in the background and every push is a wake that ends in suspension.
-    init(subscriberId: String = "u_123", capacity: Int = 64, store: InMemoryKeyValueStore = InMemoryKeyValueStore(),
-         start: Bool = true, foreground: Bool = true, _ adjust: (inout Configuration) -> Void = { _ in }) async throws {
+    /// `subscriberId: nil` configures nobody signed in (the app calls `login` later).
+    /// `authorization` is the notification permission at launch, `answerWhenAsked` what the
+    /// person answers when asked while it is `notDetermined`.
+    init(subscriberId: String? = "u_123", capacity: Int = 64, store: InMemoryKeyValueStore = InMemoryKeyValueStore(),
+         start: Bool = true, foreground: Bool = true, authorization: NotificationAuthorization = .authorized,
+         answerWhenAsked: NotificationAuthorization = .authorized, _ adjust: (inout Configuration) -> Void = { _ in }) async throws {
         clock = ManualClock(now: Self.start, timeZone: Self.berlin)
-        center = InMemoryNotificationCenter(clock: clock, capacity: capacity)
+        center = InMemoryNotificationCenter(clock: clock, capacity: capacity, authorization: authorization,
+                                            answerWhenAsked: answerWhenAsked)
         self.store = store
         network = NetworkConditionedTransport(wrapping: transport)
-        var configuration = Configuration(apiBaseURL: URL(string: "https://api.buzzkit.test/")!,
-                                          publishableKey: "pk_tenant_secret", subscriberId: subscriberId,
-                                          subscriberToken: .fixed(Self.token), pushTopic: "com.example.gym")
+        let api = URL(string: "https://api.buzzkit.test/")!
+        var configuration = if let subscriberId {
+            Configuration(apiBaseURL: api, publishableKey: "pk_tenant_secret", subscriberId: subscriberId,
+                          subscriberToken: .fixed(Self.token), pushTopic: "com.example.gym")
+        } else {
+            Configuration(apiBaseURL: api, publishableKey: "pk_tenant_secret", pushTopic: "com.example.gym")
+        }
         configuration.retryPolicy = RetryPolicy(initialDelay: 2, multiplier: 2, maximumDelay: 60, jitter: 0.5)
         adjust(&configuration)
         self.configuration = configuration
@@ -76,6 +85,23 @@ final class TestPhone {
         let payload = Payloads.plan(localId, messageId: messageId, fireAt: fireAt(in: seconds), cancelOn: cancelOn)
         if case .plan(let plan) = IncomingPush(payload: payload) { transport.addPlan(plan) }
         return await client.handleRemoteNotification(payload: payload)
+    }
+
+    /// A plan firing `seconds` from now, as the server would list or push it.
+    func plan(_ localId: String, in seconds: TimeInterval, cancelOn: [String] = [], messageId: String? = nil) -> LocalPlan {
+        LocalPlan(id: localId, messageId: messageId ?? "msg-\(localId)", fireAt: fireAt(in: seconds), title: "Leg day",
+                  body: "6:00 with Maya.", deepLink: "gym://workouts/legs", data: ["workoutId": "w1"], cancelOn: cancelOn)
+    }
+
+    /// Delivers the silent push of `plan` without touching the server's plan list.
+    @discardableResult
+    func push(_ plan: LocalPlan) async -> PushOutcome {
+        await client.handleRemoteNotification(payload: Payloads.members(SilentPlanPayload(local: plan).jsonBytes))
+    }
+
+    /// The local ids of every posted `$local.scheduled` (resends included).
+    var acknowledgedIds: [String] {
+        transport.postedEvents.filter { $0.event == BuzzEvent.localScheduled }.compactMap { $0.properties["localId"]?.stringValue }
     }
 
     /// Moves the clock, fires what is due and waits until the client is idle.

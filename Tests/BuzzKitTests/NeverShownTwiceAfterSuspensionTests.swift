@@ -1,0 +1,165 @@
+import BuzzKitWire
+import Foundation
+import XCTest
+@testable import BuzzKit
+
+/// A suspended app cannot withdraw a notification when the server's fallback comes, so a plan
+/// whose acknowledgment has not reached the server is taken out of the notification center
+/// before the app is suspended (held). The person then sees it once: from the phone when the
+/// acknowledgment gets through before its deadline, from the server's fallback otherwise.
+final class NeverShownTwiceAfterSuspensionTests: XCTestCase {
+    func testAnOfflinePushInTheBackgroundLeavesNothingPending() async throws {
+        let phone = try await TestPhone(foreground: false)
+        phone.network.setOnline(false)
+        let outcome = await phone.receivePlan("run-1/a", in: 600, messageId: "m-1")
+        XCTAssertEqual(outcome, .newData)
+
+        let pending = await phone.pendingIds()
+        XCTAssertTrue(pending.isEmpty, "nothing left that could be shown beside the fallback")
+        let book = await phone.client.planBook
+        XCTAssertEqual(book.records["run-1/a"]?.state, .held)
+        XCTAssertTrue(phone.activity.all.contains(.plansHeld(localIds: ["run-1/a"])))
+        let queued = await phone.client.queuedEvents
+        XCTAssertEqual(queued.map(\.event), [BuzzEvent.localScheduled], "its acknowledgment waits for the network")
+        let persisted = try phone.store.value(PlanBook.self, forKey: "buzzkit.plans")
+        XCTAssertEqual(persisted?.records["run-1/a"]?.state, .held)
+    }
+
+    func testConfirmedBeforeItIsDueThePlanComesBackAndFiresOnce() async throws {
+        let phone = try await TestPhone(foreground: false)
+        phone.network.setOnline(false)
+        await phone.receivePlan("run-1/a", in: 600)
+        try await phone.advance(120)
+
+        phone.network.setOnline(true)
+        await phone.client.networkDidBecomeAvailable()
+        let pending = await phone.pendingIds()
+        XCTAssertEqual(pending, ["run-1/a"])
+        let book = await phone.client.planBook
+        XCTAssertEqual(book.records["run-1/a"]?.state, .scheduled)
+        XCTAssertEqual(book.records["run-1/a"]?.acknowledgmentConfirmed, true)
+        XCTAssertEqual(phone.acknowledgedIds, ["run-1/a"])
+
+        let shown = try await phone.advance(480)
+        XCTAssertEqual(shown.map(\.id), ["run-1/a"])
+        let delivered = await phone.center.deliveredNotifications()
+        XCTAssertEqual(delivered.count, 1)
+    }
+
+    /// The connection drops for a moment during one push's wake and is back for the next
+    /// push a second later: that wake sends what is queued (README: "The SDK handles the push,
+    /// sends what is queued"), so both plans are acknowledged and shown by the phone rather
+    /// than held for the server's fallback.
+    func testThePushWakeAfterAFailedOneSendsTheQueuedAcknowledgments() async throws {
+        let phone = try await TestPhone(foreground: false)
+        phone.network.setOnline(false)
+        await phone.receivePlan("run-1/a", in: 600)
+        phone.clock.advance(by: 1)  // the app is suspended: nothing runs in between
+        phone.network.setOnline(true)
+        await phone.receivePlan("run-2/a", in: 900)  // the next wake, online
+
+        XCTAssertEqual(Set(phone.acknowledgedIds), ["run-1/a", "run-2/a"], "the wake sent nothing: a backoff from the last wake was pending")
+        let pending = await phone.pendingIds()
+        XCTAssertEqual(pending, ["run-1/a", "run-2/a"])
+    }
+
+    func testPastItsDeadlineTheHeldPlanIsWithdrawnAndNeverAcknowledged() async throws {
+        let phone = try await TestPhone(foreground: false)  // acknowledgmentDeadline 5 s
+        phone.network.setOnline(false)
+        await phone.receivePlan("run-1/a", in: 60, messageId: "m-1")
+        try await phone.advance(56)  // past the deadline, still offline
+
+        XCTAssertTrue(phone.activity.all.contains(.planWithdrawn(localId: "run-1/a", messageId: "m-1", acknowledgmentMayHaveArrived: false)))
+        phone.network.setOnline(true)
+        await phone.client.networkDidBecomeAvailable()
+        let shown = try await phone.advance(60)
+        XCTAssertTrue(shown.isEmpty, "the server's fallback shows it")
+        XCTAssertFalse(phone.postedNames.contains(BuzzEvent.localScheduled))
+        let book = await phone.client.planBook
+        XCTAssertNil(book.records["run-1/a"])
+    }
+
+    /// The app stays suspended (nothing of it runs) until after the plan's deadline; the next
+    /// wake has the network. An acknowledgment that only gets through after its deadline could
+    /// reach the server while the phone no longer has time to show the plan, so it is never
+    /// posted: the plan is withdrawn and the server's fallback shows it.
+    func testWokenAfterItsDeadlineTheHeldPlanIsWithdrawnAndNeverAcknowledged() async throws {
+        let phone = try await TestPhone(foreground: false)  // acknowledgmentDeadline 5 s
+        phone.network.setOnline(false)
+        await phone.receivePlan("run-1/a", in: 60, messageId: "m-1")
+        await phone.client.shutdown()  // suspended, then ended by iOS: no timer runs
+        phone.clock.advance(by: 57)  // 3 s before its moment, past its deadline
+        phone.network.setOnline(true)
+        phone.transport.clearRequests()
+
+        try await phone.restart(foreground: false)  // the next wake
+        try await phone.waitIdle()
+        XCTAssertFalse(phone.postedNames.contains(BuzzEvent.localScheduled), "posted 3 s before the moment, past its 5 s deadline")
+        XCTAssertTrue(phone.activity.all.contains(.planWithdrawn(localId: "run-1/a", messageId: "m-1", acknowledgmentMayHaveArrived: false)))
+        let shown = try await phone.advance(10)
+        XCTAssertTrue(shown.isEmpty, "the fallback shows it")
+    }
+
+    /// Same, woken only after the moment itself: posting the acknowledgment now would tell the
+    /// server the phone showed a notification nobody saw.
+    func testWokenAfterTheMomentTheHeldPlansAcknowledgmentIsNeverPosted() async throws {
+        let phone = try await TestPhone(foreground: false)
+        phone.network.setOnline(false)
+        await phone.receivePlan("run-1/a", in: 60, messageId: "m-1")
+        await phone.client.shutdown()
+        phone.clock.advance(by: 120)
+        phone.network.setOnline(true)
+        phone.transport.clearRequests()
+
+        try await phone.restart(foreground: false)
+        try await phone.waitIdle()
+        XCTAssertFalse(phone.postedNames.contains(BuzzEvent.localScheduled),
+                       "an acknowledgment for a plan 60 s past its moment was posted")
+        let book = await phone.client.planBook
+        XCTAssertNil(book.records["run-1/a"])
+        let delivered = await phone.center.deliveredNotifications()
+        XCTAssertTrue(delivered.isEmpty)
+        XCTAssertFalse(phone.activity.all.contains { if case .planLost = $0 { true } else { false } },
+                       "reported as a miss of the phone's own making")
+    }
+
+    /// iOS launches the app in the background for reasons of its own (a background fetch, the
+    /// app's own silent push) and suspends it afterwards without any foreground or background
+    /// notification. The launch syncs; a plan the sync added whose acknowledgment failed is not
+    /// left pending either.
+    func testAPlanAddedByTheSyncOfABackgroundLaunchIsNotLeftPendingUnconfirmed() async throws {
+        let phone = try await TestPhone(start: false, foreground: false)
+        phone.transport.addPlan(phone.plan("run-1/a", in: 600))
+        phone.transport.setRule { $0.method == "POST" ? .unavailable : nil }  // the list arrives, the acknowledgment does not
+        await phone.client.start()
+
+        XCTAssertEqual(phone.activity.scheduled, ["run-1/a"])
+        let pending = await phone.pendingIds()
+        XCTAssertTrue(pending.isEmpty, "left pending while suspended: shown together with the server's fallback")
+    }
+
+    func testInTheForegroundThePlanStaysPending() async throws {
+        let phone = try await TestPhone(foreground: true)
+        phone.network.setOnline(false)
+        await phone.receivePlan("run-1/a", in: 600)
+        let pending = await phone.pendingIds()
+        XCTAssertEqual(pending, ["run-1/a"], "the app runs and can still withdraw it at its deadline")
+        let book = await phone.client.planBook
+        XCTAssertEqual(book.records["run-1/a"]?.state, .scheduled)
+        XCTAssertFalse(phone.activity.all.contains { if case .plansHeld = $0 { true } else { false } })
+
+        // Leaving the foreground while still offline holds it.
+        await phone.client.applicationDidEnterBackground()
+        let afterLeaving = await phone.pendingIds()
+        XCTAssertTrue(afterLeaving.isEmpty)
+        XCTAssertTrue(phone.activity.all.contains(.plansHeld(localIds: ["run-1/a"])))
+    }
+
+    func testAConfirmedPlanIsNotHeld() async throws {
+        let phone = try await TestPhone(foreground: false)
+        await phone.receivePlan("run-1/a", in: 600)
+        let pending = await phone.pendingIds()
+        XCTAssertEqual(pending, ["run-1/a"])
+        XCTAssertFalse(phone.activity.all.contains { if case .plansHeld = $0 { true } else { false } })
+    }
+}

@@ -1,0 +1,114 @@
+import BuzzKitWire
+import Foundation
+import XCTest
+@testable import BuzzKit
+
+/// Two people share a phone: when B signs in after A, nothing of A is shown to B, the device
+/// is removed from A and registered for B. And a subscriber's short-lived token is fetched
+/// again from the app shortly before it expires, so requests keep being accepted.
+final class SwitchingSubscriberTests: XCTestCase {
+    private static func token(expiringAt expiry: Date, _ fill: String) -> String {
+        "v1.\(Int(expiry.timeIntervalSince1970)).\(String(repeating: fill, count: 32))"
+    }
+
+    func testSigningInAsBAfterAShowsNothingOfAAndMovesTheDevice() async throws {
+        let phone = try await TestPhone(subscriberId: nil) { $0.deviceToken = TestPhone.deviceToken }
+        let expiry = TestPhone.start.addingTimeInterval(86_400)
+        let tokenA = Self.token(expiringAt: expiry, "aa"), tokenB = Self.token(expiringAt: expiry, "bb")
+        try await phone.client.login(subscriberId: "u_A", subscriberToken: .fixed(tokenA))
+        await phone.receivePlan("run-a0/x", in: 30)
+        try await phone.advance(30)
+        await phone.receivePlan("run-a1/x", in: 3_600, cancelOn: ["a.done"])
+        let shownForA = await phone.center.deliveredNotifications()
+        XCTAssertEqual(shownForA.map(\.id), ["run-a0/x"])
+        phone.transport.setPlans([])  // the server lists nothing for B
+        phone.transport.clearRequests()
+
+        try await phone.client.login(subscriberId: "u_B", subscriberToken: .fixed(tokenB))
+        let subscriber = await phone.client.subscriberId
+        XCTAssertEqual(subscriber, "u_B")
+        let pending = await phone.pendingIds()
+        XCTAssertTrue(pending.isEmpty)
+        let delivered = await phone.center.deliveredNotifications()
+        XCTAssertTrue(delivered.isEmpty, "A's shown notification left the list")
+        let book = await phone.client.planBook
+        XCTAssertEqual(book.registry.eventNames, [])
+
+        let delete = try XCTUnwrap(phone.transport.deleteRequests.first)
+        XCTAssertEqual(delete.url.path, "/v1/subscribers/u_A/devices/\(TestPhone.deviceToken)")
+        XCTAssertEqual(delete.header("X-BuzzKit-Subscriber-Token"), tokenA)
+        let registrations = phone.transport.registrationRequests
+        XCTAssertEqual(registrations.map(\.url.path), ["/v1/subscribers/u_B/devices"])
+        XCTAssertEqual(registrations.first?.header("X-BuzzKit-Subscriber-Token"), tokenB)
+        XCTAssertEqual(RecordingTransport.stringBody(registrations.first)["token"], TestPhone.deviceToken)
+        XCTAssertEqual(phone.transport.syncRequests.map(\.url.path), ["/v1/subscribers/u_B/plans"])
+        let registered = await phone.client.registeredDevice
+        XCTAssertEqual(registered?.token, TestPhone.deviceToken)
+
+        let shown = try await phone.advance(3_600)
+        XCTAssertTrue(shown.isEmpty, "A's plan never shows for B")
+        try await phone.client.track("a.done")
+        await phone.client.flush()
+        XCTAssertEqual(phone.postedNames, ["a.done"])
+        XCTAssertEqual(phone.transport.postedEvents.first?.subscriberId, "u_B")
+    }
+
+    func testBsPlansAreScheduledAndAcknowledgedForB() async throws {
+        let phone = try await TestPhone(subscriberId: nil) { $0.deviceToken = TestPhone.deviceToken }
+        try await phone.client.login(subscriberId: "u_A", subscriberToken: .fixed(TestPhone.token))
+        await phone.receivePlan("run-a1/x", in: 3_600)
+        phone.transport.setPlans([phone.plan("run-b1/x", in: 7_200)])
+        try await phone.client.login(subscriberId: "u_B", subscriberToken: .fixed(TestPhone.token))
+
+        let pending = await phone.pendingIds()
+        XCTAssertEqual(pending, ["run-b1/x"])
+        let acks = phone.transport.postedEvents.filter { $0.event == BuzzEvent.localScheduled }
+        XCTAssertEqual(acks.map(\.subscriberId), ["u_A", "u_B"])
+        XCTAssertEqual(acks.last?.properties["localId"], "run-b1/x")
+    }
+
+    func testTheTokenIsFetchedAgainWithinAMinuteOfItsExpiry() async throws {
+        let phone = try await TestPhone(subscriberId: nil)
+        let clock = phone.clock
+        let calls = Locked(0)
+        let provider = SubscriberTokenProvider {
+            calls.withLock { $0 += 1 }
+            return Self.token(expiringAt: clock.now.addingTimeInterval(120), "ef")
+        }
+        try await phone.client.login(subscriberId: "u_1", subscriberToken: provider)
+        let first = calls.current
+        XCTAssertGreaterThanOrEqual(first, 1)
+        let firstToken = Self.token(expiringAt: TestPhone.start.addingTimeInterval(120), "ef")
+
+        try await phone.advance(30)  // 90 s left: the cached token is used
+        try await phone.client.track("app.opened")
+        await phone.client.flush()
+        XCTAssertEqual(calls.current, first)
+        XCTAssertEqual(phone.transport.eventRequests.last?.header("X-BuzzKit-Subscriber-Token"), firstToken)
+
+        try await phone.advance(31)  // 59 s left: fetched again
+        try await phone.client.track("app.opened")
+        await phone.client.flush()
+        XCTAssertEqual(calls.current, first + 1)
+        let renewed = Self.token(expiringAt: TestPhone.start.addingTimeInterval(61 + 120), "ef")
+        XCTAssertEqual(phone.transport.eventRequests.last?.header("X-BuzzKit-Subscriber-Token"), renewed)
+    }
+
+    func testA401FetchesANewTokenAndResends() async throws {
+        let phone = try await TestPhone(subscriberId: nil)
+        let calls = Locked(0)
+        let provider = SubscriberTokenProvider {
+            let n = calls.withLock { count -> Int in count += 1; return count }
+            return Self.token(expiringAt: TestPhone.start.addingTimeInterval(86_400), n == 1 ? "01" : "02")
+        }
+        try await phone.client.login(subscriberId: "u_1", subscriberToken: provider)
+        phone.transport.setRule { request in
+            request.method == "POST" && request.header("X-BuzzKit-Subscriber-Token")?.hasSuffix("01") == true ? .status(401) : nil
+        }
+        try await phone.client.track("app.opened")
+        await phone.client.flush()
+        XCTAssertEqual(phone.postedNames, ["app.opened", "app.opened"], "refused with the old token, accepted with the new one")
+        let queued = await phone.client.queuedEvents
+        XCTAssertTrue(queued.isEmpty)
+    }
+}
