@@ -5,6 +5,7 @@ extension BuzzKitClient {
     /// The body of `GET /v1/subscribers/{id}/plans`.
     private struct PlanList: Decodable {
         var plans: [LocalPlan]
+        var asOf: String?
     }
 
     /// Reconciles the phone's plans with the server's list now (``syncPlans()`` without
@@ -54,22 +55,25 @@ extension BuzzKitClient {
             report(.error(BuzzKitError(.invalidPayload, context: context, message: "the plan list could not be read: \(error)")))
             return
         }
-        await withGate { await applySync(list.plans, requestedAt: requestedAt, subscriberId: subscriberId) }
+        let asOf = list.asOf.flatMap(RFC3339.parse)
+        await withGate { await applySync(list.plans, requestedAt: requestedAt, asOf: asOf, subscriberId: subscriberId) }
         lastSyncAt = clock.now
         await tick()
     }
 
     /// Applies the server's list (inside the gate).
     ///
-    /// - A plan the phone holds that the server no longer lists is removed, if it arrived
-    ///   before the request went out and its moment (its `fireAt` in the zone the phone was in
-    ///   when it arrived) is still clearly ahead: the server lists every live plan whose
-    ///   moment is ahead, so its run was cancelled. A cancel tombstone keeps a late push of it
-    ///   out.
+    /// - A plan the phone holds that the server does not list is removed, if it arrived before
+    ///   the request went out and its moment (its `fireAt` in the zone the phone was in when it
+    ///   arrived) is after the list's `asOf`: the server lists every live plan of this
+    ///   subscriber whose moment is after `asOf`, so its run was cancelled, or it is someone
+    ///   else's (a push for the person who signed out, still on its way when the next one
+    ///   signed in). Both instants are the server's, so the phone's clock does not matter. A
+    ///   cancel tombstone keeps a late push of it out.
     /// - A listed plan the phone does not hold is scheduled and acknowledged exactly as if
     ///   its push had arrived (same id, so a push and a sync never show it twice), unless it
     ///   was cancelled here or is due within ``Configuration/acknowledgmentDeadline``.
-    func applySync(_ plans: [LocalPlan], requestedAt: Date, subscriberId: String) async {
+    func applySync(_ plans: [LocalPlan], requestedAt: Date, asOf: Date?, subscriberId: String) async {
         guard identity?.subscriberId == subscriberId else { return }
         let listed = Set(plans.map(\.id))
         let zone = clock.timeZone
@@ -77,7 +81,7 @@ extension BuzzKitClient {
         for record in book.records.values.sorted(by: { $0.localId < $1.localId })
         where !listed.contains(record.localId) && record.receivedAt < requestedAt {
             let moment = record.plan.fireAt.instant(in: record.receivedZone ?? zone)
-            guard moment > requestedAt.addingTimeInterval(2) else { continue }
+            guard moment > asOf.map({ $0.addingTimeInterval(0.25) }) ?? requestedAt.addingTimeInterval(2) else { continue }
             if record.state == .scheduled { await center.removePendingRequests(withIdentifiers: [record.localId]) }
             if let ackId = record.acknowledgmentEventId, !inFlightEventIds.contains(ackId), queue.contains(id: ackId) {
                 queue.remove(ids: [ackId])

@@ -32,7 +32,7 @@ extension Fleet {
                 try SimulatedPhone(subscriberId: subscriberId, behaviour: behaviour, receivesSilentPushes: silent, zone: zone,
                                    configuration: configuration, transport: transport,
                                    lowPowerDelay: behaviour == .lowPower ? lateBy : nil,
-                                   silentBudget: behaviour == .budgetExhausted ? 0 : 1_000,
+                                   silentBudget: behaviour == .budgetExhausted ? 0 : SilentPushPolicy.defaultHourlyBudget,
                                    appOwnRequests: appOwn, authorization: authorization, seed: configuration.seed &+ UInt64(index))
             }
             var owned: [SimulatedPhone]
@@ -100,7 +100,8 @@ extension Fleet {
                                neverBecause: behaviour == .logoutSwitch ? "logout" : nil))
             if behaviour == .crowded || behaviour == .crowdedTwoDevices {
                 for dose in 1..<configuration.crowdedPlans {
-                    let moment = wave.moment.addingTimeInterval(Double(dose) * configuration.crowdedSpacing)
+                    // Plans fire on whole seconds (fireAt has no fraction): several doses a second.
+                    let moment = wave.moment.addingTimeInterval((Double(dose) * configuration.crowdedSpacing).rounded(.down))
                     events.append(workout(id, workoutId: "w-\(id)-d\(dose)", at: moment))
                     expect(FleetWindow(workoutId: "w-\(id)-d\(dose)", subscriberId: id, behaviour: behaviour, moment: moment, expectation: .once))
                 }

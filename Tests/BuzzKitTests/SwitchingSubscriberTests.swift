@@ -53,6 +53,24 @@ final class SwitchingSubscriberTests: XCTestCase {
         XCTAssertEqual(phone.transport.postedEvents.first?.subscriberId, "u_B")
     }
 
+    /// A push of A's plan still on its way when B signs in is not shown to B: the next sync
+    /// (on a real clock, the one of that same wake) does not list it for B, so it is removed
+    /// before it can fire, although its moment is ahead.
+    func testALatePushOfTheFormerSubscribersPlanIsNotShownToTheNextOne() async throws {
+        let phone = try await TestPhone(subscriberId: nil, foreground: false) { $0.deviceToken = TestPhone.deviceToken }
+        try await phone.client.login(subscriberId: "u_A", subscriberToken: .fixed(TestPhone.token))
+        try await phone.client.login(subscriberId: "u_B", subscriberToken: .fixed(TestPhone.token))
+        phone.transport.setPlans([])  // B has no plans; the list is as of the phone's start
+        phone.clock.advance(by: 1)
+        await phone.client.handleRemoteNotification(payload: Payloads.plan("run-a9/x", messageId: "m-a9", fireAt: phone.fireAt(in: 30)))
+        phone.clock.advance(by: 0.001)  // the sync's request goes out after the plan arrived
+        await phone.client.syncPlans()
+        let pending = await phone.pendingIds()
+        XCTAssertTrue(pending.isEmpty, "not listed for B: removed")
+        let shown = try await phone.advance(60)
+        XCTAssertTrue(shown.isEmpty)
+    }
+
     func testBsPlansAreScheduledAndAcknowledgedForB() async throws {
         let phone = try await TestPhone(subscriberId: nil) { $0.deviceToken = TestPhone.deviceToken }
         try await phone.client.login(subscriberId: "u_A", subscriberToken: .fixed(TestPhone.token))
