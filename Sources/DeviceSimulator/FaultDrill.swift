@@ -65,12 +65,16 @@ public final class FaultDrill: @unchecked Sendable {
 
     static let queues = ["trigger", "plan-dispatch", "ack-ingest", "fallback-check"]
 
+    /// Every behaviour but the crowded ones (whose dozens of plans a subscriber would swamp the
+    /// drill's waves; they run in the fleet of `make test` and `make bench`).
+    static let mix = Behaviour.allCases.filter { $0 != .crowded && $0 != .crowdedTwoDevices }
+
     private func drill(base: URL, secret: String, publishable: String, signing: String, router: PushRouter,
                        supervisor: ProcessSupervisor) async throws -> FaultDrillReport {
         let c = configuration
         let waves = WaveBox()
         var fleetConfiguration = FleetConfiguration(apiBaseURL: base, secretKey: secret, publishableKey: publishable, signingSecret: signing,
-                                                    subscribers: c.subscribers, leadSeconds: c.lead, settleSeconds: 10, tag: c.tag)
+                                                    subscribers: c.subscribers, mix: Self.mix, leadSeconds: c.lead, settleSeconds: 10, tag: c.tag)
         fleetConfiguration.waves = c.waves
         fleetConfiguration.waveInterval = c.waveInterval
         fleetConfiguration.retryWindow = c.recoveryTimeout

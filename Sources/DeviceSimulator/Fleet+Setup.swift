@@ -99,7 +99,9 @@ extension Fleet {
                                expectation: behaviour == .logoutSwitch ? .never : offlineThrough ? .unpreventable : .once,
                                neverBecause: behaviour == .logoutSwitch ? "logout" : nil))
             if behaviour == .crowded || behaviour == .crowdedTwoDevices {
-                for dose in 1..<configuration.crowdedPlans {
+                // Posted latest first (a medication schedule written backwards): the first
+                // pushes bring late doses, which sooner ones then push out of the 64.
+                for dose in (1..<configuration.crowdedPlans).reversed() {
                     // Plans fire on whole seconds (fireAt has no fraction): several doses a second.
                     let moment = wave.moment.addingTimeInterval((Double(dose) * configuration.crowdedSpacing).rounded(.down))
                     events.append(workout(id, workoutId: "w-\(id)-d\(dose)", at: moment))

@@ -143,6 +143,11 @@ public final class Fleet: @unchecked Sendable {
             platform.expiredOffline += dropped.expired
             platform.budgetOverruns += phone.budgetOverruns
             platform.longestWake = max(platform.longestWake, phone.longestWakeSeconds)
+            let sdk = phone.sdkCounts
+            platform.released += sdk.released
+            platform.restored += sdk.restored
+            platform.held += sdk.held
+            platform.synced += sdk.synced
         }
         var lost: Set<String> = []
         for (subscriberId, owned) in bySubscriber where owned.contains(where: { !$0.plansLostAfterAcknowledging.isEmpty }) {

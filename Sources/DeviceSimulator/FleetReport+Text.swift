@@ -19,6 +19,8 @@ extension FleetReport {
         lines.append("† shown after a server cancel made while the phone was offline through the moment: nobody could prevent it")
         lines.append(String(format: "iOS and APNs: %d silent pushes throttled, %d pushes discarded and %d expired in APNs' store for offline phones; slowest answer to a silent push %.1f s",
                             platform.throttled, platform.discardedOffline, platform.expiredOffline, platform.longestWake))
+        lines.append("SDKs: \(platform.synced) plans added or removed by a sync, \(platform.held) held back before suspension, "
+                     + "\(platform.released) released ($local.released), \(platform.restored) put back")
         if collapsedRepeats > 0 {
             lines.append("repeats under the same collapse id (displayed as one notification): \(collapsedRepeats)")
         }

@@ -61,6 +61,11 @@ public struct FleetReport: Sendable, Codable {
         public var expiredOffline = 0
         public var budgetOverruns = 0
         public var longestWake: TimeInterval = 0
+        /// What the SDKs did: plans released, put back, held before suspension, changed by a sync.
+        public var released = 0
+        public var restored = 0
+        public var held = 0
+        public var synced = 0
     }
 
     public struct Row: Sendable {

@@ -49,6 +49,10 @@ final class SimulatedPhone: @unchecked Sendable {
     var retiredTokens: [String] = []
     var registered: Set<String> = []
     var lostPlans: Set<String> = []
+    var released = 0
+    var restored = 0
+    var held = 0
+    var synced = 0
     /// Called when the phone's token changes (a reinstall), to route pushes anew.
     var onNewToken: (@Sendable (SimulatedPhone, String, String) -> Void)?
 
@@ -119,10 +123,22 @@ final class SimulatedPhone: @unchecked Sendable {
             locked { registered.insert("\(ownerStorage)|\(registration.token)") }
         case .planLost(let localId, _, _):
             locked { lostPlans.insert(localId) }
+        case .planReleased:
+            locked { released += 1 }
+        case .planRestored:
+            locked { restored += 1 }
+        case .plansHeld(let ids):
+            locked { held += ids.count }
+        case .plansSynced(let added, let removed):
+            locked { synced += added.count + removed.count }
         default:
             break
         }
     }
+
+    /// What the SDK did on this phone: plans released, put back, held before suspension, and
+    /// added or removed by a sync.
+    var sdkCounts: (released: Int, restored: Int, held: Int, synced: Int) { locked { (released, restored, held, synced) } }
 
     /// Plans the phone acknowledged and then lost without telling the server.
     var plansLostAfterAcknowledging: Set<String> { locked { lostPlans } }
