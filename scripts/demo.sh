@@ -8,6 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 PHONES=${DEMO_PHONES:-1000}
 LEAD=${DEMO_LEAD_SECONDS:-60}
+MIX=${DEMO_MIX:+--mix $DEMO_MIX}
 PORT=${DEMO_PORT:-18480}
 APNS_PORT=${DEMO_APNS_PORT:-18497}
 DEMO=.demo
@@ -56,7 +57,7 @@ for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$PORT/readyz" >/dev/null &&
 say "$PHONES subscribers, moment in ${LEAD}s (every behaviour: healthy, force-quit, low-power, offline, completes, two-devices, offline-through-cancel, budget-exhausted, traveller, logout-switch, reinstalled, denied)"
 status=0
 $BIN/buzzkit-devicesim fleet --api "http://127.0.0.1:$PORT" --keys "$DEMO/keys.json" --apns-dir "$DEMO/apns" \
-  --apns-port "$APNS_PORT" --phones "$PHONES" --lead "$LEAD" --report-json "$DEMO/report.json" || status=$?
+  --apns-port "$APNS_PORT" --phones "$PHONES" --lead "$LEAD" $MIX --report-json "$DEMO/report.json" || status=$?
 
 say "two run summaries (GET /v1/runs/{id})"
 SK=$(python3 -c 'import json; print(json.load(open(".demo/keys.json"))["secretKey"])')

@@ -7,6 +7,9 @@ extension Fleet {
     static let travellerHome = "Asia/Kolkata"
     static let travellerDestination = "Asia/Kathmandu"
     static let travellerShift: TimeInterval = 15 * 60
+    /// A backend's event accepted later than this before a moment is too late for the phone
+    /// to act on before it.
+    static let lastMomentMargin: TimeInterval = 3
 
     /// The second subscriber of a logout-switch phone.
     static func successor(of subscriberId: String) -> String { subscriberId + "-next" }
@@ -118,6 +121,14 @@ extension Fleet {
             // A backend retries (with the same event ids) while the API is unavailable.
             try await backend.expectEventually("POST", "/v1/events", body: ["events": Array(events[start..<min(start + 500, events.count)])],
                                                within: configuration.retryWindow)
+        }
+        // Got in too late (the API was unavailable) for a traveller's phone to have the plan
+        // before landing at the moment: its notification is the server's fallback 15 minutes
+        // on, after this run.
+        if Date() > wave.moment.addingTimeInterval(-Self.lastMomentMargin) {
+            for id in subscribers where behaviours[id] == .traveller {
+                updateWindow("w-\(id)") { $0.expectation = .notJudged }
+            }
         }
     }
 

@@ -16,7 +16,11 @@ extension FleetReport {
             lines.append(pad(row.behaviour.rawValue, 23) + zip(values, columns).map { lpad($0, $1.1) }.joined())
         }
         lines.append("* lost: acknowledged, then dropped by the phone without a release, never shown (a violation)")
-        lines.append("† shown after a server cancel made while the phone was offline through the moment: nobody could prevent it")
+        lines.append("† shown after a server cancel that could not reach the phone before the moment (offline through it, or the cancel got in too late): nobody could prevent it")
+        let notJudged = rows.reduce(0) { $0 + $1.notJudged }
+        if notJudged > 0 {
+            lines.append("not judged: \(notJudged) (the backend got the workout in too late for the phone to act within this run)")
+        }
         lines.append(String(format: "iOS and APNs: %d silent pushes throttled, %d pushes discarded and %d expired in APNs' store for offline phones; slowest answer to a silent push %.1f s",
                             platform.throttled, platform.discardedOffline, platform.expiredOffline, platform.longestWake))
         lines.append("SDKs: \(platform.synced) plans added or removed by a sync, \(platform.held) held back before suspension, "
@@ -32,6 +36,25 @@ extension FleetReport {
         }
         let violations = self.violations
         lines.append(violations.isEmpty ? "violations: none" : "violations:\n  " + violations.joined(separator: "\n  "))
+        for outcome in violating.prefix(10) {
+            let shown = outcome.shown.map { String(format: "%@ %+.2f s on phone %d (%@)", $0.kind, $0.at.timeIntervalSince(outcome.window.moment), $0.device, $0.owner) }
+            lines.append("  - \(outcome.window.workoutId) (\(outcome.window.expectation.rawValue)): " + (shown.isEmpty ? "not shown" : shown.joined(separator: ", ")))
+        }
         return lines.joined(separator: "\n")
+    }
+
+    /// The outcomes that broke a rule (for the details under the violations).
+    var violating: [Outcome] {
+        outcomes.filter { outcome in
+            let window = outcome.window
+            if outcome.shown.contains(where: { $0.owner != window.subscriberId }) { return true }
+            switch window.expectation {
+            case .never: return !outcome.shown.isEmpty
+            case .unpreventable, .notJudged: return false
+            case .once:
+                return outcome.shown.isEmpty || outcome.shownTwice
+                    || outcome.shown.contains { $0.at.timeIntervalSince(window.moment) < -earlyTolerance }
+            }
+        }
     }
 }

@@ -79,6 +79,7 @@ public struct FleetReport: Sendable, Codable {
         public var afterLogout = 0
         public var wrongPerson = 0
         public var unpreventable = 0
+        public var notJudged = 0
         public var early = 0
         public var lateness: [Double] = []
     }
@@ -97,6 +98,8 @@ public struct FleetReport: Sendable, Codable {
                 }
             case .unpreventable:
                 if !outcome.shown.isEmpty { row.unpreventable += 1 }
+            case .notJudged:
+                row.notJudged += 1
             case .once:
                 if outcome.shown.isEmpty {
                     if outcome.lostAfterAcknowledging { row.documentedMisses += 1 } else { row.missed += 1 }

@@ -9,9 +9,15 @@ public struct FleetWindow: Sendable, Codable {
         /// Never shown: cancelled on the phone or by the server while the phone could hear of
         /// it, or planned for someone who signed out of the only phone.
         case never
-        /// Cancelled by the server while the phone was offline through the moment: the local
-        /// copy may fire and nobody could have prevented it. Counted apart, never a violation.
+        /// Cancelled by the server in a way that could not reach the phone before the moment
+        /// (the phone was offline through it, or the backend's cancel itself only got in at
+        /// the last moment): the local copy may fire and nobody could have prevented it.
+        /// Counted apart, never a violation.
         case unpreventable
+        /// Not judged in this run: the backend could only get the workout in too late for the
+        /// phone to act before the run ends (a traveller's notification is then the server's
+        /// fallback at its own moment, 15 minutes on). Counted apart.
+        case notJudged
     }
 
     /// The workout it nudges about (its id is in the notification's body).
