@@ -68,6 +68,7 @@ public actor BuzzKitClient: PushEventHandling {
     // App hooks.
     var openHandler: (@Sendable (OpenedNotification) async -> Void)?
     var unhandledOpens: [OpenedNotification] = []
+    var lastEventTimestamp: Date?
     var observer: (@Sendable (ClientActivity) -> Void)?
     var started = false
     var stopped = false
@@ -248,7 +249,12 @@ public actor BuzzKitClient: PushEventHandling {
     /// when nobody is signed in).
     func makeEvent(_ name: String, properties: [String: JSONValue]) -> BuzzEvent? {
         guard let subscriberId = identity?.subscriberId else { return nil }
+        // Strictly increasing, to the millisecond the wire carries: the server orders a plan's
+        // acknowledgment and release by their timestamps, so two must never tie.
+        var stamp = clock.now
+        if let last = lastEventTimestamp, stamp < last.addingTimeInterval(0.001) { stamp = last.addingTimeInterval(0.001) }
+        lastEventTimestamp = stamp
         return BuzzEvent(id: UUID().uuidString.lowercased(), event: name, subscriberId: subscriberId,
-                         properties: properties, timestamp: clock.now)
+                         properties: properties, timestamp: stamp)
     }
 }

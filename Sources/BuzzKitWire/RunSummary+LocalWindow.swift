@@ -86,6 +86,12 @@ extension RunSummary {
 
             /// The contract's reason for a sent fallback.
             public static let noConfirmation = "no device confirmed the schedule"
+            /// Sent: devices acknowledged the plan, and each of them released it since
+            /// (`$local.released`: the 64-pending limit pushed it out, or it was removed).
+            public static let releasedByEveryDevice = "released by every device that acknowledged it"
+            /// Sent: no device that acknowledged the plan still holds it; some released it, the
+            /// others were logged out or refused by APNs (or every one of them was).
+            public static let noAcknowledgingDeviceHoldsIt = "no device that acknowledged it still holds it (released, logged out or unregistered)"
             /// Sent at once as an ordinary push: the window's moment had passed when its wait began.
             public static let momentPassed = "the moment had passed when the wait began"
             /// Not sent: a device acknowledged the plan.

@@ -4,10 +4,11 @@ import AMQPClient
 /// dead-letter queues.
 ///
 /// Routing: services and the API publish events to the topic exchange `buzzkit.events` with
-/// routing key `<tenantId>.<event>`. Acknowledgments (`*.$local.scheduled`) are bound to
-/// `ack-ingest`; every other event is unroutable there and falls through the exchange's
-/// alternate exchange (`buzzkit.events.other`, fanout) into `trigger`. So each event is
-/// delivered once, to the one queue that handles it, without a catch-all binding.
+/// routing key `<tenantId>.<event>`. A device's word on a plan it holds (acknowledgments
+/// `*.$local.scheduled` and releases `*.$local.released`) is bound to `ack-ingest`; every
+/// other event is unroutable there and falls through the exchange's alternate exchange
+/// (`buzzkit.events.other`, fanout) into `trigger`. So each event is delivered once, to the
+/// one queue that handles it, without a catch-all binding: `trigger` never sees them.
 /// (Operators who add their own bindings to `buzzkit.events` must also bind `trigger`
 /// explicitly for the events they route elsewhere.)
 ///
@@ -38,6 +39,9 @@ public struct Topology: Sendable {
     public func name(_ queue: Queue) -> String { prefix + queue.rawValue }
     public func deadLetterName(_ queue: Queue) -> String { prefix + queue.rawValue + ".dlq" }
 
+    /// The `buzzkit.events` bindings of `ack-ingest` (everything else goes to `trigger`).
+    public static let ackIngestKeys = ["*.$local.scheduled", "*.$local.released"]
+
     /// The routing key of an event published to the events exchange.
     public static func routingKey(tenantId: String, event: String) -> String { "\(tenantId).\(event)" }
 
@@ -55,7 +59,7 @@ public struct Topology: Sendable {
                 "x-delivery-limit": .int(Int64(deliveryLimit)),
             ])
         }
-        try connection.bindQueue(name(.ackIngest), exchange: eventsExchange, routingKey: "*.$local.scheduled")
+        for key in Self.ackIngestKeys { try connection.bindQueue(name(.ackIngest), exchange: eventsExchange, routingKey: key) }
         try connection.bindQueue(name(.trigger), exchange: otherEventsExchange, routingKey: "")
     }
 

@@ -49,7 +49,7 @@ extension Fleet {
                 let late = Date() > wave.moment.addingTimeInterval(-Self.lastMomentMargin)
                 updateWindow("w-\(id)") { $0.expectation = late ? .unpreventable : .never; $0.neverBecause = "cancel" }
                 // …and plans another: APNs keeps one of the two pushes for the offline phone.
-                let second = wave.moment.addingTimeInterval(Self.secondWorkoutDelay)
+                let second = wave.moment.addingTimeInterval(secondWorkoutDelay)
                 expect(FleetWindow(workoutId: "w-\(id)-2", subscriberId: id, behaviour: behaviour, moment: second, expectation: .once))
                 try await backend.expectEventually("POST", "/v1/events", body: ["events": [workout(id, workoutId: "w-\(id)-2", at: second)]],
                                                    within: configuration.retryWindow)

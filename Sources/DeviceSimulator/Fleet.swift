@@ -60,7 +60,7 @@ public final class Fleet: @unchecked Sendable {
             }
         }
         let crowdedSpan = Double(configuration.crowdedPlans) * configuration.crowdedSpacing
-        let last = waves.last!.moment.addingTimeInterval(max(Self.secondWorkoutDelay, crowdedSpan))
+        let last = waves.last!.moment.addingTimeInterval(max(secondWorkoutDelay, crowdedSpan))
         await waitWithProgress(until: last.addingTimeInterval(configuration.settleSeconds), waves: waves)
         try await posting.value
         var report = await makeReport()
@@ -74,8 +74,10 @@ public final class Fleet: @unchecked Sendable {
     }
 
     /// Seconds after the wave's moment that an offline-through-cancel subscriber's second
-    /// workout is planned for.
-    static let secondWorkoutDelay: TimeInterval = 3
+    /// workout is planned for: a lead after it, so the returning phone acknowledges it as far
+    /// ahead as every other phone does (an acknowledgment that reaches `ack-ingest` only after
+    /// its moment is issue #16's gap, not what this behaviour tests).
+    var secondWorkoutDelay: TimeInterval { configuration.leadSeconds }
 
     var windows: [FleetWindow] { lock.withLock { Array(windowsStorage.values) } }
 

@@ -87,7 +87,8 @@ enum PipelineBench {
         for (index, plan) in plans.enumerated() where index % 2 == 0 {
             let subscriber = "s\(Int(push.sent[index].deviceToken, radix: 16) ?? 0)"
             let event = BuzzEvent(event: BuzzEvent.localScheduled, subscriberId: subscriber,
-                                  properties: ["localId": .string(plan.id), "messageId": .string(plan.messageId)], timestamp: Date())
+                                  properties: ["localId": .string(plan.id), "messageId": .string(plan.messageId),
+                                               "device": .string(push.sent[index].deviceToken)], timestamp: Date())
             acks.append(AMQPMessage(exchange: topology.eventsExchange, routingKey: Topology.routingKey(tenantId: tenant.tenantId, event: event.event),
                                     body: try JSONEncoder().encode(event), messageId: UUID().uuidString))
         }

@@ -60,7 +60,8 @@ struct SustainedWindows {
                 if let moment = notification.expiration, moment < Date() { lateForMoment += 1 }
                 guard number % 2 == 0 else { continue }
                 let event = BuzzEvent(event: BuzzEvent.localScheduled, subscriberId: "s\(number)",
-                                      properties: ["localId": .string(plan.id), "messageId": .string(plan.messageId)], timestamp: Date())
+                                      properties: ["localId": .string(plan.id), "messageId": .string(plan.messageId),
+                                                   "device": .string(notification.deviceToken)], timestamp: Date())
                 acks.append(AMQPMessage(exchange: topology.eventsExchange, routingKey: Topology.routingKey(tenantId: tenantId, event: event.event),
                                         body: event.jsonData, messageId: UUID().uuidString))
             }

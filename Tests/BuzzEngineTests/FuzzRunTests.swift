@@ -8,7 +8,7 @@ import XCTest
 final class FuzzRunTests: XCTestCase {
     func testRandomInputSequencesKeepTheInvariants() throws {
         var generator = SeededGenerator(seed: 2026)
-        var totals = (fallbacks: 0, plans: 0, cancels: 0, completed: 0, failed: 0)
+        var totals = (fallbacks: 0, plans: 0, cancels: 0, completed: 0, failed: 0, releasedFallbacks: 0)
         for iteration in 0..<600 {
             let workflow = try WorkflowDefinition.parse(RandomWorkflow.definition(using: &generator))
             let dryRun = Int.random(in: 0..<4, using: &generator) == 0
@@ -44,6 +44,9 @@ final class FuzzRunTests: XCTestCase {
             totals.cancels += harness.state.status == .cancelled ? 1 : 0
             totals.completed += harness.state.status == .completed ? 1 : 0
             totals.failed += harness.state.status == .failed ? 1 : 0
+            totals.releasedFallbacks += harness.state.steps.filter { step in
+                step.local.map { $0.fallback?.sent == true && $0.releaseReason != nil } ?? false
+            }.count
         }
         // The random mix really exercises every path.
         XCTAssertGreaterThan(totals.fallbacks, 20)
@@ -51,5 +54,6 @@ final class FuzzRunTests: XCTestCase {
         XCTAssertGreaterThan(totals.cancels, 20)
         XCTAssertGreaterThan(totals.completed, 20)
         XCTAssertGreaterThan(totals.failed, 5)
+        XCTAssertGreaterThan(totals.releasedFallbacks, 0, "released windows decided by the fuzz")
     }
 }

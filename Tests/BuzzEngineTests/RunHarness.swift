@@ -62,6 +62,10 @@ struct RunHarness {
             }
         }
         if state.status.isFinal { XCTAssertNil(state.pendingTimer, file: file, line: line) }
+        for window in state.steps.compactMap(\.local) {
+            XCTAssertFalse(window.acknowledged && window.releaseReason != nil, "acknowledged and released at once: \(context)", file: file, line: line)
+            XCTAssertEqual(window.acknowledged, window.acknowledgedAt != nil, context, file: file, line: line)
+        }
     }
 
     func checkStorage(file: StaticString = #filePath, line: UInt = #line) {
@@ -99,6 +103,9 @@ struct RunHarness {
                 XCTAssertNotNil(window.fallback, "a window never decided", file: file, line: line)
             }
             if window.fallback?.sent == true { XCTAssertEqual(step.status, .fallbackSent, file: file, line: line) }
+            if let released = window.releaseReason, window.fallback?.sent == true, step.status == .fallbackSent {
+                XCTAssertEqual(window.fallback?.reason, released, "a released window's fallback says why", file: file, line: line)
+            }
         }
         if cancelSends == 1 { XCTAssertTrue(state.planSent, file: file, line: line) }
         if state.status == .cancelled && state.planSent && state.context.sendsLive {
@@ -116,7 +123,12 @@ struct RunHarness {
             if let pending = state.pendingTimer { return .timerFired(pending) }
             return .start
         case 3:
-            return .acknowledged(localId: localIds.randomElement(using: &generator)!, messageId: nil)
+            let localId = localIds.randomElement(using: &generator)!
+            switch Int.random(in: 0..<3, using: &generator) {
+            case 0: return .acknowledged(localId: localId, messageId: nil)
+            case 1: return .released(localId: localId, messageId: nil, reason: RunSummary.LocalWindow.Fallback.releasedByEveryDevice)
+            default: return .released(localId: localId, messageId: nil, reason: RunSummary.LocalWindow.Fallback.noAcknowledgingDeviceHoldsIt)
+            }
         case 4:
             let localId = localIds.randomElement(using: &generator)!
             return .event(Fixtures.event("$local.scheduled", ["localId": .string(localId),

@@ -100,6 +100,7 @@ final class CapacityTests: XCTestCase {
         XCTAssertEqual(acksBefore, 1)
         try await phone.advance(1_800)  // "soon" fires: a slot is free
         try await phone.client.track("app.foreground")
+        try await phone.waitIdle()  // the new acknowledgment's flush
         let pending = await phone.pendingIds()
         XCTAssertTrue(pending.contains("p64"))
         XCTAssertEqual(acknowledgedIds(phone).filter { $0 == "p64" }.count, 2, "acknowledged again after the release")

@@ -2,7 +2,7 @@ import BuzzKitWire
 import Foundation
 
 /// What a run knows about one local window: the plan (kept for dry runs and for the
-/// fallback), the moment, delivery and acknowledgment, and the fallback decision.
+/// fallback), the moment, delivery, acknowledgment or release, and the fallback decision.
 public struct LocalWindowRecord: Sendable, Hashable, Codable {
     /// The plan as handed (or, in a dry run or without a subscriber, as it would have been).
     public let plan: LocalPlan
@@ -14,10 +14,15 @@ public struct LocalWindowRecord: Sendable, Hashable, Codable {
     public internal(set) var planSent: Bool
     /// The largest device count reported with ``RunInput/planDelivered(localId:deviceCount:)``.
     public internal(set) var planSentTo: Int
-    /// Whether a device acknowledged the plan.
+    /// Whether a device acknowledged the plan and (before the moment) still holds it.
     public internal(set) var acknowledged: Bool
-    /// When the first acknowledgment was handled.
+    /// When the acknowledgment that counts was handled (kept from the first while one counts;
+    /// cleared by a release).
     public internal(set) var acknowledgedAt: Date?
+    /// Set while no device holds the plan any more though one acknowledged it
+    /// (``RunInput/released(localId:messageId:reason:)``): the fallback's reason if it stays
+    /// so until the moment. Stored only when set, so states written before it read unchanged.
+    public internal(set) var releaseReason: String?
     /// The decision made at the moment; `nil` before it.
     public internal(set) var fallback: RunSummary.LocalWindow.Fallback?
 
@@ -29,6 +34,7 @@ public struct LocalWindowRecord: Sendable, Hashable, Codable {
         self.planSentTo = 0
         self.acknowledged = false
         self.acknowledgedAt = nil
+        self.releaseReason = nil
         self.fallback = nil
     }
 

@@ -21,6 +21,8 @@ extension RunState {
             changed = receive(event, now: now, actions: &actions)
         case .acknowledged(let localId, let messageId):
             changed = acknowledge(localId: localId, messageId: messageId, now: now)
+        case .released(let localId, let messageId, let reason):
+            changed = release(localId: localId, messageId: messageId, reason: reason)
         case .planDelivered(let localId, let deviceCount):
             changed = recordDelivery(localId: localId, deviceCount: deviceCount)
         case .cancel:
@@ -100,6 +102,21 @@ extension RunState {
         if let messageId, messageId != window.plan.messageId { return false }
         steps[index].local?.acknowledged = true
         steps[index].local?.acknowledgedAt = now
+        steps[index].local?.releaseReason = nil
+        return true
+    }
+
+    /// No device holds the plan any more: it counts as not acknowledged until a device
+    /// acknowledges it again, and the decision at the moment gives `reason`. The decision
+    /// itself is never revisited, so a release after it (or after the run ended) is ignored.
+    private mutating func release(localId: String, messageId: String?, reason: String) -> Bool {
+        guard !status.isFinal, let index = steps.lastIndex(where: { $0.local?.plan.id == localId }),
+              let window = steps[index].local, window.planSent, window.fallback == nil else { return false }
+        if let messageId, messageId != window.plan.messageId { return false }
+        guard window.acknowledged || window.releaseReason != reason else { return false }
+        steps[index].local?.acknowledged = false
+        steps[index].local?.acknowledgedAt = nil
+        steps[index].local?.releaseReason = reason
         return true
     }
 

@@ -163,6 +163,7 @@ extension LocalWindowRecord: JSONReadable, JSONWritable {
         planSentTo = try fields.int("planSentTo")
         acknowledged = try fields.bool("acknowledged")
         acknowledgedAt = try fields.optionalInstant("acknowledgedAt")
+        releaseReason = try fields.optionalString("releaseReason")  // absent in states written before releases
         fallback = try fields.optionalRead("fallback")
     }
 
@@ -175,6 +176,7 @@ extension LocalWindowRecord: JSONReadable, JSONWritable {
         writer.key(literal: "planSentTo"); writer.int(Int64(planSentTo))
         writer.key(literal: "acknowledged"); writer.bool(acknowledged)
         writer.key(literal: "acknowledgedAt"); writer.optionalString(acknowledgedAt.map(RFC3339.format))
+        if let releaseReason { writer.key(literal: "releaseReason"); writer.string(releaseReason) }
         if let fallback { writer.key(literal: "fallback"); fallback.write(to: &writer) }
         writer.endObject()
     }

@@ -71,9 +71,12 @@ extension RunState {
 
     /// Decides a local window at its moment (or at once when its moment had passed):
     /// acknowledged → "scheduled on device"; dry run or no subscriber → not sent; otherwise
-    /// the fallback push with its idempotency key. Returns false when the run failed.
-    mutating func settleWindow(at index: Int, reason: String, now: Date, actions: inout [RunAction]) -> Bool {
+    /// the fallback push with its idempotency key, for `reason`, or for the window's release
+    /// reason when every device that acknowledged it let go of it since. Returns false when
+    /// the run failed.
+    mutating func settleWindow(at index: Int, reason defaultReason: String, now: Date, actions: inout [RunAction]) -> Bool {
         guard var window = steps[index].local, window.fallback == nil else { return true }
+        let reason = window.releaseReason ?? defaultReason
         let key = PayloadBuilder.fallbackIdempotencyKey(localId: window.localId)
         if window.acknowledged {
             steps[index].status = .scheduledOnDevice

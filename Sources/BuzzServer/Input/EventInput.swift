@@ -4,6 +4,16 @@ import Foundation
 /// The one validation of an incoming event, shared by `POST /v1/events` and AMQP ingest.
 public enum EventInput {
     static let allowed: Set<String> = ["id", "event", "subscriberId", "properties", "timestamp"]
+    /// The SDK's own events: the only names that may start with `$`.
+    static let sdkEvents: Set<String> = [BuzzEvent.localScheduled, BuzzEvent.localReleased, BuzzEvent.pushOpened]
+    /// The longest `properties.device` accepted (the limit device registration applies).
+    static let maxDeviceBytes = 200
+
+    /// `properties.device` of `$local.scheduled` / `$local.released`: empty (the client does not
+    /// say), or hex digits of either case (stored lowercased, as registration stores tokens).
+    static func isDeviceToken(_ text: String) -> Bool {
+        text.utf8.count <= maxDeviceBytes && text.utf8.allSatisfy { (48...57).contains($0) || (65...70).contains($0) || (97...102).contains($0) }
+    }
 
     /// Validates one event object.
     public static func parse(_ value: JSONValue, path: String, now: Date) throws -> BuzzEvent {
@@ -12,8 +22,8 @@ public enum EventInput {
         guard !name.contains(where: { $0.isWhitespace || $0 == "*" || $0 == "#" }) else {
             throw InputError("\(fields.field("event")) may not contain spaces, * or #", code: "invalid_value", field: fields.field("event"))
         }
-        if name.hasPrefix("$") && name != BuzzEvent.localScheduled && name != BuzzEvent.pushOpened {
-            throw InputError("\(fields.field("event")): names starting with $ are reserved for the SDK ($local.scheduled, $push.opened)",
+        if name.hasPrefix("$") && !sdkEvents.contains(name) {
+            throw InputError("\(fields.field("event")): names starting with $ are reserved for the SDK ($local.scheduled, $local.released, $push.opened)",
                                        code: "invalid_value", field: fields.field("event"))
         }
         let subscriberId = try fields.requiredString("subscriberId", maxLength: 200)
@@ -25,10 +35,17 @@ public enum EventInput {
             }
             timestamp = parsed
         }
-        if name == BuzzEvent.localScheduled {
+        if name == BuzzEvent.localScheduled || name == BuzzEvent.localReleased {
             for key in ["localId", "messageId"] {
                 guard case .string(let text)? = properties[key], !text.isEmpty else {
-                    throw InputError("$local.scheduled needs properties.\(key) (a string)", code: "missing_field", field: InputFields.join(fields.field("properties"), key))
+                    throw InputError("\(name) needs properties.\(key) (a string)", code: "missing_field", field: InputFields.join(fields.field("properties"), key))
+                }
+            }
+            if let device = properties["device"], !device.isNull {
+                guard case .string(let token) = device, isDeviceToken(token) else {
+                    let got = device.stringValue == nil ? ", got \(device.typeDescription)" : ""
+                    throw InputError("\(name): properties.device must be the device's push token in hex (at most \(maxDeviceBytes) digits)\(got)",
+                                     code: "invalid_value", field: InputFields.join(fields.field("properties"), "device"))
                 }
             }
         }

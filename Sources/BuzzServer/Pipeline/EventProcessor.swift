@@ -2,8 +2,8 @@ import BuzzEngine
 import BuzzKitWire
 import Foundation
 
-/// The `trigger` and `ack-ingest` stages: events start runs, cancel runs, acknowledge plans
-/// and record opens.
+/// The `trigger` and `ack-ingest` stages: events start runs, cancel runs, record which devices
+/// hold which plans (`$local.scheduled`, `$local.released`) and record opens.
 struct EventProcessor {
     /// An event with its tenant (from the routing key) and its deduplication key (the
     /// client's event id, else the message id).
@@ -25,14 +25,15 @@ struct EventProcessor {
             guard try settings.tenant(tenantId) != nil else {
                 throw PipelineError.permanent("unknown tenant \"\(tenantId)\" in the routing key")
             }
-            // Acknowledgments are idempotent by (subscriber, plan) in their own table: no event id to keep.
-            let ids = group.filter { $0.event.event != BuzzEvent.localScheduled }.compactMap(\.dedupeKey)
+            // Acknowledgments and releases are idempotent in their own table (each device's latest
+            // time of each kind): no event id to keep.
+            let ids = group.filter { !Self.isDeviceWord($0.event) }.compactMap(\.dedupeKey)
             fresh[tenantId] = try tx.markEventsProcessed(tenantId: tenantId, eventIds: ids, at: now)
         }
         var seen: Set<String> = []
         var work: [Item] = []
         for item in items {
-            if item.event.event == BuzzEvent.localScheduled { work.append(item); continue }
+            if Self.isDeviceWord(item.event) { work.append(item); continue }
             if let key = item.dedupeKey, !(fresh[item.tenantId]?.contains(key) ?? false) || !seen.insert(item.tenantId + "\u{0}" + key).inserted {
                 context.metrics.increment("buzzkit_events_duplicate_total", help: "Events skipped because their id was processed before")
                 continue
@@ -44,7 +45,7 @@ struct EventProcessor {
         var touched: Set<UUID> = []
         for item in work {
             switch item.event.event {
-            case BuzzEvent.localScheduled, BuzzEvent.pushOpened:
+            case BuzzEvent.localScheduled, BuzzEvent.localReleased, BuzzEvent.pushOpened:
                 continue
             default:
                 if try settings.cancels(tenantId: item.tenantId, event: item.event.event) {
@@ -53,20 +54,22 @@ struct EventProcessor {
             }
         }
         // Events that may start runs need their subscribers: one query per tenant.
-        let starting = work.filter { $0.event.event != BuzzEvent.localScheduled && $0.event.event != BuzzEvent.pushOpened }
+        let starting = work.filter { !Self.isDeviceWord($0.event) && $0.event.event != BuzzEvent.pushOpened }
         for (tenantId, group) in Dictionary(grouping: starting, by: \.tenantId) {
             try settings.preloadSubscribers(tenantId: tenantId, ids: group.map(\.event.subscriberId))
         }
-        // Acknowledgments: recorded in one statement per tenant; only new ones reach their run.
-        var freshAcks: [String: Set<AcknowledgmentKey>] = [:]
-        for (tenantId, group) in Dictionary(grouping: work.filter { $0.event.event == BuzzEvent.localScheduled }, by: \.tenantId) {
-            let acks = try group.map { item -> (subscriberId: String, localId: String, messageId: String?) in
-                guard Self.runId(ofAcknowledgment: item.event) != nil, case .string(let localId)? = item.event.properties["localId"] else {
-                    throw PipelineError.permanent("$local.scheduled needs properties.localId of the form <runId>/<stepName>")
-                }
-                return (item.event.subscriberId, localId, item.event.properties["messageId"]?.stringValue)
+        // Acknowledgments and releases: recorded per device in one statement per tenant. The
+        // runs are not locked or rewritten: they learn it when next handled (``PendingFacts``).
+        for (tenantId, group) in Dictionary(grouping: work.filter { Self.isDeviceWord($0.event) }, by: \.tenantId) {
+            let counts = try tx.recordAcknowledgments(tenantId: tenantId, try group.map { try Self.deviceAcknowledgment($0.event) }, at: now)
+            if counts.acknowledged > 0 {
+                context.metrics.increment("buzzkit_acknowledgments_total", by: Double(counts.acknowledged),
+                                          help: "Plans acknowledged by a device ($local.scheduled), repeats not counted")
             }
-            freshAcks[tenantId] = try tx.recordAcknowledgments(tenantId: tenantId, acks, at: now)
+            if counts.released > 0 {
+                context.metrics.increment("buzzkit_releases_total", by: Double(counts.released),
+                                          help: "Plans a device let go of after acknowledging them ($local.released), repeats not counted")
+            }
         }
         var batch = Batch()
         // Runs an event may cancel: locked, with the plan deliveries and acknowledgments recorded
@@ -81,8 +84,8 @@ struct EventProcessor {
         }
         for item in work {
             switch item.event.event {
-            case BuzzEvent.localScheduled:
-                acknowledge(item, fresh: &freshAcks)
+            case BuzzEvent.localScheduled, BuzzEvent.localReleased:
+                continue  // recorded above
             case BuzzEvent.pushOpened:
                 if case .string(let messageId)? = item.event.properties["messageId"] {
                     try tx.recordOpen(tenantId: item.tenantId, subscriberId: item.event.subscriberId, messageId: messageId, at: now)
@@ -132,10 +135,28 @@ struct EventProcessor {
         }
     }
 
-    /// The run id of a `$local.scheduled` (its `localId` is `<runId>/<stepName>`).
+    /// The run id of a `$local.scheduled` or `$local.released` (its `localId` is `<runId>/<stepName>`).
     static func runId(ofAcknowledgment event: BuzzEvent) -> UUID? {
         guard case .string(let localId)? = event.properties["localId"], let slash = localId.firstIndex(of: "/") else { return nil }
         return UUID(uuidString: String(localId[..<slash]))
+    }
+
+    /// Whether the event is a device's word on a plan it holds: `$local.scheduled` or `$local.released`.
+    static func isDeviceWord(_ event: BuzzEvent) -> Bool {
+        event.event == BuzzEvent.localScheduled || event.event == BuzzEvent.localReleased
+    }
+
+    /// A `$local.scheduled` or `$local.released` as recorded: per device (`properties.device`,
+    /// lowercased as device tokens are stored; empty when absent), at the event's timestamp.
+    /// A `localId` that names no run is permanent (dead-lettered with the reason).
+    static func deviceAcknowledgment(_ event: BuzzEvent) throws -> DeviceAcknowledgment {
+        guard runId(ofAcknowledgment: event) != nil, case .string(let localId)? = event.properties["localId"] else {
+            throw PipelineError.permanent("\(event.event) needs properties.localId of the form <runId>/<stepName>")
+        }
+        return DeviceAcknowledgment(subscriberId: event.subscriberId, localId: localId,
+                                    device: event.properties["device"]?.stringValue?.lowercased() ?? "",
+                                    messageId: event.properties["messageId"]?.stringValue,
+                                    kind: event.event == BuzzEvent.localScheduled ? .scheduled : .released, at: event.timestamp)
     }
 
     /// Starts a run of every current workflow triggered by the event.
@@ -178,13 +199,5 @@ struct EventProcessor {
                 context.metrics.increment("buzzkit_cancels_total", ["by": "event"], help: "Runs cancelled")
             }
         }
-    }
-
-    /// Counts a `$local.scheduled` recorded as new in this batch. The run is not locked or
-    /// rewritten: the acknowledgment reaches it at its moment (``PendingFacts``).
-    func acknowledge(_ item: Item, fresh: inout [String: Set<AcknowledgmentKey>]) {
-        guard case .string(let localId)? = item.event.properties["localId"],
-              fresh[item.tenantId]?.remove(AcknowledgmentKey(subscriberId: item.event.subscriberId, localId: localId)) != nil else { return }
-        context.metrics.increment("buzzkit_acknowledgments_total", help: "Plans acknowledged by a device ($local.scheduled)")
     }
 }

@@ -3,10 +3,11 @@ import Foundation
 
 /// Facts about a run's local windows that other stages record in tables of their own, and
 /// that reach the run the next time it is handled: how many devices were sent each plan
-/// (`deliveries`, written by `plan-dispatch`) and which plans were acknowledged
-/// (`acknowledgments`, written by `ack-ingest`). Neither stage locks or rewrites the run, so a
-/// window costs two run writes (start, decision) instead of four. The fallback check, a
-/// cancel and the run summary (`GET /v1/runs/{id}`) fold them in first.
+/// (`deliveries`, written by `plan-dispatch`) and which devices hold each plan
+/// (`acknowledgments`, written by `ack-ingest` from `$local.scheduled` and `$local.released`).
+/// Neither stage locks or rewrites the run, so a window costs two run writes (start, decision)
+/// instead of four. The fallback check, a cancel and the run summary (`GET /v1/runs/{id}`)
+/// fold them in first.
 enum PendingFacts {
     /// Feeds the facts recorded for `runs` into them; returns the actions they caused, by run
     /// (only runs whose state changed are listed).
@@ -16,10 +17,16 @@ enum PendingFacts {
         guard !withWindows.isEmpty else { return [:] }
         let localIds = withWindows.flatMap { $0.state.steps.compactMap { $0.local?.planSent == true ? $0.local?.localId : nil } }
         let counts = try tx.planDeliveryCounts(localIds: localIds)
-        var acks: [UUID: [(localId: String, messageId: String?, at: Date)]] = [:]
+        var holdings: [UUID: [PlanHolding]] = [:]
         for (tenantId, group) in Dictionary(grouping: withWindows, by: \.tenantId) {
-            let pairs = group.compactMap { run in run.subscriberId.map { (subscriberId: $0, runId: run.id) } }
-            acks.merge(try tx.acknowledgments(tenantId: tenantId, runs: pairs)) { a, _ in a }
+            let windows = group.flatMap { run in
+                run.subscriberId.map { subscriberId in
+                    run.state.steps.compactMap { step in
+                        step.local?.planSent == true ? step.local.map { (subscriberId: subscriberId, runId: run.id, localId: $0.localId) } : nil
+                    }
+                } ?? []
+            }
+            holdings.merge(try tx.acknowledgments(tenantId: tenantId, windows: windows)) { a, _ in a }
         }
         var caused: [UUID: [RunAction]] = [:]
         for run in withWindows {
@@ -29,8 +36,10 @@ enum PendingFacts {
                 guard let window = step.local, window.planSent, let count = counts[window.localId], count > window.planSentTo else { continue }
                 actions += updated.state.handle(.planDelivered(localId: window.localId, deviceCount: count), now: Date(timeIntervalSince1970: 0))
             }
-            for ack in (acks[run.id] ?? []).sorted(by: { $0.at < $1.at }) {
-                actions += updated.state.handle(.acknowledged(localId: ack.localId, messageId: ack.messageId), now: ack.at)
+            for step in run.state.steps {
+                guard let window = step.local, window.planSent,
+                      let (input, at) = PlanHolding.standing(of: window, holdings: holdings[run.id] ?? []) else { continue }
+                actions += updated.state.handle(input, now: at)
             }
             guard updated.state != run.state else { continue }
             runs[run.id] = updated

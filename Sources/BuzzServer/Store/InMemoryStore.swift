@@ -14,7 +14,8 @@ public final class InMemoryStore: Store, @unchecked Sendable {
         public var workflows: [String: WorkflowRecord] = [:]
         public var runs: [UUID: RunRecord] = [:]
         public var processedEvents: Set<String> = []
-        public var acknowledgments: [String: (messageId: String?, at: Date)] = [:]
+        /// By tenant, subscriber, local id and device (``InMemoryStore/key(_:)``); `deviceCounts` unused (computed on reading).
+        public var acknowledgments: [String: PlanHolding] = [:]
         public var plans: [String: LocalPlanDelivery] = [:]
         public var opens: [(tenantId: String, messageId: String, at: Date)] = []
         public var outbox: [(id: Int64, runId: UUID?, message: OutboxMessage)] = []

@@ -76,14 +76,18 @@ struct InMemoryStoreTransaction: StoreTransaction {
 
     func updateRuns(_ runs: [RunRecord]) throws { try runs.forEach(updateRun) }
 
-    func acknowledgments(tenantId: String, runs: [(subscriberId: String, runId: UUID)]) throws -> [UUID: [(localId: String, messageId: String?, at: Date)]] {
+    func acknowledgments(tenantId: String, windows: [(subscriberId: String, runId: UUID, localId: String)]) throws -> [UUID: [PlanHolding]] {
         read { state in
-            var out: [UUID: [(localId: String, messageId: String?, at: Date)]] = [:]
-            for run in runs {
-                let prefix = InMemoryStore.key(tenantId, run.subscriberId, run.runId.uuidString.lowercased() + "/")
-                let found = state.acknowledgments.filter { $0.key.hasPrefix(prefix) }
-                    .map { (localId: String($0.key.split(separator: "\u{0}").last!), messageId: $0.value.messageId, at: $0.value.at) }
-                if !found.isEmpty { out[run.runId] = found }
+            var out: [UUID: [PlanHolding]] = [:]
+            for window in windows {
+                let prefix = InMemoryStore.key(tenantId, window.subscriberId, window.localId, "")
+                for (key, stored) in state.acknowledgments.sorted(by: { $0.key < $1.key }) where key.hasPrefix(prefix) {
+                    var holding = stored
+                    holding.deviceCounts = stored.device.isEmpty || state.devices.values.contains {
+                        $0.tenantId == tenantId && $0.token == stored.device && $0.subscriberId == window.subscriberId && $0.active
+                    }
+                    out[window.runId, default: []].append(holding)
+                }
             }
             return out
         }
@@ -115,19 +119,26 @@ struct InMemoryStoreTransaction: StoreTransaction {
         write { state in Set(eventIds.filter { state.processedEvents.insert(InMemoryStore.key(tenantId, $0)).inserted }) }
     }
 
-    func recordAcknowledgments(tenantId: String, _ acks: [(subscriberId: String, localId: String, messageId: String?)], at: Date) throws -> Set<AcknowledgmentKey> {
+    func recordAcknowledgments(tenantId: String, _ facts: [DeviceAcknowledgment], at: Date) throws -> (acknowledged: Int, released: Int) {
         write { state in
-            var fresh: Set<AcknowledgmentKey> = []
-            for ack in acks {
-                let key = InMemoryStore.key(tenantId, ack.subscriberId, ack.localId)
-                guard state.acknowledgments[key] == nil else { continue }
-                state.acknowledgments[key] = (ack.messageId, at)
-                fresh.insert(AcknowledgmentKey(subscriberId: ack.subscriberId, localId: ack.localId))
+            var counts = (acknowledged: 0, released: 0)
+            for fact in DeviceAcknowledgment.latest(facts) {
+                let key = InMemoryStore.key(tenantId, fact.subscriberId, fact.localId, fact.device)
+                var row = state.acknowledgments[key] ?? PlanHolding(localId: fact.localId, device: fact.device, messageId: nil, acknowledgedAt: at,
+                                                                    scheduledAt: nil, releasedAt: nil, deviceCounts: false)
+                let scheduledMoved = fact.scheduledAt.map { $0 > (row.scheduledAt ?? .distantPast) } ?? false
+                let releasedMoved = fact.releasedAt.map { $0 > (row.releasedAt ?? .distantPast) } ?? false
+                guard scheduledMoved || releasedMoved else { continue }
+                if scheduledMoved { row.scheduledAt = fact.scheduledAt; row.acknowledgedAt = at }
+                if releasedMoved { row.releasedAt = fact.releasedAt }
+                row.messageId = row.messageId ?? fact.messageId
+                state.acknowledgments[key] = row
+                if fact.scheduledAt != nil { counts.acknowledged += 1 }
+                if fact.releasedAt != nil { counts.released += 1 }
             }
-            return fresh
+            return counts
         }
     }
-
 
     func recordPlan(tenantId: String, subscriberId: String?, delivery: LocalPlanDelivery, at: Date) throws {
         write { $0.plans[InMemoryStore.key(tenantId, delivery.localId)] = delivery }

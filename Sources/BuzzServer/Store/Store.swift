@@ -48,11 +48,14 @@ public protocol StoreTransaction {
     func markEventProcessed(tenantId: String, eventId: String, at: Date) throws -> Bool
     /// Records many event ids at once; returns those seen for the first time.
     func markEventsProcessed(tenantId: String, eventIds: [String], at: Date) throws -> Set<String>
-    /// Records `$local.scheduled` acknowledgments of one tenant in one statement (one per
-    /// subscriber and plan, whichever device sent it); returns the pairs that were new.
-    func recordAcknowledgments(tenantId: String, _ acks: [(subscriberId: String, localId: String, messageId: String?)], at: Date) throws -> Set<AcknowledgmentKey>
-    /// Acknowledgments of many runs' plans (each by its own subscriber), by run id.
-    func acknowledgments(tenantId: String, runs: [(subscriberId: String, runId: UUID)]) throws -> [UUID: [(localId: String, messageId: String?, at: Date)]]
+    /// Records the `$local.scheduled` and `$local.released` of one tenant in one statement,
+    /// one row per subscriber, plan and device, keeping each device's latest time of each kind
+    /// (so order and repeats do not matter); `at` is the server's time. Returns how many
+    /// acknowledgments and releases moved a device's standing forward (new ones, not repeats).
+    func recordAcknowledgments(tenantId: String, _ facts: [DeviceAcknowledgment], at: Date) throws -> (acknowledged: Int, released: Int)
+    /// Every device's standing on the given plans (each by its run's subscriber), by run id,
+    /// with whether the device still counts for that subscriber.
+    func acknowledgments(tenantId: String, windows: [(subscriberId: String, runId: UUID, localId: String)]) throws -> [UUID: [PlanHolding]]
     /// How many devices were sent each plan (deliveries of kind `plan` that APNs accepted),
     /// by local id; plans sent to none are missing.
     func planDeliveryCounts(localIds: [String]) throws -> [String: Int]

@@ -20,12 +20,6 @@ public struct TenantRecord: Sendable, Equatable {
 }
 
 /// A subscriber of a tenant.
-/// One acknowledgment's identity: a subscriber's plan (any of its devices may send it).
-public struct AcknowledgmentKey: Sendable, Hashable {
-    public var subscriberId: String
-    public var localId: String
-}
-
 public struct SubscriberRecord: Sendable, Equatable {
     public var tenantId: String
     public var id: String
