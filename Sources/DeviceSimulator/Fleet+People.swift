@@ -13,9 +13,13 @@ extension Fleet {
                 // People open their app now and then; some never do.
                 if [.healthy, .offline, .lowPower, .twoDevices, .traveller, .denied].contains(behaviour), chance(0.3) {
                     let at = wave.postAt.addingTimeInterval(configuration.leadSeconds * (0.2 + 0.5 * Double(nth % 7) / 7))
-                    group.addTask { await Self.at(at) { await phone.open(stay: 1) } }
+                    group.addTask { try await self.tracked("\(id) opens the app") { await Self.at(at) { await phone.open(stay: 1) } } }
                 }
-                group.addTask { try await self.play(behaviour, id: id, nth: nth, phone: phone, backend: backend, wave: wave) }
+                group.addTask {
+                    try await self.tracked("\(id) \(behaviour.rawValue)") {
+                        try await self.play(behaviour, id: id, nth: nth, phone: phone, backend: backend, wave: wave)
+                    }
+                }
             }
             try await group.waitForAll()
         }

@@ -18,6 +18,8 @@ public final class Fleet: @unchecked Sendable {
     var plansDoneAt: Date?
     let lock = NSLock()
     var windowsStorage: [String: FleetWindow] = [:]
+    /// The people's scripts still running (subscriber id and what it does).
+    var running: Set<String> = []
     var random: SplitMix64
     /// One HTTP client shared by every phone.
     let transport = URLSessionTransport(timeout: 15, maximumConnectionsPerHost: 64)
@@ -62,8 +64,18 @@ public final class Fleet: @unchecked Sendable {
         let crowdedSpan = Double(configuration.crowdedPlans) * configuration.crowdedSpacing
         let last = waves.last!.moment.addingTimeInterval(max(secondWorkoutDelay, crowdedSpan))
         await waitWithProgress(until: last.addingTimeInterval(configuration.settleSeconds), waves: waves)
-        try await posting.value
+        // The people's scripts end well before this; one that has not within a minute is stuck
+        // (a simulator fault): named in the report instead of holding it back for ever.
+        let stuck: [String]
+        if await Self.finishes(posting, within: 60) {
+            try await posting.value
+            stuck = []
+        } else {
+            posting.cancel()
+            stuck = lock.withLock { running.sorted() }
+        }
         var report = await makeReport()
+        report.stuckScripts = stuck
         report.travellersUnacknowledged = await travellersTheServerWouldRepeat(backend, report)
         if waves.count == 1, let plansDoneAt, let postedAt {
             let phonesWithPlans = bySubscriber.count - behaviours.values.filter { $0 == .forceQuit || $0 == .budgetExhausted }.count
@@ -91,6 +103,32 @@ public final class Fleet: @unchecked Sendable {
             change(&window)
             windowsStorage[workoutId] = window
         }
+    }
+
+    /// Whether `task` finishes within `seconds`.
+    static func finishes(_ task: Task<Void, any Error>, within seconds: Double) async -> Bool {
+        let decision = Decision()
+        return await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+            Task { _ = try? await task.value; if decision.first() { continuation.resume(returning: true) } }
+            Task {
+                try? await Task.sleep(nanoseconds: UInt64(seconds * 1e9))
+                if decision.first() { continuation.resume(returning: false) }
+            }
+        }
+    }
+
+    /// True for the first caller only.
+    final class Decision: @unchecked Sendable {
+        private let lock = NSLock()
+        private var taken = false
+        func first() -> Bool { lock.withLock { defer { taken = true }; return !taken } }
+    }
+
+    /// Runs a person's script, keeping its name while it runs.
+    func tracked(_ name: String, _ body: () async throws -> Void) async throws {
+        lock.withLock { _ = running.insert(name) }
+        defer { lock.withLock { _ = running.remove(name) } }
+        try await body()
     }
 
     func chance(_ probability: Double) -> Bool {

@@ -34,6 +34,10 @@ extension FleetReport {
             lines.append(String(format: "fallbacks: %d shown, the last %.2f s after the moment; lateness of all shown p99 %@",
                                 remote.count, last, ms(Self.percentile(rows.flatMap(\.lateness), 0.99))))
         }
+        if !stuckScripts.isEmpty {
+            lines.append("simulator: \(stuckScripts.count) person script(s) still running a minute after the run: "
+                         + stuckScripts.prefix(10).joined(separator: "; "))
+        }
         let violations = self.violations
         lines.append(violations.isEmpty ? "violations: none" : "violations:\n  " + violations.joined(separator: "\n  "))
         for outcome in violating.prefix(10) {

@@ -51,6 +51,8 @@ public struct FleetReport: Sendable, Codable {
     /// Travellers whose local notification fired but whose acknowledgment the server does not
     /// hold: its fallback would show the notification again at the server's moment.
     public var travellersUnacknowledged: [String] = []
+    /// People's scripts that had not finished a minute after the run (a simulator fault).
+    public var stuckScripts: [String] = []
 
     public init(outcomes: [Outcome]) { self.outcomes = outcomes }
 
