@@ -61,6 +61,7 @@ extension BuzzKitClient {
             }
             registration.registered = nil
             registration.registeredSubscriberId = nil
+            registration.previousSubscriberId = current.subscriberId
             saveRegistration()
             identity = nil
             cachedToken = nil

@@ -53,7 +53,7 @@ extension BuzzKitClient {
             report(.error(error))
             return .failed
         case .plan(let plan):
-            outcome = await withGate { await schedule(plan) }
+            outcome = await withGate { await scheduleFromPush(plan) }
         case .cancel(let id):
             outcome = await withGate { await applyCancelPush(id) }
         case .alert(let message):

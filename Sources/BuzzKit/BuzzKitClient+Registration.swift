@@ -116,6 +116,16 @@ extension BuzzKitClient {
             if registration.desired == desired, identity?.subscriberId == subscriberId {
                 registration.registered = desired
                 registration.registeredSubscriberId = subscriberId
+                if registration.previousSubscriberId != nil {
+                    // The token is this subscriber's now: the plans refused meanwhile come
+                    // with a sync that starts after this point.
+                    registration.previousSubscriberId = nil
+                    registration.switchedAt = clock.now
+                    if refusedBeforeSwitch {
+                        refusedBeforeSwitch = false
+                        requestSyncAfterNow()
+                    }
+                }
                 saveRegistration()
             }
             registrationFailures = 0

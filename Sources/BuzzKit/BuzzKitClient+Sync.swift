@@ -18,11 +18,36 @@ extension BuzzKitClient {
         guard identity != nil else { return nil }
         if let syncTask { return syncTask }
         let task = Task { () -> Void in
-            await self.performSync()
+            repeat {
+                self.syncAgain = false
+                await self.performSync()
+            } while self.syncAgain && self.identity != nil
             self.syncTask = nil
         }
         syncTask = task
         return task
+    }
+
+    /// Makes sure a sync starts after this point: starts one, or has the running one (which
+    /// asked before now) go once more.
+    func requestSyncAfterNow() {
+        if syncTask != nil { syncAgain = true } else { startSync() }
+    }
+
+    /// Schedules a plan that came in a push (inside the gate). While the phone switched
+    /// subscribers and the server has not confirmed the token for the new one, the push may be
+    /// the previous person's: it is refused (``ClientActivity/RejectionReason/deviceNotConfirmed``).
+    /// After a switch, a plan that arrives while a sync is under way is checked by one more
+    /// sync: the server's list is the new person's, so the previous person's plan goes.
+    func scheduleFromPush(_ plan: LocalPlan) async -> PushOutcome {
+        if registration.previousSubscriberId != nil, identity != nil {
+            refusedBeforeSwitch = true
+            report(.planRejected(localId: plan.id, messageId: plan.messageId, reason: .deviceNotConfirmed))
+            return .noData
+        }
+        let outcome = await schedule(plan)
+        if outcome == .newData, registration.switchedAt != nil, syncTask != nil { syncAgain = true }
+        return outcome
     }
 
     /// Reconciles with the server's plan list and waits for it (and the acknowledgments it

@@ -36,6 +36,10 @@ public actor BuzzKitClient: PushEventHandling {
     // last reconciliation with the server's plan list.
     var inForeground = false
     var syncTask: Task<Void, Never>?
+    /// A plan arrived while the running sync was already under way: sync once more.
+    var syncAgain = false
+    /// A plan push was refused because the device had not moved to the new subscriber yet.
+    var refusedBeforeSwitch = false
     var lastSyncAt: Date?
     var registeredThisLaunch = false
     var logoutTask: Task<Void, Never>?

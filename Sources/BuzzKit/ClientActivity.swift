@@ -80,6 +80,10 @@ public enum ClientActivity: Sendable, Hashable {
         case notAuthorized
         /// Nobody is signed in, so nothing can be acknowledged.
         case signedOut
+        /// Someone else signed out on this phone and the server has not yet confirmed the
+        /// device for the person signed in now, so the plan may be the previous person's. The
+        /// sync after the confirmation brings the new person's plans.
+        case deviceNotConfirmed
     }
 
     /// Why an acknowledged plan will not be shown by this device: the documented misses (the

@@ -71,6 +71,60 @@ final class SwitchingSubscriberTests: XCTestCase {
         XCTAssertTrue(shown.isEmpty)
     }
 
+    /// While the server has not taken the device from A (B's registration fails, say during
+    /// a database restart), it still sends A's plans to this phone: B must not be shown them.
+    /// Once the registration gets through, B's own plans come with the sync that follows.
+    func testPlanPushesAreRefusedUntilTheServerHasMovedTheDeviceToB() async throws {
+        let phone = try await TestPhone(subscriberId: nil, foreground: false) { $0.deviceToken = TestPhone.deviceToken }
+        try await phone.client.login(subscriberId: "u_A", subscriberToken: .fixed(TestPhone.token))
+        phone.transport.setRule { $0.method == "PUT" || $0.method == "DELETE" ? .status(503) : nil }
+        try await phone.client.login(subscriberId: "u_B", subscriberToken: .fixed(TestPhone.token))
+        phone.transport.clearRequests()
+
+        let outcome = await phone.push(phone.plan("run-a7/x", in: 600))
+        XCTAssertEqual(outcome, .noData)
+        let pending = await phone.pendingIds()
+        XCTAssertTrue(pending.isEmpty, "A's plan is not scheduled for B")
+        XCTAssertTrue(phone.acknowledgedIds.isEmpty, "nor acknowledged by B")
+
+        phone.transport.setRule(nil)
+        phone.transport.setPlans([phone.plan("run-b7/x", in: 900)])
+        try await phone.advance(120)  // the registration's retry gets through
+        XCTAssertEqual(phone.transport.registrationRequests.last?.url.path, "/v1/subscribers/u_B/devices")
+        let after = await phone.pendingIds()
+        XCTAssertEqual(after, ["run-b7/x"], "B's plan came with the sync after the device moved")
+        XCTAssertEqual(phone.acknowledgedIds, ["run-b7/x"])
+        let shown = try await phone.advance(900)
+        XCTAssertEqual(shown.map(\.id), ["run-b7/x"])
+    }
+
+    /// A push of A's plan that lands while the sync of B's sign-in is under way (requested
+    /// before it arrived, so that sync cannot judge it) is removed by one more sync.
+    func testAPlanOfAArrivingDuringASyncIsCheckedByAnotherSync() async throws {
+        let phone = try await TestPhone(subscriberId: nil, foreground: false) { $0.deviceToken = TestPhone.deviceToken }
+        try await phone.client.login(subscriberId: "u_A", subscriberToken: .fixed(TestPhone.token))
+        try await phone.client.login(subscriberId: "u_B", subscriberToken: .fixed(TestPhone.token))
+        let slowLists = Locked(1)
+        phone.transport.setRule { request in
+            guard request.method == "GET", slowLists.withLock({ left -> Bool in defer { left -= 1 }; return left > 0 }) else { return nil }
+            return .delayed(0.3, .status(200, body: "{\"plans\": [], \"asOf\": \"2026-11-30T09:00:00Z\"}"))
+        }
+        phone.transport.clearRequests()
+        await phone.client.startSync()  // B's list is on its way
+        phone.clock.advance(by: 1)
+        let payload = Payloads.plan("run-a8/x", messageId: "m-a8", fireAt: phone.fireAt(in: 30))
+        async let handled = phone.client.handleRemoteNotification(payload: payload)
+        try await Task.sleep(nanoseconds: 100_000_000)  // B's list is still on its way
+        phone.clock.advance(by: 0.001)  // the next sync asks after the plan arrived
+        _ = await handled
+        try await phone.waitIdle()
+        XCTAssertEqual(phone.transport.syncRequests.count, 2, "one more sync after the plan arrived")
+        let pending = await phone.pendingIds()
+        XCTAssertTrue(pending.isEmpty, "not listed for B: removed")
+        let shown = try await phone.advance(60)
+        XCTAssertTrue(shown.isEmpty)
+    }
+
     func testBsPlansAreScheduledAndAcknowledgedForB() async throws {
         let phone = try await TestPhone(subscriberId: nil) { $0.deviceToken = TestPhone.deviceToken }
         try await phone.client.login(subscriberId: "u_A", subscriberToken: .fixed(TestPhone.token))

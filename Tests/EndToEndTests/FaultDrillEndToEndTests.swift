@@ -26,13 +26,16 @@ final class FaultDrillEndToEndTests: XCTestCase {
         configuration.lead = 10
         configuration.faults = Fault.standardDrill(rounds: 1, schedulerPause: 4)
         configuration.progress = { print($0) }
+        var keepLogs = true
         defer {
-            try? FileManager.default.removeItem(atPath: configuration.workDirectory)
+            // The processes' logs stay for a failed drill (the report names their folder).
+            if !keepLogs { try? FileManager.default.removeItem(atPath: configuration.workDirectory) }
             if let db = try? PostgresConnection(url: databaseURL) { _ = try? db.execute(PostgresQuery(unsafeSQL: "DROP SCHEMA IF EXISTS \(tag) CASCADE")) }
         }
 
         let report = try await FaultDrill(configuration: configuration).run()
         print(report.text)
+        keepLogs = !report.violations.isEmpty
         XCTAssertEqual(report.violations, [], report.text)
         XCTAssertEqual(report.faults.count, 7, "every fault was injected")
         // 96 subscribers dealt over 11 behaviours, plus each of the 8 logout-switch phones'
