@@ -6,7 +6,8 @@ import Foundation
 import HTTPServer
 
 /// `POST /v1/events`: one event or `{"events": [...]}` (at most 1,000), answered `202` only
-/// after RabbitMQ confirmed every publish.
+/// after every event is safe: devices' acknowledgments and releases recorded in PostgreSQL
+/// (so they count from now on), every other event confirmed by RabbitMQ.
 enum EventRoutes {
     static let maxBatch = 1000
 
@@ -32,21 +33,35 @@ enum EventRoutes {
             }
             let now = api.clock.now()
             var messages: [AMQPMessage] = []
+            var deviceWords: [BuzzEvent] = []
             messages.reserveCapacity(items.count)
             for (value, path) in items {
                 let event = try EventInput.parse(value, path: path, now: now)
                 try principal.authorize(subscriberId: event.subscriberId, now: now)
+                if RunCommands.isDeviceWord(event) {
+                    deviceWords.append(event)
+                    continue
+                }
                 messages.append(AMQPMessage(exchange: api.topology.eventsExchange,
                                             routingKey: Topology.routingKey(tenantId: principal.tenant.id, event: event.event),
                                             body: event.jsonData, messageId: UUID().lowercasedText))
             }
-            do {
-                try await api.publisher.publishBatch(messages)
-            } catch {
-                throw HTTPError(status: 503, code: "broker_unavailable", message: "RabbitMQ did not confirm the events, so none is guaranteed accepted; retry (events with an id are deduplicated)")
+            // Acknowledgments and releases are recorded before the answer: one accepted before a
+            // window's moment counts at that moment, however far behind ack-ingest is.
+            if !deviceWords.isEmpty {
+                let (commands, tenantId, words) = (api.commands, principal.tenant.id, deviceWords)
+                try await api.blocking { try commands.recordDeviceWords(tenantId: tenantId, words) }
             }
-            api.metrics.increment("buzzkit_events_accepted_total", by: Double(messages.count), help: "Events accepted by the API (confirmed by RabbitMQ)")
-            return .json(["accepted": messages.count], status: 202)
+            if !messages.isEmpty {
+                do {
+                    try await api.publisher.publishBatch(messages)
+                } catch {
+                    throw HTTPError(status: 503, code: "broker_unavailable", message: "RabbitMQ did not confirm the events, so none is guaranteed accepted; retry (events with an id are deduplicated)")
+                }
+            }
+            let accepted = messages.count + deviceWords.count
+            api.metrics.increment("buzzkit_events_accepted_total", by: Double(accepted), help: "Events accepted by the API (recorded, or confirmed by RabbitMQ)")
+            return .json(["accepted": accepted], status: 202)
         }
     }
 

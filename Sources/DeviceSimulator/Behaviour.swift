@@ -28,6 +28,12 @@ public enum Behaviour: String, Sendable, CaseIterable, Codable {
     /// Acknowledges in Kolkata, then flies to Kathmandu (15 minutes ahead) before the moment:
     /// the local notification fires at the planned wall clock where the phone is.
     case traveller
+    /// Offline until a second before the moment, in an app that lets acknowledgments through
+    /// until 0.4 s before it (``BuzzKit/Configuration/acknowledgmentDeadline``): the plan
+    /// push APNs kept arrives as the phone comes back, and its acknowledgment is accepted
+    /// within the last second, often while a fault holds `ack-ingest` back. Accepted before
+    /// the moment, it counts: the local notification is the only one.
+    case lastSecond = "last-second"
     /// The person signs out before the moment and someone else signs in on the same phone:
     /// nothing of the first person is shown; the second person's plan arrives by sync.
     case logoutSwitch = "logout-switch"

@@ -6,6 +6,9 @@ public enum Fault: Sendable, Hashable, CustomStringConvertible {
     case killWorker(queue: String)
     /// SIGSTOP the scheduler for a while, then SIGCONT.
     case pauseScheduler(seconds: Double)
+    /// SIGSTOP the worker process of one queue for a while (a long pause, a node drain), then
+    /// SIGCONT: its prefetched messages wait with it.
+    case pauseWorker(queue: String, seconds: Double)
     /// Stop and start PostgreSQL (`scripts/services.sh restart-postgres`).
     case restartPostgres
     /// Stop and start RabbitMQ (`scripts/services.sh restart-rabbitmq`).
@@ -15,6 +18,7 @@ public enum Fault: Sendable, Hashable, CustomStringConvertible {
         switch self {
         case .killWorker(let queue): return "SIGKILL worker \(queue)"
         case .pauseScheduler(let seconds): return String(format: "pause scheduler %.0f s", seconds)
+        case .pauseWorker(let queue, let seconds): return String(format: "pause worker %@ %.0f s", queue, seconds)
         case .restartPostgres: return "restart PostgreSQL"
         case .restartRabbitMQ: return "restart RabbitMQ"
         }
@@ -26,6 +30,10 @@ public enum Fault: Sendable, Hashable, CustomStringConvertible {
     var anchor: Anchor {
         switch self {
         case .killWorker(let queue) where queue == "fallback-check": return .moment(offset: 0...0.4)
+        // Acknowledgments accepted in the last second (last-second phones) while ack-ingest is
+        // down must still count at the moment.
+        case .killWorker(let queue) where queue == "ack-ingest": return .moment(offset: -1.2 ... -0.6)
+        case .pauseWorker(_, let seconds): return .moment(offset: (-seconds / 2 - 0.5) ... (-seconds / 2))
         case .killWorker: return .posted(offset: 0.05...0.6)
         case .pauseScheduler: return .moment(offset: -1.0 ... -0.5)
         case .restartPostgres: return .posted(offset: 0.1...0.5)
@@ -39,11 +47,11 @@ public enum Fault: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The standard drill: every worker queue killed `rounds` times, the scheduler paused,
-    /// PostgreSQL and RabbitMQ restarted.
+    /// `ack-ingest` paused for 6 s around a moment, PostgreSQL and RabbitMQ restarted.
     public static func standardDrill(rounds: Int = 1, schedulerPause: Double = 5) -> [Fault] {
         let kills = (0..<max(1, rounds)).flatMap { _ in
             ["trigger", "plan-dispatch", "ack-ingest", "fallback-check"].map { Fault.killWorker(queue: $0) }
         }
-        return kills + [.pauseScheduler(seconds: schedulerPause), .restartPostgres, .restartRabbitMQ]
+        return kills + [.pauseScheduler(seconds: schedulerPause), .pauseWorker(queue: "ack-ingest", seconds: 6), .restartPostgres, .restartRabbitMQ]
     }
 }

@@ -86,6 +86,9 @@ extension Fleet {
             // The person opens the app while the doses fire: slots free up, parked plans go back.
             let span = Double(configuration.crowdedPlans) * configuration.crowdedSpacing
             await Self.at(wave.moment.addingTimeInterval(span * 0.3)) { await phone.open(stay: 1) }
+        case .lastSecond:
+            // Offline since before the wave was posted (Fleet.scheduleWorkouts).
+            await Self.at(wave.moment.addingTimeInterval(-SimulatedPhone.lastSecondReturn)) { await phone.goOnline() }
         case .healthy, .forceQuit, .lowPower, .offline, .twoDevices, .denied:
             return
         }

@@ -88,6 +88,9 @@ extension Fleet {
     func scheduleWorkouts(_ backend: BackendClient, wave: FleetWave) async throws {
         let subscribers = bySubscriber.keys.filter { waveOf[$0] == wave.index }.sorted()
         var events: [[String: Any]] = []
+        for id in subscribers where behaviours[id] == .lastSecond {
+            bySubscriber[id]![0].goOffline()  // back a second before the moment
+        }
         for id in subscribers {
             let behaviour = behaviours[id]!
             var at = wave.moment

@@ -108,6 +108,7 @@ extension SimulatedPhone {
         sdk.deviceToken = token
         sdk.automaticPushHandling = false
         sdk.eventFlushDelay = 0.5
+        if behaviour == .lastSecond { sdk.acknowledgmentDeadline = Self.lastSecondDeadline }
         let ports = BuzzKitPorts(notificationCenter: center, clock: AppClock(system: systemClock, gate: gate), store: store,
                                  transport: AppTransport(base: baseTransport, network: network, gate: gate))
         guard let client = try? BuzzKitClient(configuration: sdk, ports: ports) else {

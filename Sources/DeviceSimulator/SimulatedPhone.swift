@@ -53,6 +53,12 @@ final class SimulatedPhone: @unchecked Sendable {
     var restored = 0
     var held = 0
     var synced = 0
+    /// A last-second phone's app withdraws plans whose acknowledgment the server has not
+    /// confirmed this many seconds before they fire.
+    static let lastSecondDeadline: TimeInterval = 0.4
+    /// How many seconds before the moment a last-second phone comes back online.
+    static let lastSecondReturn: TimeInterval = 1.0
+
     /// Called when the phone's token changes (a reinstall), to route pushes anew.
     var onNewToken: (@Sendable (SimulatedPhone, String, String) -> Void)?
 

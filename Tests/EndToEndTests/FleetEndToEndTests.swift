@@ -45,14 +45,14 @@ final class FleetEndToEndTests: XCTestCase {
 
         let configuration = FleetConfiguration(apiBaseURL: URL(string: "http://127.0.0.1:\(port)")!, secretKey: keys["secretKey"]!,
                                                publishableKey: keys["publishableKey"]!, signingSecret: keys["signingSecret"]!,
-                                               subscribers: 56, leadSeconds: 12, lowPowerDelay: 2, offlineSeconds: 2, settleSeconds: 8, tag: tag)
+                                               subscribers: 60, leadSeconds: 12, lowPowerDelay: 2, offlineSeconds: 2, settleSeconds: 8, tag: tag)
         let report = try await Fleet(configuration: configuration, router: router).run()
         print(report.text)
         XCTAssertEqual(report.violations, [], report.text)
-        // 56 subscribers, 4 per behaviour; each logout-switch phone's second person and each
+        // 60 subscribers, 4 per behaviour; each logout-switch phone's second person and each
         // returning offline-through-cancel phone's second workout add one notification, each
         // crowded subscriber 71 more doses.
-        XCTAssertEqual(report.outcomes.count, 56 + 4 + 2 + 8 * 71)
+        XCTAssertEqual(report.outcomes.count, 60 + 4 + 2 + 8 * 71)
         let rows = Dictionary(uniqueKeysWithValues: report.rows.map { ($0.behaviour, $0) })
         XCTAssertEqual(rows[.healthy]?.exactlyOnce, 4)
         XCTAssertEqual(rows[.forceQuit]?.exactlyOnce, 4, "force-quit phones see the fallback")
@@ -62,6 +62,9 @@ final class FleetEndToEndTests: XCTestCase {
         XCTAssertEqual(rows[.budgetExhausted]?.exactlyOnce, 4)
         XCTAssertEqual(rows[.reinstalled]?.exactlyOnce, 4)
         XCTAssertEqual(rows[.denied]?.exactlyOnce, 4, "the fallback reaches the phone that may show it")
+        XCTAssertEqual(rows[.lastSecond]?.exactlyOnce, 4)
+        let lastSecond = report.outcomes.filter { $0.behaviour == .lastSecond && $0.shown.count == 1 && $0.shown[0].kind == "local" }
+        XCTAssertGreaterThanOrEqual(lastSecond.count, 2, "an acknowledgment accepted in the last second counts: the local notification is the one shown")
         XCTAssertEqual(rows[.crowded]?.exactlyOnce, 4 * 72, "every dose once, locally or by the fallback")
         XCTAssertEqual(rows[.crowdedTwoDevices]?.exactlyOnce, 4 * 72)
         XCTAssertGreaterThan(report.platform.released, 0, "crowded phones let go of acknowledged plans and said so")

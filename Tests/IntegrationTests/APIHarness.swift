@@ -13,8 +13,10 @@ final class APIHarness: @unchecked Sendable {
     let server: APIServer
     let runtime: Runtime
 
-    init(workers: Bool = true) throws {
-        pipeline = try PipelineHarness(workers: workers ? Topology.Queue.allCases : [], startScheduler: workers)
+    /// `queues`: the workers started behind the API (none with `workers: false`, which also
+    /// leaves the scheduler off).
+    init(workers: Bool = true, queues: [Topology.Queue] = Topology.Queue.allCases) throws {
+        pipeline = try PipelineHarness(workers: workers ? queues : [], startScheduler: workers)
         var configuration = Configuration()
         configuration.databaseURL = TestServices.databaseURL
         configuration.databaseSchema = pipeline.schema

@@ -14,8 +14,6 @@ import XCTest
 final class ReleasedPlanIntegrationTests: XCTestCase {
     var api: APIHarness!
     var pipeline: PipelineHarness { api.pipeline }
-    /// Far enough ahead that the devices' events are recorded before the moment.
-    let lead: TimeInterval = 8
 
     override func setUpWithError() throws {
         api = try APIHarness()
@@ -24,63 +22,18 @@ final class ReleasedPlanIntegrationTests: XCTestCase {
 
     override func tearDown() { api?.shutdown() }
 
-    /// Starts a window for `subscriber` with `devices` phones; returns its plan, its run id and the tokens.
-    func window(_ subscriber: String, devices: Int) throws -> (plan: LocalPlan, runId: String, tokens: [String], moment: Date) {
-        let tokens = try pipeline.subscriber(subscriber, devices: devices)
-        let moment = Date().addingTimeInterval(lead)
-        try pipeline.scheduleWorkout(subscriber, at: moment)
-        XCTAssertTrue(TestServices.eventually(timeout: 5) { tokens.allSatisfy { !self.pipeline.pushes(to: $0).isEmpty } })
-        let push = try XCTUnwrap(pipeline.pushes(to: tokens[0]).first)
-        let plan = try JSONDecoder().decode(SilentPlanPayload.self, from: push.payload).local
-        return (plan, String(plan.id.prefix { $0 != "/" }), tokens, moment)
-    }
-
-    /// Posts `$local.scheduled` / `$local.released` as the phone with `token` does, stamped with the phone's clock.
-    func say(_ name: String, _ plan: LocalPlan, subscriber: String, token: String, at: Date) {
-        let body: [String: Any] = ["id": UUID().uuidString.lowercased(), "event": name, "subscriberId": subscriber, "timestamp": RFC3339.format(at),
-                                   "properties": ["localId": plan.id, "messageId": plan.messageId, "device": token]]
-        let answer = api.call("POST", "/v1/events", body: body, key: api.publishableKey, headers: api.deviceHeaders(subscriber))
-        XCTAssertEqual(answer.status, 202, String(decoding: answer.data, as: UTF8.self))
-    }
-
-    /// `GET /v1/runs/{id}`: the window's `local` member and the run's status.
-    func summary(_ runId: String) -> (local: [String: Any], status: String?) {
-        let object = api.call("GET", "/v1/runs/\(runId)", key: api.secretKey).object
-        let local = ((object["steps"] as? [[String: Any]])?.last?["local"] as? [String: Any]) ?? [:]
-        return (local, object["status"] as? String)
-    }
-
-    func acknowledged(_ runId: String) -> Bool? { summary(runId).local["acknowledged"] as? Bool }
-
-    /// The device's row: its latest scheduled and released times.
-    func standing(_ plan: LocalPlan, token: String) throws -> (scheduled: Date?, released: Date?)? {
-        try pipeline.pool.withConnection { db in
-            try db.query("SELECT scheduled_ts, released_ts FROM acknowledgments WHERE local_id = \(plan.id) AND device = \(token)").first.map {
-                (try $0.decode("scheduled_ts", as: Date?.self), try $0.decode("released_ts", as: Date?.self))
-            }
-        }
-    }
-
-    /// Waits for the decision; returns the `fallback` member and the alerts each token received.
-    func decision(_ runId: String, tokens: [String]) throws -> (fallback: [String: Any], local: [String: Any], alerts: [Int]) {
-        XCTAssertTrue(TestServices.eventually(timeout: lead + 10) { self.summary(runId).status == "completed" })
-        Thread.sleep(forTimeInterval: 0.5)  // a (wrong) second send would show by now
-        let local = summary(runId).local
-        return (local["fallback"] as? [String: Any] ?? [:], local, tokens.map { pipeline.pushes(to: $0).filter { $0.pushType == .alert }.count })
-    }
-
     func testAnAcknowledgmentFollowedByAReleaseGetsTheFallbackAtTheMoment() throws {
-        let (plan, runId, tokens, moment) = try window("maya", devices: 1)
+        let (plan, runId, tokens, moment) = try api.window("maya", devices: 1)
         let t = Date()
-        say(BuzzEvent.localScheduled, plan, subscriber: "maya", token: tokens[0], at: t)
-        XCTAssertTrue(TestServices.eventually(timeout: 5) { self.acknowledged(runId) == true })
-        say(BuzzEvent.localReleased, plan, subscriber: "maya", token: tokens[0], at: t.addingTimeInterval(1))
-        XCTAssertTrue(TestServices.eventually(timeout: 5) { self.acknowledged(runId) == false }, "the summary says no device holds it now")
-        XCTAssertTrue(summary(runId).local["acknowledgedAt"] is NSNull)
-        XCTAssertTrue(summary(runId).local["fallback"] is NSNull, "nothing decided before the moment")
+        api.say(BuzzEvent.localScheduled, plan, subscriber: "maya", token: tokens[0], at: t)
+        XCTAssertTrue(TestServices.eventually(timeout: 5) { self.api.acknowledged(runId) == true })
+        api.say(BuzzEvent.localReleased, plan, subscriber: "maya", token: tokens[0], at: t.addingTimeInterval(1))
+        XCTAssertTrue(TestServices.eventually(timeout: 5) { self.api.acknowledged(runId) == false }, "the summary says no device holds it now")
+        XCTAssertTrue(api.summary(runId).local["acknowledgedAt"] is NSNull)
+        XCTAssertTrue(api.summary(runId).local["fallback"] is NSNull, "nothing decided before the moment")
         XCTAssertEqual(pipeline.pushes(to: tokens[0]).filter { $0.pushType == .alert }.count, 0)
 
-        let (fallback, _, alerts) = try decision(runId, tokens: tokens)
+        let (fallback, _, alerts) = try api.decision(runId, tokens: tokens)
         XCTAssertEqual(fallback["sent"] as? Bool, true)
         XCTAssertEqual(fallback["reason"] as? String, "released by every device that acknowledged it")
         XCTAssertEqual(fallback["idempotencyKey"] as? String, "\(plan.id)/fallback")
@@ -89,17 +42,17 @@ final class ReleasedPlanIntegrationTests: XCTestCase {
             try db.query("SELECT min(created_at) AS at FROM deliveries WHERE kind = 'fallback'")[0].decode("at", as: Date.self)
         }
         XCTAssertGreaterThanOrEqual(sentAt.timeIntervalSince(try XCTUnwrap(RFC3339.parse(RFC3339.format(moment)))), 0, "at the moment, not before")
-        XCTAssertEqual(pipeline.metrics.counter("buzzkit_releases_total"), 1)
+        XCTAssertEqual(api.runtime.metrics.counter("buzzkit_releases_total"), 1, "counted by the API that recorded it")
     }
 
     func testWithTwoDevicesOneReleaseStillCountsAsAcknowledged() throws {
-        let (plan, runId, tokens, _) = try window("kim", devices: 2)
+        let (plan, runId, tokens, _) = try api.window("kim", devices: 2)
         let t = Date()
-        for token in tokens { say(BuzzEvent.localScheduled, plan, subscriber: "kim", token: token, at: t) }
-        say(BuzzEvent.localReleased, plan, subscriber: "kim", token: tokens[0], at: t.addingTimeInterval(1))
-        XCTAssertTrue(try TestServices.eventually(timeout: 5) { try self.standing(plan, token: tokens[0])?.released != nil })
-        XCTAssertEqual(acknowledged(runId), true, "the other phone still holds it")
-        let (fallback, local, alerts) = try decision(runId, tokens: tokens)
+        for token in tokens { api.say(BuzzEvent.localScheduled, plan, subscriber: "kim", token: token, at: t) }
+        api.say(BuzzEvent.localReleased, plan, subscriber: "kim", token: tokens[0], at: t.addingTimeInterval(1))
+        XCTAssertTrue(try TestServices.eventually(timeout: 5) { try self.api.standing(plan, token: tokens[0])?.released != nil })
+        XCTAssertEqual(api.acknowledged(runId), true, "the other phone still holds it")
+        let (fallback, local, alerts) = try api.decision(runId, tokens: tokens)
         XCTAssertEqual(fallback["sent"] as? Bool, false)
         XCTAssertEqual(fallback["reason"] as? String, RunSummary.LocalWindow.Fallback.confirmed)
         XCTAssertEqual(local["acknowledged"] as? Bool, true)
@@ -107,48 +60,48 @@ final class ReleasedPlanIntegrationTests: XCTestCase {
     }
 
     func testAReleaseThenAnAcknowledgmentAgainCountsAsAcknowledged() throws {
-        let (plan, runId, tokens, _) = try window("lee", devices: 1)
+        let (plan, runId, tokens, _) = try api.window("lee", devices: 1)
         let t = Date()
-        say(BuzzEvent.localScheduled, plan, subscriber: "lee", token: tokens[0], at: t)
-        say(BuzzEvent.localReleased, plan, subscriber: "lee", token: tokens[0], at: t.addingTimeInterval(1))
-        XCTAssertTrue(TestServices.eventually(timeout: 5) { self.acknowledged(runId) == false })
+        api.say(BuzzEvent.localScheduled, plan, subscriber: "lee", token: tokens[0], at: t)
+        api.say(BuzzEvent.localReleased, plan, subscriber: "lee", token: tokens[0], at: t.addingTimeInterval(1))
+        XCTAssertTrue(TestServices.eventually(timeout: 5) { self.api.acknowledged(runId) == false })
         // A slot freed: the phone put the plan back and acknowledged it again.
-        say(BuzzEvent.localScheduled, plan, subscriber: "lee", token: tokens[0], at: t.addingTimeInterval(2))
-        XCTAssertTrue(TestServices.eventually(timeout: 5) { self.acknowledged(runId) == true })
-        let (fallback, _, alerts) = try decision(runId, tokens: tokens)
+        api.say(BuzzEvent.localScheduled, plan, subscriber: "lee", token: tokens[0], at: t.addingTimeInterval(2))
+        XCTAssertTrue(TestServices.eventually(timeout: 5) { self.api.acknowledged(runId) == true })
+        let (fallback, _, alerts) = try api.decision(runId, tokens: tokens)
         XCTAssertEqual(fallback["sent"] as? Bool, false)
         XCTAssertEqual(alerts, [0])
     }
 
     func testAReleaseProcessedBeforeItsAcknowledgmentStillEndsHeld() throws {
-        let (plan, runId, tokens, _) = try window("ana", devices: 1)
+        let (plan, runId, tokens, _) = try api.window("ana", devices: 1)
         let t = Date()
         // The phone released the plan at t and acknowledged it again at t + 2 s; the server
         // gets the release first, then the acknowledgment, then the release once more (a
         // redelivery): only the phone's times count.
-        say(BuzzEvent.localReleased, plan, subscriber: "ana", token: tokens[0], at: t)
-        XCTAssertTrue(try TestServices.eventually(timeout: 5) { try self.standing(plan, token: tokens[0])?.released != nil })
-        XCTAssertEqual(try standing(plan, token: tokens[0])?.scheduled, nil)
-        XCTAssertEqual(acknowledged(runId), false)
-        say(BuzzEvent.localScheduled, plan, subscriber: "ana", token: tokens[0], at: t.addingTimeInterval(2))
-        XCTAssertTrue(TestServices.eventually(timeout: 5) { self.acknowledged(runId) == true })
-        say(BuzzEvent.localReleased, plan, subscriber: "ana", token: tokens[0], at: t)
+        api.say(BuzzEvent.localReleased, plan, subscriber: "ana", token: tokens[0], at: t)
+        XCTAssertTrue(try TestServices.eventually(timeout: 5) { try self.api.standing(plan, token: tokens[0])?.released != nil })
+        XCTAssertEqual(try api.standing(plan, token: tokens[0])?.scheduled, nil)
+        XCTAssertEqual(api.acknowledged(runId), false)
+        api.say(BuzzEvent.localScheduled, plan, subscriber: "ana", token: tokens[0], at: t.addingTimeInterval(2))
+        XCTAssertTrue(TestServices.eventually(timeout: 5) { self.api.acknowledged(runId) == true })
+        api.say(BuzzEvent.localReleased, plan, subscriber: "ana", token: tokens[0], at: t)
         Thread.sleep(forTimeInterval: 1)
-        XCTAssertEqual(acknowledged(runId), true)
-        let (fallback, local, alerts) = try decision(runId, tokens: tokens)
+        XCTAssertEqual(api.acknowledged(runId), true)
+        let (fallback, local, alerts) = try api.decision(runId, tokens: tokens)
         XCTAssertEqual(fallback["sent"] as? Bool, false)
         XCTAssertEqual(local["acknowledged"] as? Bool, true)
         XCTAssertEqual(alerts, [0])
     }
 
     func testAnAcknowledgmentFromAPhoneThatLoggedOutNoLongerSuppressesTheFallback() throws {
-        let (plan, runId, tokens, _) = try window("jo", devices: 2)
-        say(BuzzEvent.localScheduled, plan, subscriber: "jo", token: tokens[0], at: Date())
-        XCTAssertTrue(TestServices.eventually(timeout: 5) { self.acknowledged(runId) == true })
+        let (plan, runId, tokens, _) = try api.window("jo", devices: 2)
+        api.say(BuzzEvent.localScheduled, plan, subscriber: "jo", token: tokens[0], at: Date())
+        XCTAssertTrue(TestServices.eventually(timeout: 5) { self.api.acknowledged(runId) == true })
         let logout = api.call("DELETE", "/v1/subscribers/jo/devices/\(tokens[0])", key: api.publishableKey, headers: api.deviceHeaders("jo"))
         XCTAssertEqual(logout.status, 204)
-        XCTAssertEqual(acknowledged(runId), false, "the phone that acknowledged it no longer counts")
-        let (fallback, _, alerts) = try decision(runId, tokens: tokens)
+        XCTAssertEqual(api.acknowledged(runId), false, "the phone that acknowledged it no longer counts")
+        let (fallback, _, alerts) = try api.decision(runId, tokens: tokens)
         XCTAssertEqual(fallback["sent"] as? Bool, true)
         XCTAssertEqual(fallback["reason"] as? String, RunSummary.LocalWindow.Fallback.noAcknowledgingDeviceHoldsIt)
         XCTAssertEqual(alerts, [0, 1], "the fallback reaches the other phone only")

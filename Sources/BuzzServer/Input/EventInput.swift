@@ -15,6 +15,12 @@ public enum EventInput {
         text.utf8.count <= maxDeviceBytes && text.utf8.allSatisfy { (48...57).contains($0) || (65...70).contains($0) || (97...102).contains($0) }
     }
 
+    /// A plan's local id: `<runId>/<stepName>`, the run id a UUID.
+    static func isLocalId(_ text: String) -> Bool {
+        guard let slash = text.firstIndex(of: "/"), text.index(after: slash) < text.endIndex else { return false }
+        return UUID(uuidString: String(text[..<slash])) != nil
+    }
+
     /// Validates one event object.
     public static func parse(_ value: JSONValue, path: String, now: Date) throws -> BuzzEvent {
         let fields = try InputFields(value, path: path, allowed: allowed)
@@ -40,6 +46,10 @@ public enum EventInput {
                 guard case .string(let text)? = properties[key], !text.isEmpty else {
                     throw InputError("\(name) needs properties.\(key) (a string)", code: "missing_field", field: InputFields.join(fields.field("properties"), key))
                 }
+            }
+            if case .string(let localId)? = properties["localId"], !isLocalId(localId) {
+                throw InputError("\(name) needs properties.localId of the form <runId>/<stepName> (the run's UUID, a slash, the step name)",
+                                 code: "invalid_value", field: InputFields.join(fields.field("properties"), "localId"))
             }
             if let device = properties["device"], !device.isNull {
                 guard case .string(let token) = device, isDeviceToken(token) else {

@@ -62,14 +62,7 @@ struct EventProcessor {
         // runs are not locked or rewritten: they learn it when next handled (``PendingFacts``).
         for (tenantId, group) in Dictionary(grouping: work.filter { Self.isDeviceWord($0.event) }, by: \.tenantId) {
             let counts = try tx.recordAcknowledgments(tenantId: tenantId, try group.map { try Self.deviceAcknowledgment($0.event) }, at: now)
-            if counts.acknowledged > 0 {
-                context.metrics.increment("buzzkit_acknowledgments_total", by: Double(counts.acknowledged),
-                                          help: "Plans acknowledged by a device ($local.scheduled), repeats not counted")
-            }
-            if counts.released > 0 {
-                context.metrics.increment("buzzkit_releases_total", by: Double(counts.released),
-                                          help: "Plans a device let go of after acknowledging them ($local.released), repeats not counted")
-            }
+            Self.countDeviceWords(counts, metrics: context.metrics)
         }
         var batch = Batch()
         // Runs an event may cancel: locked, with the plan deliveries and acknowledgments recorded
@@ -139,6 +132,18 @@ struct EventProcessor {
     static func runId(ofAcknowledgment event: BuzzEvent) -> UUID? {
         guard case .string(let localId)? = event.properties["localId"], let slash = localId.firstIndex(of: "/") else { return nil }
         return UUID(uuidString: String(localId[..<slash]))
+    }
+
+    /// Counts what ``StoreTransaction/recordAcknowledgments(tenantId:_:at:)`` recorded.
+    static func countDeviceWords(_ counts: (acknowledged: Int, released: Int), metrics: Metrics) {
+        if counts.acknowledged > 0 {
+            metrics.increment("buzzkit_acknowledgments_total", by: Double(counts.acknowledged),
+                              help: "Plans acknowledged by a device ($local.scheduled), repeats not counted")
+        }
+        if counts.released > 0 {
+            metrics.increment("buzzkit_releases_total", by: Double(counts.released),
+                              help: "Plans a device let go of after acknowledging them ($local.released), repeats not counted")
+        }
     }
 
     /// Whether the event is a device's word on a plan it holds: `$local.scheduled` or `$local.released`.

@@ -1,0 +1,28 @@
+import BuzzKitWire
+import Foundation
+
+extension RunCommands {
+    /// Whether `event` is a device's word on a plan (`$local.scheduled` or `$local.released`),
+    /// which the API records itself instead of queueing it.
+    public static func isDeviceWord(_ event: BuzzEvent) -> Bool {
+        EventProcessor.isDeviceWord(event)
+    }
+
+    /// Records devices' acknowledgments and releases (validated by ``EventInput``) in
+    /// PostgreSQL before the API answers, so an acknowledgment counts from the moment it is
+    /// accepted: the fallback check at the window's moment reads the same table, whatever the
+    /// `ack-ingest` queue is doing (stopped, restarting, or behind a burst). One statement per
+    /// tenant, idempotent per device (each device's latest time of each kind wins), so a
+    /// client's retry records nothing twice. `ack-ingest` records the device words that
+    /// arrive over AMQP.
+    ///
+    /// - Throws: the store's error when PostgreSQL cannot record them (the API answers 503,
+    ///   nothing is accepted, and the device retries).
+    public func recordDeviceWords(tenantId: String, _ events: [BuzzEvent]) throws {
+        guard !events.isEmpty else { return }
+        let facts = try events.map(EventProcessor.deviceAcknowledgment)
+        let now = context.clock.now()
+        let counts = try context.store.transaction { tx in try tx.recordAcknowledgments(tenantId: tenantId, facts, at: now) }
+        EventProcessor.countDeviceWords(counts, metrics: context.metrics)
+    }
+}

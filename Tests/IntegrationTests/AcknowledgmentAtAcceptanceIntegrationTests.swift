@@ -1,0 +1,77 @@
+import BuzzKitWire
+import BuzzServer
+import Foundation
+import XCTest
+
+/// An acknowledgment counts from the moment the API accepts it (issue 16): the API records it
+/// in PostgreSQL before answering `202`, so the fallback check at the moment sees it however
+/// far behind `ack-ingest` is: stopped, restarting, or working through a burst.
+final class AcknowledgmentAtAcceptanceIntegrationTests: XCTestCase {
+    var api: APIHarness!
+    var pipeline: PipelineHarness { api.pipeline }
+
+    override func setUpWithError() throws {
+        // Every stage but ack-ingest: it is down until a test starts it.
+        api = try APIHarness(queues: [.trigger, .planDispatch, .fallbackCheck])
+        try pipeline.putLegDay()
+    }
+
+    override func tearDown() { api?.shutdown() }
+
+    func testAnAcknowledgmentAccepted2sBeforeTheMomentWithAckIngestDownAroundItSendsNoFallback() throws {
+        let (plan, runId, tokens, moment) = try api.window("maya", devices: 1, lead: 6)
+        Thread.sleep(until: moment.addingTimeInterval(-2))
+        api.say(BuzzEvent.localScheduled, plan, subscriber: "maya", token: tokens[0], at: Date())
+        Thread.sleep(until: moment.addingTimeInterval(4))  // ack-ingest down from before the 202 to 4 s past the moment
+        pipeline.startWorkers([.ackIngest])
+
+        let (fallback, local, alerts) = try api.decision(runId, tokens: tokens, lead: 0)
+        XCTAssertEqual(fallback["sent"] as? Bool, false, "the phone's local notification is the only one")
+        XCTAssertEqual(fallback["reason"] as? String, RunSummary.LocalWindow.Fallback.confirmed)
+        XCTAssertEqual(local["acknowledged"] as? Bool, true)
+        let acknowledgedAt = try XCTUnwrap((local["acknowledgedAt"] as? String).flatMap(RFC3339.parse))
+        XCTAssertLessThan(acknowledgedAt, moment, "recorded when the API accepted it")
+        XCTAssertEqual(alerts, [0])
+        XCTAssertEqual(pipeline.metrics.counter("buzzkit_messages_total", ["queue": "ack-ingest", "outcome": "processed"]), 0,
+                       "nothing of it waited in ack-ingest")
+    }
+
+    func testWithAckIngestDownForGoodAnAcceptedAcknowledgmentStillCountsAndAnUnacknowledgedWindowStillFallsBack() throws {
+        let (plan, runId, tokens, _) = try api.window("kim", devices: 1, lead: 4)
+        let (_, otherRun, otherTokens, _) = try api.window("lee", devices: 1, lead: 4)
+        api.say(BuzzEvent.localScheduled, plan, subscriber: "kim", token: tokens[0], at: Date())
+
+        let (kept, _, keptAlerts) = try api.decision(runId, tokens: tokens, lead: 4)
+        XCTAssertEqual(kept["sent"] as? Bool, false)
+        XCTAssertEqual(keptAlerts, [0])
+        // Nobody acknowledged Lee's plan: the person gets it as a push, once, at the moment.
+        let (fallback, _, alerts) = try api.decision(otherRun, tokens: otherTokens, lead: 4)
+        XCTAssertEqual(fallback["sent"] as? Bool, true)
+        XCTAssertEqual(fallback["reason"] as? String, RunSummary.LocalWindow.Fallback.noConfirmation)
+        XCTAssertEqual(alerts, [1])
+    }
+
+    func testAnAcknowledgmentAcceptedAfterTheMomentDoesNotUndoTheFallback() throws {
+        let (plan, runId, tokens, moment) = try api.window("jo", devices: 1, lead: 3)
+        let (fallback, _, alerts) = try api.decision(runId, tokens: tokens, lead: 3)
+        XCTAssertEqual(fallback["sent"] as? Bool, true)
+        XCTAssertEqual(alerts, [1])
+        api.say(BuzzEvent.localScheduled, plan, subscriber: "jo", token: tokens[0], at: moment.addingTimeInterval(1))
+        Thread.sleep(forTimeInterval: 1)
+        XCTAssertEqual(api.summary(runId).local["fallback"].flatMap { ($0 as? [String: Any])?["sent"] as? Bool }, true)
+        XCTAssertEqual(pipeline.pushes(to: tokens[0]).filter { $0.pushType == .alert }.count, 1, "sent once")
+    }
+
+    func testAMalformedAcknowledgmentIsRefusedWith400AndNothingOfTheBatchIsAccepted() throws {
+        try pipeline.subscriber("ren")
+        let events: [[String: Any]] = [
+            ["event": "app.opened", "subscriberId": "ren"],
+            ["event": BuzzEvent.localScheduled, "subscriberId": "ren", "properties": ["localId": "no-run/nudge", "messageId": "m"]],
+        ]
+        let answer = api.call("POST", "/v1/events", body: ["events": events], key: api.publishableKey, headers: api.deviceHeaders("ren"))
+        XCTAssertEqual(answer.status, 400)
+        XCTAssertEqual(answer.errorField, "events[1].properties.localId")
+        let rows = try pipeline.pool.withConnection { db in try db.query("SELECT count(*)::int AS n FROM acknowledgments")[0].decode("n", as: Int.self) }
+        XCTAssertEqual(rows, 0)
+    }
+}
