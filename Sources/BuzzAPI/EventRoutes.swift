@@ -46,18 +46,20 @@ enum EventRoutes {
                                             routingKey: Topology.routingKey(tenantId: principal.tenant.id, event: event.event),
                                             body: event.jsonData, messageId: UUID().lowercasedText))
             }
-            // Acknowledgments and releases are recorded before the answer: one accepted before a
-            // window's moment counts at that moment, however far behind ack-ingest is.
-            if !deviceWords.isEmpty {
-                let (commands, tenantId, words) = (api.commands, principal.tenant.id, deviceWords)
-                try await api.blocking { try commands.recordDeviceWords(tenantId: tenantId, words) }
-            }
             if !messages.isEmpty {
                 do {
                     try await api.publisher.publishBatch(messages)
                 } catch {
                     throw HTTPError(status: 503, code: "broker_unavailable", message: "RabbitMQ did not confirm the events, so none is guaranteed accepted; retry (events with an id are deduplicated)")
                 }
+            }
+            // Acknowledgments and releases are recorded last, just before the answer: one
+            // accepted before a window's moment counts at that moment, however far behind
+            // ack-ingest is, and one the client was told failed (503) was not recorded, so a
+            // phone that withdraws its copy after a 503 is covered by the fallback.
+            if !deviceWords.isEmpty {
+                let (commands, tenantId, words) = (api.commands, principal.tenant.id, deviceWords)
+                try await api.blocking { try commands.recordDeviceWords(tenantId: tenantId, words) }
             }
             let accepted = messages.count + deviceWords.count
             api.metrics.increment("buzzkit_events_accepted_total", by: Double(accepted), help: "Events accepted by the API (recorded, or confirmed by RabbitMQ)")
