@@ -8,9 +8,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 PHONES=${DEMO_PHONES:-1000}
 LEAD=${DEMO_LEAD_SECONDS:-60}
+# DEMO_WAVES > 1 deals the subscribers into waves posted DEMO_WAVE_INTERVAL seconds apart.
+WAVES=${DEMO_WAVES:-1}
+WAVE_INTERVAL=${DEMO_WAVE_INTERVAL:-20}
 # Every behaviour, the crowded ones (72 plans a subscriber) dealt out a third as often as the
 # others so a large fleet's plans still reach their phones well before the moment.
-BASE_MIX=healthy,force-quit,low-power,offline,completes,two-devices,offline-through-cancel,budget-exhausted,traveller,logout-switch,reinstalled,denied
+BASE_MIX=healthy,force-quit,low-power,offline,completes,two-devices,offline-through-cancel,budget-exhausted,traveller,last-second,logout-switch,reinstalled,denied
 DEMO_MIX=${DEMO_MIX:-$BASE_MIX,$BASE_MIX,$BASE_MIX,crowded,crowded-two-devices}
 MIX="--mix $DEMO_MIX"
 PORT=${DEMO_PORT:-18480}
@@ -58,10 +61,10 @@ done
 $BIN/buzzkit scheduler 2>"$DEMO/logs/scheduler.log" & pids+=($!)
 for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$PORT/readyz" >/dev/null && break; sleep 0.2; done
 
-say "$PHONES subscribers, moment in ${LEAD}s (behaviours dealt in turn: $DEMO_MIX)"
+say "$PHONES subscribers in $WAVES wave(s) ${WAVE_INTERVAL}s apart, moment ${LEAD}s after each (behaviours dealt in turn: $DEMO_MIX)"
 status=0
 $BIN/buzzkit-devicesim fleet --api "http://127.0.0.1:$PORT" --keys "$DEMO/keys.json" --apns-dir "$DEMO/apns" \
-  --apns-port "$APNS_PORT" --phones "$PHONES" --lead "$LEAD" $MIX --report-json "$DEMO/report.json" || status=$?
+  --apns-port "$APNS_PORT" --phones "$PHONES" --lead "$LEAD" --waves "$WAVES" --interval "$WAVE_INTERVAL" $MIX --report-json "$DEMO/report.json" || status=$?
 
 say "two run summaries (GET /v1/runs/{id})"
 SK=$(python3 -c 'import json; print(json.load(open(".demo/keys.json"))["secretKey"])')

@@ -7,7 +7,9 @@ import Foundation
 struct FleetCommand {
     static let usage = """
         usage: buzzkit-devicesim fleet --api URL --keys FILE --apns-dir DIR [--apns-host 127.0.0.1] [--apns-port 2197] [--phones N]
-               [--lead SECONDS] [--mix BEHAVIOUR,…] [--low-power-delay S] [--offline S] [--seed N] [--report-json FILE]
+               [--lead SECONDS] [--waves N] [--interval SECONDS] [--mix BEHAVIOUR,…] [--low-power-delay S] [--offline S] [--seed N]
+               [--report-json FILE]
+          --waves       the subscribers are dealt into N waves, posted --interval seconds apart (default 1)
           --mix         behaviours dealt out in turn (default: all): \(Behaviour.allCases.map(\.rawValue).joined(separator: ","))
           --keys FILE   the JSON printed by `buzzkit tenant create NAME --json`
         """
@@ -19,6 +21,8 @@ struct FleetCommand {
     var apnsPort: UInt16 = 2197
     var phones = 50
     var lead = 20.0
+    var waves = 1
+    var interval = 20.0
     var mix = Behaviour.allCases
     var lowPowerDelay = 2.0
     var offline = 2.0
@@ -40,6 +44,8 @@ struct FleetCommand {
             case "--apns-port": apnsPort = UInt16(try value(flag)) ?? apnsPort
             case "--phones": phones = Int(try value(flag)) ?? phones
             case "--lead": lead = Double(try value(flag)) ?? lead
+            case "--waves": waves = max(1, Int(try value(flag)) ?? waves)
+            case "--interval": interval = Double(try value(flag)) ?? interval
             case "--low-power-delay": lowPowerDelay = Double(try value(flag)) ?? lowPowerDelay
             case "--offline": offline = Double(try value(flag)) ?? offline
             case "--report-json": reportJSON = try value(flag)
@@ -69,6 +75,8 @@ struct FleetCommand {
                                                    FileHandle.standardError.write(Data("\r\(line)   ".utf8))
                                                })
         configuration.seed = seed
+        configuration.waves = waves
+        configuration.waveInterval = interval
         let fleet = Fleet(configuration: configuration, router: router)
         let outcome = Result { try waitFor { try await fleet.run() } }
         FileHandle.standardError.write(Data("\n".utf8))
