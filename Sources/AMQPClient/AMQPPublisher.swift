@@ -69,7 +69,13 @@ public final class AMQPPublisher: @unchecked Sendable {
     }
 
     /// Publishes and calls `completion` (on the publisher thread) once the broker confirmed it.
+    /// A message over an AMQP limit (``AMQPMessage/limitProblem``) is refused at once with
+    /// `invalidArgument`, and nothing else is disturbed.
     public func publish(_ message: AMQPMessage, completion: @escaping @Sendable (Result<Void, AMQPError>) -> Void) {
+        if let problem = message.limitProblem {
+            completion(.failure(AMQPError(.invalidArgument, problem + "; nothing was published", context: "publish to \(message.exchange)")))
+            return
+        }
         lock.lock()
         if stopping {
             lock.unlock()

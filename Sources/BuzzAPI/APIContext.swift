@@ -2,6 +2,7 @@ import AMQPClient
 import BuzzServer
 import Foundation
 import HTTPServer
+import PostgresClient
 
 /// What the API's handlers share.
 struct APIContext: Sendable {
@@ -13,22 +14,53 @@ struct APIContext: Sendable {
     let clock: any Clock
     let authenticator: Authenticator
     let depths: QueueDepths
+    let log: Log
+    /// Active devices a subscriber may have (`BUZZKIT_MAX_DEVICES_PER_SUBSCRIBER`).
+    let maxDevicesPerSubscriber: Int
 
     /// Authenticates the request (401 on failure).
     func principal(_ request: HTTPRequest) async throws -> Principal {
         try await authenticator.authenticate(request, now: clock.now())
     }
 
-    /// Runs blocking storage work off the concurrency pool; storage outages become 503.
-    func blocking<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    /// Runs blocking storage work off the concurrency pool. Errors answer honestly: an outage
+    /// (PostgreSQL unreachable, the pool exhausted) is `503` with `Retry-After`; a value
+    /// PostgreSQL refuses (SQLSTATE class 22) or a refused input is `400`; anything else is a
+    /// `500` whose cause is logged with the request's route, never sent to the client.
+    func blocking<T: Sendable>(context: String = "storage", _ body: @escaping @Sendable () throws -> T) async throws -> T {
         do {
             return try await Blocking.run(body)
         } catch let error as HTTPError {
             throw error
-        } catch let error as ServerError where error.code == .invalidInput {
-            throw HTTPError.badRequest(error.message, field: error.field)
+        } catch let error as ServerError {
+            switch error.code {
+            case .invalidInput: throw HTTPError.badRequest(error.message, field: error.field)
+            case .notFound: throw HTTPError(status: 404, code: "not_found", message: error.message, field: error.field)
+            case .conflict: throw HTTPError(status: 409, code: "conflict", message: error.message, field: error.field)
+            case .unavailable: throw Self.storageUnavailable
+            case .configuration, .internal:
+                log.error("request failed", ["context": context, "cause": error.description])
+                throw Self.internalError
+            }
+        } catch let error as PostgresError {
+            if error.isConnectionProblem || error.code == .poolTimeout || error.code == .closed { throw Self.storageUnavailable }
+            if error.sqlState?.hasPrefix("22") == true || error.code == .invalidBind {
+                throw HTTPError.badRequest("a value cannot be stored (\(error.sqlState ?? "")): check lengths, NUL characters and number ranges",
+                                           code: "invalid_value")
+            }
+            log.error("request failed", ["context": context, "cause": error.description])
+            throw Self.internalError
         } catch {
-            throw HTTPError(status: 503, code: "storage_unavailable", message: "PostgreSQL did not answer; nothing was changed. Retry shortly.")
+            log.error("request failed", ["context": context, "cause": "\(error)"])
+            throw Self.internalError
         }
     }
+
+    static var storageUnavailable: HTTPError {
+        var error = HTTPError(status: 503, code: "storage_unavailable", message: "PostgreSQL did not answer; nothing was changed. Retry shortly.")
+        error.retryAfter = 1
+        return error
+    }
+
+    static let internalError = HTTPError(status: 500, code: "internal", message: "the server failed to handle the request; the cause is logged")
 }

@@ -13,7 +13,8 @@ public final class APIServer: @unchecked Sendable {
         let directory = Directory(pool: runtime.pool)
         let api = APIContext(directory: directory, commands: RunCommands(context: runtime.context, publisher: runtime.publisher, pool: runtime.pool),
                              publisher: runtime.publisher, topology: runtime.topology, metrics: runtime.metrics, clock: runtime.context.clock,
-                             authenticator: Authenticator(directory: directory), depths: QueueDepths(url: runtime.amqpURL, topology: runtime.topology))
+                             authenticator: Authenticator(directory: directory, limits: runtime.configuration.rateLimits), depths: QueueDepths(url: runtime.amqpURL, topology: runtime.topology), log: runtime.log,
+                             maxDevicesPerSubscriber: runtime.configuration.maxDevicesPerSubscriber)
         var router = Router()
         EventRoutes.register(&router, api)
         DirectoryRoutes.register(&router, api)
@@ -26,7 +27,9 @@ public final class APIServer: @unchecked Sendable {
         let log = runtime.log
         http = HTTPServer(.init(host: host, port: port), onComplete: { done in
             let route = routes.pattern(for: done.method, path: done.path) ?? "unmatched"
-            metrics.increment("buzzkit_http_requests_total", ["route": route, "method": done.method, "status": "\(done.status)"],
+            // Label values from fixed sets only: a client cannot grow /metrics with made-up methods.
+            let method = Self.knownMethods.contains(done.method) ? done.method : "other"
+            metrics.increment("buzzkit_http_requests_total", ["route": route, "method": method, "status": "\(done.status)"],
                               help: "HTTP requests by route, method and status")
             metrics.observe("buzzkit_http_request_seconds", ["route": route], done.seconds, help: "HTTP request latency by route")
             if done.status >= 500 {
@@ -34,6 +37,9 @@ public final class APIServer: @unchecked Sendable {
             }
         }) { await routes.handle($0) }
     }
+
+    /// The methods counted by name in `buzzkit_http_requests_total`; any other is `other`.
+    static let knownMethods: Set<String> = ["GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS"]
 
     public func start() throws { try http.start() }
 

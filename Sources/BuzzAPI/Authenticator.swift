@@ -2,16 +2,27 @@ import BuzzServer
 import Foundation
 import HTTPServer
 
-/// Turns `Authorization` and `X-BuzzKit-Subscriber-Token` headers into a ``Principal``.
-/// Valid keys are cached for a short time so the hot path does not query PostgreSQL.
+/// Turns `Authorization` and `X-BuzzKit-Subscriber-Token` headers into a ``Principal``, and
+/// applies the request limits (``RateLimits``).
+///
+/// Valid keys are cached for a short time so the hot path does not query PostgreSQL. A key
+/// PostgreSQL does not know is remembered for a minute, and lookups of keys not cached draw on
+/// one budget for all callers, so a flood of made-up keys costs a bounded number of queries
+/// (a key that was valid before is looked up again outside that budget).
 final class Authenticator: @unchecked Sendable {
     let directory: Directory
     let ttl: TimeInterval
+    let limits: RateLimits
+    /// How long an unknown key is answered 401 from memory.
+    let unknownTTL: TimeInterval = 60
     private let lock = NSLock()
     private var cache: [String: (tenant: TenantRecord, kind: APIKey.Kind, until: Date)] = [:]
+    private var unknown: [String: Date] = [:]
+    private let buckets = TokenBuckets()
 
-    init(directory: Directory, ttl: TimeInterval = 30) {
+    init(directory: Directory, limits: RateLimits = RateLimits(), ttl: TimeInterval = 30) {
         self.directory = directory
+        self.limits = limits
         self.ttl = ttl
     }
 
@@ -25,6 +36,9 @@ final class Authenticator: @unchecked Sendable {
         let (tenant, kind) = try await lookup(key, now: now)
         switch kind {
         case .secret:
+            if let wait = buckets.take("key\u{0}" + key.id, perSecond: limits.keyPerSecond, burst: limits.keyBurst, now: now) {
+                throw HTTPError.rateLimited("this secret key sent more than \(limits.keyPerSecond) requests a second (burst \(limits.keyBurst)); slow down", retryAfter: wait)
+            }
             return Principal(tenant: tenant, kind: .server)
         case .publishable:
             guard let token = request.header("x-buzzkit-subscriber-token") else {
@@ -37,31 +51,63 @@ final class Authenticator: @unchecked Sendable {
             guard Double(expiresAt) > now.timeIntervalSince1970 else {
                 throw HTTPError(status: 401, code: "expired_subscriber_token", message: "the subscriber token expired; ask your backend for a new one")
             }
+            // One bucket per subscriber token: the publishable key is every device's.
+            if let wait = buckets.take("sub\u{0}" + tenant.id + "\u{0}" + parts[2].lowercased(), perSecond: limits.subscriberPerSecond,
+                                       burst: limits.subscriberBurst, now: now) {
+                throw HTTPError.rateLimited("this subscriber sent more than \(limits.subscriberPerSecond) requests a second (burst \(limits.subscriberBurst)); slow down", retryAfter: wait)
+            }
             return Principal(tenant: tenant, kind: .device(expiresAt: expiresAt, mac: String(parts[2])))
         }
     }
 
     private func lookup(_ key: APIKey, now: Date) async throws -> (TenantRecord, APIKey.Kind) {
         let cacheKey = key.kind.rawValue + key.id + key.secretHash
-        if let hit = cached(cacheKey, now: now) { return hit }
+        let unknownKey = HTTPError(status: 401, code: "invalid_key", message: "the API key is unknown or revoked")
+        switch cached(cacheKey, now: now) {
+        case .valid(let hit): return hit
+        case .unknown: throw unknownKey
+        case .expired: break  // valid before: looked up again outside the budget
+        case .none:
+            if let wait = buckets.take("lookups", perSecond: limits.keyLookupsPerSecond, burst: limits.keyLookupBurst, now: now) {
+                throw HTTPError.rateLimited("too many requests with keys this server has not seen yet; retry shortly", retryAfter: wait)
+            }
+        }
         let directory = self.directory
         guard let found = try await Blocking.run({ try directory.authenticate(key) }) else {
-            throw HTTPError(status: 401, code: "invalid_key", message: "the API key is unknown or revoked")
+            remember(unknown: cacheKey, until: now.addingTimeInterval(unknownTTL))
+            throw unknownKey
         }
         store(cacheKey, found, until: now.addingTimeInterval(ttl))
         return found
     }
 
-    private func cached(_ key: String, now: Date) -> (TenantRecord, APIKey.Kind)? {
+    private enum CacheAnswer {
+        case valid((TenantRecord, APIKey.Kind))
+        case expired
+        case unknown
+        case none
+    }
+
+    private func cached(_ key: String, now: Date) -> CacheAnswer {
         lock.lock(); defer { lock.unlock() }
-        guard let hit = cache[key], hit.until > now else { return nil }
-        return (hit.tenant, hit.kind)
+        if let hit = cache[key] { return hit.until > now ? .valid((hit.tenant, hit.kind)) : .expired }
+        if let until = unknown[key], until > now { return .unknown }
+        return .none
     }
 
     private func store(_ key: String, _ value: (tenant: TenantRecord, kind: APIKey.Kind), until: Date) {
         lock.lock(); defer { lock.unlock() }
         if cache.count > 10_000 { cache.removeAll() }
         cache[key] = (value.tenant, value.kind, until)
+        unknown[key] = nil
+    }
+
+    private func remember(unknown key: String, until: Date) {
+        lock.lock(); defer { lock.unlock() }
+        if unknown.count > 100_000 { unknown = unknown.filter { $0.value > until.addingTimeInterval(-unknownTTL) } }
+        if unknown.count > 100_000 { unknown.removeAll() }
+        unknown[key] = until
+        cache[key] = nil  // revoked since: no longer looked up outside the budget
     }
 
     /// Forgets cached keys of a tenant (after its settings change).

@@ -25,7 +25,7 @@ enum DeviceRoutes {
             }
             let token = try fields.requiredString("token", maxLength: 200)
             guard isDeviceToken(token) else {
-                throw HTTPError.badRequest("token must be the device token in hex (64 digits for APNs)", code: "invalid_value", field: "token")
+                throw HTTPError.badRequest("token must be the APNs device token: exactly 64 hex digits", code: "invalid_value", field: "token")
             }
             let topic = try fields.requiredString("topic", maxLength: 200)
             let environment = try fields.string("environment", required: false, maxLength: 16) ?? "production"
@@ -34,11 +34,10 @@ enum DeviceRoutes {
             }
             let authorization = try authorization(fields)
             let tenantId = principal.tenant.id
-            let exists = try await api.blocking { try api.directory.subscriberExists(tenantId: tenantId, id: id) }
-            if !exists { try await api.blocking { try api.directory.putSubscriber(SubscriberRecord(tenantId: tenantId, id: id)) } }
             let device = DeviceRecord(tenantId: tenantId, subscriberId: id, platform: platform, token: token.lowercased(), topic: topic,
                                       environment: environment, authorization: authorization)
-            let deviceId = try await api.blocking { try api.directory.putDevice(device) }
+            let maxActive = api.maxDevicesPerSubscriber
+            let deviceId = try await api.blocking { try api.directory.putDevice(device, maxActive: maxActive) }
             var body = ["id": deviceId.uuidString.lowercased(), "subscriberId": id, "platform": platform, "environment": environment]
             body["authorization"] = authorization
             return .json(body)
@@ -98,10 +97,10 @@ enum DeviceRoutes {
         return text
     }
 
-    /// A device token as registration accepts it: 16 to 200 ASCII hex digits, an even count.
+    /// A device token as registration accepts it: an APNs token, exactly 64 ASCII hex digits.
     static func isDeviceToken(_ token: String) -> Bool {
         let bytes = token.utf8
-        return (16...200).contains(bytes.count) && bytes.count % 2 == 0
+        return bytes.count == 64
             && bytes.allSatisfy { (0x30...0x39).contains($0) || (0x41...0x46).contains($0) || (0x61...0x66).contains($0) }
     }
 }

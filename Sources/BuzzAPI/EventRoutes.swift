@@ -32,6 +32,8 @@ enum EventRoutes {
                 items = [(body.value, "")]
             }
             let now = api.clock.now()
+            // A device's event ids are deduplicated in its subscriber's own space (Topology.dedupeKey).
+            let origin: [String: AMQPFieldValue] = principal.isServer ? [:] : [Topology.originHeader: .string(Topology.deviceOrigin)]
             var messages: [AMQPMessage] = []
             var deviceWords: [BuzzEvent] = []
             messages.reserveCapacity(items.count)
@@ -44,7 +46,7 @@ enum EventRoutes {
                 }
                 messages.append(AMQPMessage(exchange: api.topology.eventsExchange,
                                             routingKey: Topology.routingKey(tenantId: principal.tenant.id, event: event.event),
-                                            body: event.jsonData, messageId: UUID().lowercasedText))
+                                            body: event.jsonData, headers: origin, messageId: UUID().lowercasedText))
             }
             if !messages.isEmpty {
                 do {

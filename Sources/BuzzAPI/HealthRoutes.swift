@@ -10,15 +10,18 @@ enum HealthRoutes {
         router.add("GET", "/healthz") { _ in .json(["status": "ok"]) }
 
         router.add("GET", "/readyz") { _ in
-            var problems: [String] = []
+            // Names the dependency that failed; its error text goes to the log, not to callers.
+            var failing: [String] = []
             do {
                 _ = try await Blocking.run { try api.directory.pool.withConnection { try $0.query("SELECT 1") } }
             } catch {
-                problems.append("postgres: \(error)")
+                failing.append("postgres")
+                api.log.warning("not ready", ["dependency": "postgres", "cause": "\(error)"])
             }
-            if !api.publisher.isConnected { problems.append("rabbitmq: the publisher has no connection") }
-            if problems.isEmpty { return .json(["status": "ready"]) }
-            return .json(["status": "not ready", "problems": problems.joined(separator: "; ")], status: 503)
+            if !api.publisher.isConnected { failing.append("rabbitmq") }
+            if failing.isEmpty { return .json(["status": "ready"]) }
+            return .json(["status": "not ready", "failing": failing.joined(separator: ","),
+                          "problems": failing.map { "\($0) does not answer" }.joined(separator: "; ")], status: 503)
         }
 
         router.add("GET", "/metrics") { _ in

@@ -39,6 +39,11 @@ public struct Configuration: Sendable, Equatable {
     public var apnsURL: String?
     public var apnsCAFile: String?
     public var apnsConnections: Int
+    /// Active devices a subscriber may have; registering one more turns the least recently
+    /// registered inactive (`BUZZKIT_MAX_DEVICES_PER_SUBSCRIBER`, default 10).
+    public var maxDevicesPerSubscriber = 10
+    /// The API's request limits (`BUZZKIT_RATE_*`, see ``RateLimits``).
+    public var rateLimits = RateLimits()
 
     /// The documented defaults (they match `scripts/services.sh`).
     public init() {
@@ -93,6 +98,8 @@ public struct Configuration: Sendable, Equatable {
         apnsTeamId = optional("BUZZKIT_APNS_TEAM_ID")
         apnsURL = optional("BUZZKIT_APNS_URL")
         apnsCAFile = optional("BUZZKIT_APNS_CA_FILE")
+        try int("BUZZKIT_MAX_DEVICES_PER_SUBSCRIBER", &maxDevicesPerSubscriber)
+        rateLimits = try RateLimits(environment: environment)
         try validate()
     }
 
@@ -138,5 +145,9 @@ public struct Configuration: Sendable, Equatable {
         guard logFormat == "json" || logFormat == "human" else {
             throw ServerError(.configuration, "must be json or human, got \"\(logFormat)\"", field: "BUZZKIT_LOG_FORMAT")
         }
+        guard (1...1000).contains(maxDevicesPerSubscriber) else {
+            throw ServerError(.configuration, "must be between 1 and 1000, got \(maxDevicesPerSubscriber)", field: "BUZZKIT_MAX_DEVICES_PER_SUBSCRIBER")
+        }
+        try rateLimits.validate()
     }
 }

@@ -42,7 +42,22 @@ public struct Topology: Sendable {
     /// The `buzzkit.events` bindings of `ack-ingest` (everything else goes to `trigger`).
     public static let ackIngestKeys = ["*.$local.scheduled", "*.$local.released"]
 
-    /// The routing key of an event published to the events exchange.
+    /// The header the API sets on events a device sent (publishable key and subscriber token).
+    public static let originHeader = "x-buzzkit-origin"
+    /// ``originHeader``'s value for a device's event.
+    public static let deviceOrigin = "device"
+
+    /// The key an event id is deduplicated under, per tenant. A backend's ids (secret key, or
+    /// published over AMQP) share one space, `id:<id>`; a device's ids are its subscriber's
+    /// own, `device:<bytes of the subscriber id>:<subscriber id>:<id>`, so a device can
+    /// neither suppress a backend's event nor another subscriber's by reusing its id.
+    public static func dedupeKey(eventId: String, subscriberId: String, fromDevice: Bool) -> String {
+        fromDevice ? "device:\(subscriberId.utf8.count):\(subscriberId):\(eventId)" : "id:" + eventId
+    }
+
+    /// The routing key of an event: `<tenantId>.<event>`. It fits AMQP's 255 bytes by
+    /// construction: tenant ids are `t_` and 16 hex digits (18 bytes) and event names at most
+    /// 200 bytes of UTF-8 (``EventInput``), 219 bytes in all.
     public static func routingKey(tenantId: String, event: String) -> String { "\(tenantId).\(event)" }
 
     /// Declares everything (idempotent). Run it on every (re)connect.

@@ -1,6 +1,15 @@
 #include "CHTTPShims.h"
 #include <string.h>
 
+/* Leaves the URL and query arguments percent-encoded: libmicrohttpd would otherwise decode them
+ * in place, and a "%00" would end the C string early ("/v1/subscribers/a%00b" read as "a").
+ * The Swift side decodes each path segment and argument and refuses NUL. */
+static size_t bk_keep_escaped(void *cls, struct MHD_Connection *connection, char *s) {
+    (void)cls;
+    (void)connection;
+    return strlen(s);
+}
+
 struct MHD_Daemon *bk_mhd_start(uint16_t port, uint32_t address, unsigned int connection_limit,
                                 unsigned int connection_timeout, unsigned int thread_pool_size,
                                 MHD_AccessHandlerCallback handler, void *handler_cls,
@@ -18,6 +27,7 @@ struct MHD_Daemon *bk_mhd_start(uint16_t port, uint32_t address, unsigned int co
                             MHD_OPTION_CONNECTION_LIMIT, connection_limit,
                             MHD_OPTION_CONNECTION_TIMEOUT, connection_timeout,
                             MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned int)1,
+                            MHD_OPTION_UNESCAPE_CALLBACK, bk_keep_escaped, NULL,
                             MHD_OPTION_END);
 }
 

@@ -12,6 +12,8 @@ public struct HTTPError: Error, Sendable, Equatable, CustomStringConvertible {
     public var field: String?
     /// Every problem when there are several (for example an invalid workflow).
     public var problems: [Problem]
+    /// Seconds the client should wait before retrying (`Retry-After`), for 429 and 503.
+    public var retryAfter: Int?
 
     /// One problem: where and what.
     public struct Problem: Sendable, Equatable, Encodable {
@@ -45,7 +47,16 @@ public struct HTTPError: Error, Sendable, Equatable, CustomStringConvertible {
     public var response: HTTPResponse {
         let body = Body(error: .init(code: code, message: message, field: field, problems: problems.isEmpty ? nil : problems))
         let data = (try? HTTPJSON.encoder.encode(body)) ?? Data(#"{"error":{"code":"internal","message":"error"}}"#.utf8)
-        return HTTPResponse(status: status, headers: [("Content-Type", "application/json")], body: data)
+        var headers = [("Content-Type", "application/json")]
+        if let retryAfter { headers.append(("Retry-After", "\(retryAfter)")) }
+        return HTTPResponse(status: status, headers: headers, body: data)
+    }
+
+    /// `429 rate_limited` with `Retry-After` (whole seconds, at least 1).
+    public static func rateLimited(_ message: String, retryAfter seconds: TimeInterval) -> HTTPError {
+        var error = HTTPError(status: 429, code: "rate_limited", message: message)
+        error.retryAfter = max(1, Int(seconds.rounded(.up)))
+        return error
     }
 
     public var description: String { "\(status) \(code): \(message)\(field.map { " (\($0))" } ?? "")" }

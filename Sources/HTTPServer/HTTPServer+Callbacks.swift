@@ -35,7 +35,11 @@ func httpAccessHandler(_ cls: UnsafeMutableRawPointer?, _ connection: OpaquePoin
 
     var request = HTTPRequest(method: method.map { String(cString: $0) } ?? "GET", path: url.map { String(cString: $0) } ?? "/",
                               headers: collect(connection, .HEADER_KIND))
-    request.query = collect(connection, .GET_ARGUMENT_KIND)
+    // Arguments arrive still percent-encoded (see the shim's unescape callback).
+    request.query = collect(connection, .GET_ARGUMENT_KIND).reduce(into: [:]) { decoded, pair in
+        let decode = { (text: String) in text.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? text }
+        decoded[decode(pair.key)] = decode(pair.value)
+    }
     if let id = request.header("x-request-id"), !id.isEmpty, id.count <= 128 { request.requestId = id }
     request.body = state.body
     state.request = request

@@ -45,6 +45,11 @@ public final class PostgresConnection {
     /// Runs a statement and returns its rows.
     @discardableResult
     public func query(_ query: PostgresQuery) throws -> PostgresRows {
+        // libpq takes C strings: a NUL would silently cut the value, so it is refused.
+        if let index = query.binds.firstIndex(where: { $0?.utf8.contains(0) == true }) {
+            throw PostgresError(.invalidBind, "bound value $\(index + 1) contains NUL, which PostgreSQL text cannot hold; nothing was run",
+                                statement: query.sql)
+        }
         let handle = try liveHandle(query.sql)
         lastUsed = Date()
         let result: OpaquePointer?

@@ -143,20 +143,25 @@ final class ReleasedPlanInputTests: XCTestCase {
 
     func testLocalReleasedIsAnSDKEventWithTheAcknowledgmentsFields() throws {
         let token = String(repeating: "ab", count: 32)
+        let localId = "0f8fad5b-d9cb-469f-a165-70867728950e/nudge"
+        XCTAssertThrowsError(try EventInput.parse(["event": "$local.released", "subscriberId": "u",
+                                                   "properties": ["localId": "r/s", "messageId": "m"]], path: "", now: now)) { error in
+            XCTAssertEqual((error as? InputError)?.field, "properties.localId", "a local id names its run's UUID")
+        }
         let event = try EventInput.parse(["event": "$local.released", "subscriberId": "u",
-                                          "properties": ["localId": "r/s", "messageId": "m", "device": .string(token)]], path: "", now: now)
+                                          "properties": ["localId": .string(localId), "messageId": "m", "device": .string(token)]], path: "", now: now)
         XCTAssertEqual(event.event, BuzzEvent.localReleased)
-        XCTAssertThrowsError(try EventInput.parse(["event": "$local.released", "subscriberId": "u", "properties": ["localId": "r/s"]], path: "", now: now)) { error in
+        XCTAssertThrowsError(try EventInput.parse(["event": "$local.released", "subscriberId": "u", "properties": ["localId": .string(localId)]], path: "", now: now)) { error in
             XCTAssertEqual((error as? InputError)?.field, "properties.messageId")
         }
         for bad: JSONValue in [3, "not hex", .string(String(repeating: "a", count: 202))] {
             XCTAssertThrowsError(try EventInput.parse(["event": "$local.scheduled", "subscriberId": "u",
-                                                       "properties": ["localId": "r/s", "messageId": "m", "device": bad]], path: "events[1]", now: now)) { error in
+                                                       "properties": ["localId": .string(localId), "messageId": "m", "device": bad]], path: "events[1]", now: now)) { error in
                 XCTAssertEqual((error as? InputError)?.field, "events[1].properties.device")
             }
         }
         XCTAssertNoThrow(try EventInput.parse(["event": "$local.scheduled", "subscriberId": "u",
-                                               "properties": ["localId": "r/s", "messageId": "m", "device": .string(token.uppercased())]], path: "", now: now))
+                                               "properties": ["localId": .string(localId), "messageId": "m", "device": .string(token.uppercased())]], path: "", now: now))
         XCTAssertThrowsError(try EventInput.parse(["event": "$local.other", "subscriberId": "u"], path: "", now: now)) { error in
             XCTAssertTrue("\(error)".contains("$local.released"), "\(error)")
         }

@@ -24,7 +24,9 @@ public struct InputFields {
 
     public func has(_ key: String) -> Bool { members[key] != nil }
 
-    /// A required (or optional) string of 1…`maxLength` characters.
+    /// A required (or optional) string of 1…`maxLength` bytes of UTF-8 with no NUL: the limit
+    /// counts what AMQP and PostgreSQL store, and PostgreSQL's text cannot hold NUL (a driver
+    /// would cut the value there).
     public func string(_ key: String, required: Bool = true, maxLength: Int = 256) throws -> String? {
         guard let value = members[key], !value.isNull else {
             if required { throw InputError("\(field(key)) is required", code: "missing_field", field: field(key)) }
@@ -33,8 +35,11 @@ public struct InputFields {
         guard case .string(let text) = value else {
             throw InputError("\(field(key)) must be a string, got \(value.typeDescription)", code: "invalid_type", field: field(key))
         }
-        guard !text.isEmpty, text.count <= maxLength else {
-            throw InputError("\(field(key)) must be 1 to \(maxLength) characters", code: "invalid_value", field: field(key))
+        guard !text.isEmpty, text.utf8.count <= maxLength else {
+            throw InputError("\(field(key)) must be 1 to \(maxLength) bytes of UTF-8, got \(text.utf8.count)", code: "invalid_value", field: field(key))
+        }
+        guard !text.utf8.contains(0) else {
+            throw InputError("\(field(key)) may not contain NUL (\\u0000)", code: "invalid_value", field: field(key))
         }
         return text
     }

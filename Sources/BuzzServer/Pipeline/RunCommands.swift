@@ -41,7 +41,7 @@ public struct RunCommands: Sendable {
     public func cancel(tenantId: String, runId: UUID) throws -> RunRecord? {
         let now = context.clock.now()
         let result = try context.store.transaction { tx -> (RunRecord, [Outbox.Row])? in
-            guard let locked = try tx.lockRun(runId), locked.tenantId == tenantId else { return nil }
+            guard let locked = try tx.lockRun(runId, tenantId: tenantId) else { return nil }
             var run = try PendingFacts.folded(locked, tx: tx)
             let before = locked.state
             let actions = run.state.handle(.cancel, now: now)

@@ -28,7 +28,9 @@ enum WorkItem {
             guard expected == event.event else {
                 throw PipelineError.permanent("routing key names event \"\(expected)\" but the body says \"\(event.event)\"")
             }
-            let dedupe = event.id.map { "id:" + $0 } ?? delivery.messageId.map { "msg:" + $0 }
+            let dedupe = event.id.map { Topology.dedupeKey(eventId: $0, subscriberId: event.subscriberId,
+                                                           fromDevice: delivery.headers[Topology.originHeader]?.stringValue == Topology.deviceOrigin) }
+                ?? delivery.messageId.map { "msg:" + $0 }
             return .event(EventProcessor.Item(tenantId: tenantId, event: event, dedupeKey: dedupe))
         case .planDispatch, .fallbackCheck:
             do {

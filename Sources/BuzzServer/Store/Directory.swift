@@ -81,13 +81,20 @@ public struct Directory: Sendable {
     }
 
     /// Registers a device token for a subscriber (re-activating it, whether it was logged out
-    /// or refused by APNs, or moving it from another subscriber of the same tenant). A nil
-    /// `authorization` keeps the one stored before. Returns the device id.
+    /// or refused by APNs, or moving it from another subscriber of the same tenant), in one
+    /// transaction: the subscriber is created if it does not exist (never overwriting a
+    /// timezone or properties written at the same moment), and past `maxActive` active
+    /// devices the subscriber's least recently registered ones turn inactive ("device limit").
+    /// A nil `authorization` keeps the one stored before. Returns the device id.
     @discardableResult
-    public func putDevice(_ device: DeviceRecord) throws -> UUID {
-        try pool.withConnection { db in
+    public func putDevice(_ device: DeviceRecord, maxActive: Int = 10) throws -> UUID {
+        try pool.withTransaction { db in
+            try db.execute("""
+                INSERT INTO subscribers (tenant_id, id, timezone, properties) VALUES (\(device.tenantId), \(device.subscriberId), NULL, '{}'::jsonb)
+                ON CONFLICT (tenant_id, id) DO NOTHING
+                """)
             // "authorization" is a reserved word in PostgreSQL, hence the quotes.
-            try db.query("""
+            let id: UUID = try db.query("""
                 INSERT INTO devices (id, tenant_id, subscriber_id, platform, token, topic, environment, "authorization")
                 VALUES (\(device.id), \(device.tenantId), \(device.subscriberId), \(device.platform), \(device.token), \(device.topic),
                         \(device.environment), \(device.authorization))
@@ -96,6 +103,12 @@ public struct Directory: Sendable {
                     active = true, inactive_at = NULL, inactive_reason = NULL, updated_at = now()
                 RETURNING id
                 """)[0].decode("id")
+            try db.execute("""
+                UPDATE devices SET active = false, inactive_at = now(), inactive_reason = 'device limit', updated_at = now()
+                WHERE id IN (SELECT id FROM devices WHERE tenant_id = \(device.tenantId) AND subscriber_id = \(device.subscriberId) AND active
+                             ORDER BY updated_at DESC, id OFFSET \(maxActive))
+                """)
+            return id
         }
     }
 

@@ -68,6 +68,8 @@ struct InMemoryStoreTransaction: StoreTransaction {
 
     func lockRun(_ id: UUID) throws -> RunRecord? { read { $0.runs[id] } }
 
+    func lockRun(_ id: UUID, tenantId: String) throws -> RunRecord? { read { $0.runs[id].flatMap { $0.tenantId == tenantId ? $0 : nil } } }
+
     func lockRuns(_ ids: [UUID]) throws -> [RunRecord] {
         read { state in Set(ids).sortedByBytes().compactMap { state.runs[$0] } }
     }

@@ -30,6 +30,13 @@ extension PostgresStoreTransaction {
         try lockRuns([id]).first
     }
 
+    func lockRun(_ id: UUID, tenantId: String) throws -> RunRecord? {
+        try db.query("""
+            SELECT id, tenant_id, workflow_key, workflow_version, subscriber_id, dry_run, state FROM runs
+            WHERE id = \(id) AND tenant_id = \(tenantId) FOR UPDATE
+            """).first.map { try StoredRunState.record($0, db: db, definitions: definitions) }
+    }
+
     func lockRuns(_ ids: [UUID]) throws -> [RunRecord] {
         guard !ids.isEmpty else { return [] }
         let sorted = Set(ids).sortedByBytes()
@@ -174,10 +181,14 @@ extension PostgresStoreTransaction {
     }
 
     func recordOpen(tenantId: String, subscriberId: String, messageId: String, at: Date) throws {
+        // Only a message sent for one of this subscriber's runs: a device cannot mark someone
+        // else's notification opened.
         try db.execute("""
             INSERT INTO opens (tenant_id, message_id, subscriber_id, run_id, opened_at)
-            SELECT \(tenantId), \(messageId), \(subscriberId),
-                   (SELECT run_id FROM deliveries WHERE tenant_id = \(tenantId) AND message_id = \(messageId) LIMIT 1), \(at)
+            SELECT \(tenantId), \(messageId), \(subscriberId), d.run_id, \(at)
+            FROM deliveries d JOIN runs r ON r.id = d.run_id AND r.tenant_id = d.tenant_id
+            WHERE d.tenant_id = \(tenantId) AND d.message_id = \(messageId) AND r.subscriber_id = \(subscriberId)
+            LIMIT 1
             ON CONFLICT DO NOTHING
             """)
     }

@@ -35,6 +35,8 @@ public protocol StoreTransaction {
     func insertRuns(_ runs: [RunRecord]) throws
     /// The run, locked until the transaction ends (`SELECT … FOR UPDATE`).
     func lockRun(_ id: UUID) throws -> RunRecord?
+    /// The run locked only if it belongs to `tenantId` (another tenant's row is never locked).
+    func lockRun(_ id: UUID, tenantId: String) throws -> RunRecord?
     /// Several runs locked in id order (no deadlocks between batches).
     func lockRuns(_ ids: [UUID]) throws -> [RunRecord]
     func updateRun(_ run: RunRecord) throws

@@ -1,0 +1,48 @@
+/// The API's request limits (token buckets: `perSecond` sustained, `burst` at once). Over a
+/// limit the API answers `429 rate_limited` with `Retry-After` (DESIGN §4b).
+public struct RateLimits: Sendable, Equatable {
+    /// Requests a second per secret key (a tenant's backend). Default 5,000, burst 10,000.
+    public var keyPerSecond: Int = 5_000
+    public var keyBurst: Int = 10_000
+    /// Requests a second per subscriber token (one device, or all devices of one subscriber
+    /// using the same token). The publishable key itself is not limited, because every device
+    /// of the tenant shares it. Default 20, burst 200 (a phone handed dozens of plans at once
+    /// acknowledges and syncs in a burst).
+    public var subscriberPerSecond: Int = 20
+    public var subscriberBurst: Int = 200
+    /// PostgreSQL lookups a second for keys the API has not seen (or no longer has cached),
+    /// across all callers: a flood of made-up keys costs at most this many queries. Each
+    /// unknown key is then remembered for a minute. Default 50, burst 200.
+    public var keyLookupsPerSecond: Int = 50
+    public var keyLookupBurst: Int = 200
+
+    public init() {}
+
+    /// Reads `BUZZKIT_RATE_*` over the defaults.
+    init(environment: [String: String]) throws {
+        func int(_ key: String, _ value: inout Int) throws {
+            guard let text = environment[key], !text.isEmpty else { return }
+            guard let number = Int(text) else {
+                throw ServerError(.configuration, "\(key) must be a whole number, got \"\(text)\"", field: key)
+            }
+            value = number
+        }
+        try int("BUZZKIT_RATE_KEY_PER_SECOND", &keyPerSecond)
+        try int("BUZZKIT_RATE_KEY_BURST", &keyBurst)
+        try int("BUZZKIT_RATE_SUBSCRIBER_PER_SECOND", &subscriberPerSecond)
+        try int("BUZZKIT_RATE_SUBSCRIBER_BURST", &subscriberBurst)
+        try int("BUZZKIT_RATE_KEY_LOOKUPS_PER_SECOND", &keyLookupsPerSecond)
+        try int("BUZZKIT_RATE_KEY_LOOKUP_BURST", &keyLookupBurst)
+    }
+
+    /// Checks every limit and names the first wrong one.
+    func validate() throws {
+        let pairs = [("BUZZKIT_RATE_KEY_PER_SECOND", keyPerSecond, "BUZZKIT_RATE_KEY_BURST", keyBurst),
+                     ("BUZZKIT_RATE_SUBSCRIBER_PER_SECOND", subscriberPerSecond, "BUZZKIT_RATE_SUBSCRIBER_BURST", subscriberBurst),
+                     ("BUZZKIT_RATE_KEY_LOOKUPS_PER_SECOND", keyLookupsPerSecond, "BUZZKIT_RATE_KEY_LOOKUP_BURST", keyLookupBurst)]
+        for (rateName, rate, burstName, burst) in pairs {
+            guard rate >= 1 else { throw ServerError(.configuration, "must be at least 1, got \(rate)", field: rateName) }
+            guard burst >= rate else { throw ServerError(.configuration, "must be at least \(rateName) (\(rate)), got \(burst)", field: burstName) }
+        }
+    }
+}

@@ -1,0 +1,165 @@
+import AMQPClient
+import BuzzKitWire
+import BuzzServer
+import Foundation
+import XCTest
+
+/// What one client holding only its own credentials tries against the shared API and broker
+/// (issue 12): it must get a clear refusal and nobody else may notice.
+final class HostileInputIntegrationTests: XCTestCase {
+    var api: APIHarness!
+
+    override func setUpWithError() throws {
+        api = try APIHarness()
+        try api.pipeline.putLegDay()
+        try api.pipeline.subscriber("u_1")
+        try api.pipeline.subscriber("u_2")
+    }
+
+    override func tearDown() { api?.shutdown() }
+
+    func deviceEvent(_ body: [String: Any], subscriber: String = "u_1") -> APIHarness.Response {
+        api.call("POST", "/v1/events", body: body, key: api.publishableKey, headers: api.deviceHeaders(subscriber))
+    }
+
+    /// 130 × "é" is 130 characters but 260 bytes: the name would make a routing key over
+    /// AMQP's 255 bytes. It is refused at once, and everyone else's events still get in.
+    func testAnEventNameOverItsByteLimitIs400AtOnceAndIngestKeepsFlowing() {
+        let started = Date()
+        let refused = deviceEvent(["event": String(repeating: "é", count: 130), "subscriberId": "u_1"])
+        XCTAssertEqual(refused.status, 400)
+        XCTAssertEqual(refused.errorField, "event")
+        XCTAssertLessThan(Date().timeIntervalSince(started), 2)
+        let atLimit = deviceEvent(["event": String(repeating: "é", count: 100), "subscriberId": "u_1"])
+        XCTAssertEqual(atLimit.status, 202, "200 bytes is the limit, and it fits")
+        for n in 0..<20 {
+            XCTAssertEqual(api.call("POST", "/v1/events", body: ["event": "app.opened", "subscriberId": "u_2", "id": "ok-\(n)"], key: api.secretKey).status, 202)
+        }
+        XCTAssertEqual(api.call("GET", "/readyz").status, 200)
+    }
+
+    func testNULInAnyStringOfAnEventIs400() {
+        for body: [String: Any] in [["event": "app\u{0}opened", "subscriberId": "u_1"],
+                                    ["event": "app.opened", "subscriberId": "u_1", "id": "a\u{0}b"]] {
+            let answer = deviceEvent(body)
+            XCTAssertEqual(answer.status, 400, "\(body)")
+            XCTAssertEqual(answer.errorCode, "invalid_value")
+        }
+        XCTAssertEqual(api.call("PUT", "/v1/subscribers/acc-nul%00x", body: ["timezone": "UTC"], key: api.secretKey).status, 400)
+    }
+
+    /// Every made-up method counts as `other`: /metrics does not grow with them.
+    func testMadeUpMethodsDoNotGrowTheMetrics() {
+        for n in 0..<30 { _ = api.call("BREW\(n)", "/v1/events", key: api.secretKey) }
+        let metrics = String(decoding: api.call("GET", "/metrics").data, as: UTF8.self)
+        XCTAssertFalse(metrics.contains("BREW"), "no label value per made-up method")
+        XCTAssertTrue(metrics.contains("method=\"other\""))
+    }
+
+    /// A device reusing the backend's event id (or another subscriber's) suppresses nothing:
+    /// a device's ids are deduplicated in its own subscriber's space.
+    func testADevicesEventIdCannotSuppressTheBackendsOrAnotherSubscribersEvent() throws {
+        let at = RFC3339.format(Date().addingTimeInterval(600))
+        XCTAssertEqual(deviceEvent(["id": "order-123", "event": "workout.scheduled", "subscriberId": "u_1", "properties": ["at": at, "workoutId": "d"]]).status, 202)
+        XCTAssertEqual(deviceEvent(["id": "order-123", "event": "workout.scheduled", "subscriberId": "u_2", "properties": ["at": at, "workoutId": "e"]],
+                                   subscriber: "u_2").status, 202)
+        XCTAssertEqual(api.call("POST", "/v1/events", body: ["id": "order-123", "event": "workout.scheduled", "subscriberId": "u_1",
+                                                             "properties": ["at": at, "workoutId": "b"]], key: api.secretKey).status, 202)
+        XCTAssertTrue(try TestServices.eventually(timeout: 10) { try self.api.pipeline.runs().count == 3 }, "three runs: nobody's event vanished")
+        // The same device id again is still deduplicated within its own subscriber.
+        XCTAssertEqual(deviceEvent(["id": "order-123", "event": "workout.scheduled", "subscriberId": "u_1", "properties": ["at": at, "workoutId": "d"]]).status, 202)
+        Thread.sleep(forTimeInterval: 1)
+        XCTAssertEqual(try api.pipeline.runs().count, 3)
+    }
+
+    /// A message over an AMQP limit is refused to its caller; the connection and every other
+    /// publish go on (the broker would otherwise close the channel under all of them).
+    func testThePublisherRefusesAnOverLongRoutingKeyAndKeepsTheConnection() async throws {
+        let publisher = api.pipeline.publisher
+        let exchange = api.pipeline.topology.eventsExchange
+        let tenantId = api.pipeline.tenantId
+        let good = { @Sendable (n: Int) in AMQPMessage(exchange: exchange, routingKey: "\(tenantId).app.opened",
+                                                       body: Data("{\"event\":\"app.opened\",\"subscriberId\":\"u_1\",\"id\":\"g\(n)\"}".utf8)) }
+        let bad = AMQPMessage(exchange: exchange, routingKey: String(repeating: "x", count: 300), body: Data("{}".utf8))
+        let first = (0..<20).map(good)
+        async let before: Void = publisher.publishBatch(first)
+        do {
+            try await publisher.publish(bad)
+            XCTFail("an over-long routing key was published")
+        } catch let error as AMQPError {
+            XCTAssertEqual(error.code, .invalidArgument)
+            XCTAssertTrue(error.message.contains("routing key has 300 bytes"), error.message)
+        }
+        try await before
+        try await publisher.publishBatch((20..<40).map(good))
+        XCTAssertTrue(publisher.isConnected)
+    }
+
+    func testOverTheSubscriberLimitADeviceGets429WithRetryAfterAndOthersAreNotSlowed() throws {
+        api.shutdown()
+        var limits = RateLimits()
+        limits.subscriberPerSecond = 2
+        limits.subscriberBurst = 5
+        api = try APIHarness(rateLimits: limits)
+        try api.pipeline.subscriber("u_1")
+        try api.pipeline.subscriber("u_2")
+        let answers = (0..<12).map { _ in deviceEvent(["event": "app.opened", "subscriberId": "u_1"]) }
+        let limited = answers.filter { $0.status == 429 }
+        XCTAssertGreaterThanOrEqual(limited.count, 5, "past the burst of 5")
+        XCTAssertEqual(answers.filter { $0.status == 202 }.count + limited.count, 12)
+        XCTAssertEqual(limited.first?.errorCode, "rate_limited")
+        XCTAssertEqual(deviceEvent(["event": "app.opened", "subscriberId": "u_2"], subscriber: "u_2").status, 202, "another subscriber is not limited")
+        XCTAssertEqual(api.call("POST", "/v1/events", body: ["event": "app.opened", "subscriberId": "u_1"], key: api.secretKey).status, 202,
+                       "the backend is not limited by a device's bucket")
+        Thread.sleep(forTimeInterval: 1.1)
+        XCTAssertEqual(deviceEvent(["event": "app.opened", "subscriberId": "u_1"]).status, 202, "the bucket refills")
+    }
+
+    /// Made-up keys cost PostgreSQL a bounded number of lookups; the real key keeps working.
+    func testAFloodOfUnknownKeysIsAnsweredFromMemoryAndTheRealKeyStillWorks() throws {
+        api.shutdown()
+        var limits = RateLimits()
+        limits.keyLookupsPerSecond = 5
+        limits.keyLookupBurst = 10
+        api = try APIHarness(rateLimits: limits)
+        XCTAssertEqual(api.call("POST", "/v1/events", body: ["event": "app.opened", "subscriberId": "u_1"], key: api.secretKey).status, 202)
+        var statuses: [Int: Int] = [:]
+        for n in 0..<200 {
+            let key = "sk_\(String(format: "%016x", n))_\(String(repeating: "0", count: 64))"
+            statuses[api.call("POST", "/v1/events", body: ["event": "app.opened", "subscriberId": "u_1"], key: key).status, default: 0] += 1
+        }
+        XCTAssertEqual(Set(statuses.keys).subtracting([401, 429]), [], "\(statuses)")
+        XCTAssertLessThanOrEqual(statuses[401] ?? 0, 30, "at most the lookup budget reached PostgreSQL: \(statuses)")
+        XCTAssertEqual(api.call("POST", "/v1/events", body: ["event": "app.opened", "subscriberId": "u_1"], key: api.secretKey).status, 202)
+        // The same unknown key again is answered from memory, not from the budget.
+        let repeated = "sk_00000000000000aa_\(String(repeating: "0", count: 64))"
+        Thread.sleep(forTimeInterval: 1)
+        XCTAssertEqual(api.call("GET", "/v1/settings", key: repeated).status, 401)
+        XCTAssertEqual((0..<50).map { _ in api.call("GET", "/v1/settings", key: repeated).status }, Array(repeating: 401, count: 50))
+    }
+
+    /// Device hygiene: only APNs tokens (64 hex digits), and at most 10 active devices a
+    /// subscriber; registering an eleventh turns the least recently registered inactive.
+    func testDeviceTokensMustBeAPNsTokensAndDevicesPerSubscriberAreCapped() throws {
+        let register = { (token: String) in
+            self.api.call("PUT", "/v1/subscribers/u_9/devices", body: ["platform": "ios", "token": token, "topic": "com.example.gym"], key: self.api.secretKey)
+        }
+        XCTAssertEqual(register(String(repeating: "ab", count: 8)).status, 400, "16 digits is not an APNs token")
+        XCTAssertEqual(register(String(repeating: "٣", count: 64)).status, 400, "Arabic-Indic digits are not hex")
+        let tokens = (0..<11).map { String(format: "%064x", 0xabc000 + $0) }
+        for token in tokens {
+            XCTAssertEqual(register(token).status, 200)
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        let devices = try api.pipeline.pool.withConnection { db in
+            try db.query("SELECT token, active, inactive_reason FROM devices WHERE subscriber_id = 'u_9'").map {
+                (try $0.decode("token", as: String.self), try $0.decode("active", as: Bool.self), try $0.decode("inactive_reason", as: String?.self))
+            }
+        }
+        XCTAssertEqual(devices.count, 11)
+        XCTAssertEqual(devices.filter(\.1).count, 10)
+        let inactive = devices.filter { !$0.1 }
+        XCTAssertEqual(inactive.map(\.0), [tokens[0]], "the least recently registered one")
+        XCTAssertEqual(inactive.first?.2, "device limit")
+    }
+}
