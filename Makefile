@@ -48,8 +48,9 @@ test-e2e:        ## tier 3: the device simulator against the real server process
 	swift test --skip-build --disable-swift-testing $(SWIFT_BUILD_FLAGS) --filter EndToEndTests
 
 check-deploy: deps ## the compose file and Kubernetes manifests agree with the code and validate against their schemas
-	docker-compose -f docker-compose.yml config -q
-	docker-compose -f docker-compose.yml --env-file deploy/compose-simulator.env --profile simulator config -q
+	BUZZKIT_POSTGRES_PASSWORD=check BUZZKIT_RABBITMQ_PASSWORD=check docker-compose -f docker-compose.yml config -q
+	BUZZKIT_POSTGRES_PASSWORD=check BUZZKIT_RABBITMQ_PASSWORD=check \
+	  docker-compose -f docker-compose.yml --env-file deploy/compose-simulator.env --profile simulator config -q
 	.tools/venv/bin/python scripts/check-deploy.py
 
 demo: services   ## the main job: 1,000 simulated phones end to end

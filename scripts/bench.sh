@@ -55,6 +55,17 @@ echo "API single events (wrk -t2 -c50 --latency)..." >&2
 single=$(wrk -t2 -c50 -d"${SECONDS_EACH}s" --latency -s bench/single.lua "http://127.0.0.1:$API_PORT/v1/events")
 export API_SINGLE_RPS=$(echo "$single" | wrk_rps)
 export API_SINGLE_P99_MS=$(echo "$single" | awk '$1 == "99%" { v=$2; if (v ~ /us$/) { sub(/us$/,"",v); v=v/1000 } else if (v ~ /ms$/) { sub(/ms$/,"",v) } else if (v ~ /s$/) { sub(/s$/,"",v); v=v*1000 }; print v }')
+# The same ordinary traffic beside a flood of made-up keys (a different one each request).
+echo "API single events beside a flood of unknown keys (wrk -t1 -c20 bad keys, wrk -t1 -c50 ordinary)..." >&2
+wrk -t1 -c20 -d"$((SECONDS_EACH + 1))s" -s bench/badkeys.lua "http://127.0.0.1:$API_PORT/v1/events" >/tmp/buzzkit-bench-flood.txt & flood=$!
+sleep 0.5
+flooded=$(wrk -t1 -c50 -d"${SECONDS_EACH}s" --latency -s bench/single.lua "http://127.0.0.1:$API_PORT/v1/events")
+wait "$flood" || true
+export API_FLOOD_RPS=$(wrk_rps </tmp/buzzkit-bench-flood.txt)
+export API_FLOODED_RPS=$(echo "$flooded" | wrk_rps)
+export API_FLOODED_P99_MS=$(echo "$flooded" | awk '$1 == "99%" { v=$2; if (v ~ /us$/) { sub(/us$/,"",v); v=v/1000 } else if (v ~ /ms$/) { sub(/ms$/,"",v) } else if (v ~ /s$/) { sub(/s$/,"",v); v=v*1000 }; print v }')
+export API_FLOODED_FAILED=$(echo "$flooded" | awk '/Non-2xx or 3xx responses/ {print $5}')
+export API_FLOODED_FAILED=${API_FLOODED_FAILED:-0}
 echo "API batches of 100 events (wrk -t2 -c20)..." >&2
 batch_rps=$(wrk -t2 -c20 -d"${SECONDS_EACH}s" -s bench/batch.lua "http://127.0.0.1:$API_PORT/v1/events" | wrk_rps)
 export API_BATCH_EVENTS=$((batch_rps * 100))

@@ -13,7 +13,8 @@ public final class APIServer: @unchecked Sendable {
         let directory = Directory(pool: runtime.pool)
         let api = APIContext(directory: directory, commands: RunCommands(context: runtime.context, publisher: runtime.publisher, pool: runtime.pool),
                              publisher: runtime.publisher, topology: runtime.topology, metrics: runtime.metrics, clock: runtime.context.clock,
-                             authenticator: Authenticator(directory: directory, limits: runtime.configuration.rateLimits), depths: QueueDepths(url: runtime.amqpURL, topology: runtime.topology), log: runtime.log,
+                             authenticator: Authenticator(directory: directory, limits: runtime.configuration.rateLimits,
+                                                          maxTokenLifetime: Double(runtime.configuration.maxSubscriberTokenDays) * 86_400), depths: QueueDepths(url: runtime.amqpURL, topology: runtime.topology), log: runtime.log,
                              maxDevicesPerSubscriber: runtime.configuration.maxDevicesPerSubscriber)
         var router = Router()
         EventRoutes.register(&router, api)
@@ -25,7 +26,17 @@ public final class APIServer: @unchecked Sendable {
         let routes = router
         let metrics = runtime.metrics
         let log = runtime.log
-        http = HTTPServer(.init(host: host, port: port), onComplete: { done in
+        let limits = runtime.configuration
+        var options = HTTPServer.Configuration(host: host, port: port, connectionTimeout: limits.httpIdleSeconds,
+                                            perIPConnectionLimit: limits.httpConnectionsPerIP)
+        // Authentication before the body: a request to /v1/ whose credentials are missing,
+        // malformed or already known to be bad is answered 401 without buffering its body.
+        let authenticator = api.authenticator, clock = api.clock
+        options.headerCheck = { _, path, headers in
+            guard path.hasPrefix("/v1/") else { return nil }
+            return authenticator.precheck(headers: headers, now: clock.now())?.response
+        }
+        self.http = HTTPServer(options, onComplete: { done in
             let route = routes.pattern(for: done.method, path: done.path) ?? "unmatched"
             // Label values from fixed sets only: a client cannot grow /metrics with made-up methods.
             let method = Self.knownMethods.contains(done.method) ? done.method : "other"

@@ -20,9 +20,14 @@ final class Authenticator: @unchecked Sendable {
     private var unknown: [String: Date] = [:]
     private let buckets = TokenBuckets()
 
-    init(directory: Directory, limits: RateLimits = RateLimits(), ttl: TimeInterval = 30) {
+    /// The longest a subscriber token may still be valid for (a token minted to last for
+    /// years cannot be taken back without rotating the signing secret).
+    let maxTokenLifetime: TimeInterval
+
+    init(directory: Directory, limits: RateLimits = RateLimits(), maxTokenLifetime: TimeInterval = 30 * 86_400, ttl: TimeInterval = 30) {
         self.directory = directory
         self.limits = limits
+        self.maxTokenLifetime = maxTokenLifetime
         self.ttl = ttl
     }
 
@@ -51,6 +56,10 @@ final class Authenticator: @unchecked Sendable {
             guard Double(expiresAt) > now.timeIntervalSince1970 else {
                 throw HTTPError(status: 401, code: "expired_subscriber_token", message: "the subscriber token expired; ask your backend for a new one")
             }
+            guard Double(expiresAt) - now.timeIntervalSince1970 <= maxTokenLifetime else {
+                throw HTTPError(status: 401, code: "invalid_subscriber_token",
+                                message: "the subscriber token expires more than \(Int(maxTokenLifetime / 86_400)) days from now; mint shorter-lived tokens")
+            }
             // One bucket per subscriber token: the publishable key is every device's.
             if let wait = buckets.take("sub\u{0}" + tenant.id + "\u{0}" + parts[2].lowercased(), perSecond: limits.subscriberPerSecond,
                                        burst: limits.subscriberBurst, now: now) {
@@ -58,6 +67,25 @@ final class Authenticator: @unchecked Sendable {
             }
             return Principal(tenant: tenant, kind: .device(expiresAt: expiresAt, mac: String(parts[2])))
         }
+    }
+
+    /// What can be told from the headers alone, before any of the body is read: a missing or
+    /// malformed key or subscriber token, or a key already known to be unknown. Nil when the
+    /// request may go on (its key is then checked in full by ``authenticate(_:now:)``).
+    func precheck(headers: [String: String], now: Date) -> HTTPError? {
+        guard let header = headers["authorization"], header.hasPrefix("Bearer ") else {
+            return HTTPError(status: 401, code: "missing_key", message: "send Authorization: Bearer sk_… (servers) or pk_… (devices)")
+        }
+        guard let key = APIKey(String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces)) else {
+            return HTTPError(status: 401, code: "invalid_key", message: "the API key is malformed; keys look like sk_<id>_<secret> or pk_<id>_<secret>")
+        }
+        if case .unknown = cached(key.kind.rawValue + key.id + key.secretHash, now: now) {
+            return HTTPError(status: 401, code: "invalid_key", message: "the API key is unknown or revoked")
+        }
+        if key.kind == .publishable, headers["x-buzzkit-subscriber-token"] == nil {
+            return HTTPError(status: 401, code: "missing_subscriber_token", message: "publishable keys need X-BuzzKit-Subscriber-Token: v1.<expiresAt>.<hmac>")
+        }
+        return nil
     }
 
     private func lookup(_ key: APIKey, now: Date) async throws -> (TenantRecord, APIKey.Kind) {

@@ -33,11 +33,12 @@ enum DirectoryRoutes {
             let principal = try await api.principal(request)
             try principal.requireServer()
             let fields = try JSONBody(request).object(allowed: ["quietHours", "defaultTimezone"])
-            let zone = try fields.string("defaultTimezone", required: false, maxLength: 64) ?? principal.tenant.defaultTimezone
-            guard ZoneRules(identifier: zone) != nil else {
+            // Only the fields given change, on the stored row (not on the cached tenant).
+            let zone = try fields.string("defaultTimezone", required: false, maxLength: 64)
+            if let zone, ZoneRules(identifier: zone) == nil {
                 throw HTTPError.badRequest("defaultTimezone \"\(zone)\" is not an IANA zone such as Europe/Berlin", code: "unknown_timezone", field: "defaultTimezone")
             }
-            var quiet = principal.tenant.quietHours
+            var quiet: QuietHours?? = nil
             if fields.has("quietHours") {
                 if let members = try fields.object("quietHours") {
                     let window = try InputFields(.object(members), path: "quietHours", allowed: ["start", "end"])
@@ -48,7 +49,7 @@ enum DirectoryRoutes {
                         throw HTTPError.badRequest("quietHours: \((error as? EngineError)?.message ?? "\(error)")", code: "invalid_value", field: "quietHours")
                     }
                 } else {
-                    quiet = nil
+                    quiet = .some(nil)
                 }
             }
             let tenantId = principal.tenant.id, window = quiet

@@ -31,8 +31,11 @@ struct Principal: Sendable {
     /// made for (HMAC-SHA256 of "<subscriberId>.<expiresAt>" with the signing secret).
     func authorize(subscriberId: String, now: Date) throws {
         guard case .device(let expiresAt, let mac) = kind else { return }
-        let expected = Digest.hmacSHA256Hex(key: tenant.signingSecret, message: "\(subscriberId).\(expiresAt)")
-        guard Digest.constantTimeEqual(expected, mac.lowercased()) else {
+        let given = mac.lowercased()
+        let valid = tenant.signingSecrets(at: now).contains {
+            Digest.constantTimeEqual(Digest.hmacSHA256Hex(key: $0, message: "\(subscriberId).\(expiresAt)"), given)
+        }
+        guard valid else {
             throw HTTPError(status: 401, code: "invalid_subscriber_token", message: "the subscriber token was not made for subscriber \(subscriberId) by this tenant")
         }
         guard Double(expiresAt) > now.timeIntervalSince1970 else {

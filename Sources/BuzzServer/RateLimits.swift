@@ -1,9 +1,11 @@
 /// The API's request limits (token buckets: `perSecond` sustained, `burst` at once). Over a
 /// limit the API answers `429 rate_limited` with `Retry-After` (DESIGN §4b).
 public struct RateLimits: Sendable, Equatable {
-    /// Requests a second per secret key (a tenant's backend). Default 5,000, burst 10,000.
-    public var keyPerSecond: Int = 5_000
-    public var keyBurst: Int = 10_000
+    /// Requests a second per secret key (a tenant's backend). Default 20,000, burst 40,000:
+    /// above what one API process serves here, so it stops a runaway client without ever
+    /// slowing a well-behaved backend.
+    public var keyPerSecond: Int = 20_000
+    public var keyBurst: Int = 40_000
     /// Requests a second per subscriber token (one device, or all devices of one subscriber
     /// using the same token). The publishable key itself is not limited, because every device
     /// of the tenant shares it. Default 20, burst 200 (a phone handed dozens of plans at once

@@ -9,10 +9,28 @@ func httpAccessHandler(_ cls: UnsafeMutableRawPointer?, _ connection: OpaquePoin
     guard let cls, let connection, let slot, let uploadSize else { return MHD_Result.NO }
     let server = Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue()
     guard let raw = slot.pointee else {
-        slot.pointee = Unmanaged.passRetained(HTTPRequestState()).toOpaque()
+        let state = HTTPRequestState()
+        slot.pointee = Unmanaged.passRetained(state).toOpaque()
+        if let check = server.configuration.headerCheck {
+            let request = HTTPRequest(method: method.map { String(cString: $0) } ?? "GET", path: url.map { String(cString: $0) } ?? "/",
+                                      headers: collect(connection, .HEADER_KIND))
+            if let response = check(request.method, request.path, request.headers) {
+                state.withLock {
+                    $0.request = request
+                    $0.response = response
+                    $0.started = true
+                    $0.refusedEarly = true
+                }
+                return queue(response, on: connection, requestId: nil)
+            }
+        }
         return MHD_Result.YES
     }
     let state = Unmanaged<HTTPRequestState>.fromOpaque(raw).takeUnretainedValue()
+    if state.refusedEarly {
+        uploadSize.pointee = 0
+        return MHD_Result.YES
+    }
     if uploadSize.pointee > 0 {
         if !state.tooLarge, let uploadData {
             if state.body.count + uploadSize.pointee > server.configuration.maxBodyBytes {
@@ -68,7 +86,7 @@ func httpCompletedHandler(_ cls: UnsafeMutableRawPointer?, _ connection: OpaqueP
     let server = Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue()
     let state = Unmanaged<HTTPRequestState>.takeRetainedValueAndRelease(raw)
     slot.pointee = nil
-    if state.started, state.request != nil, !state.tooLarge {
+    if state.started, state.request != nil, !state.tooLarge, !state.refusedEarly {
         server.lock.lock(); server.inFlight -= 1; server.lock.unlock()
     }
     if let request = state.request, let onComplete = server.onComplete {

@@ -8,6 +8,17 @@ enum APIFigures {
             report.add("api: single-event POST /v1/events, confirmed (target 5,000)", single, unit: "req/s", raw: hello)
         }
         if let p99 = value("API_SINGLE_P99_MS") { report.add("api: single-event p99 latency (target ≤ 50)", p99, unit: "ms") }
+        if let flood = value("API_FLOOD_RPS") {
+            report.add("api: unknown-key flood beside the ordinary load (answered 401/429)", flood, unit: "req/s")
+        }
+        if let rps = value("API_FLOODED_RPS") { report.add("api: ordinary single events beside the flood", rps, unit: "req/s") }
+        if let p99 = value("API_FLOODED_P99_MS") {
+            report.add("api: ordinary p99 beside the flood (target ≤ 2× unloaded p99)", p99, unit: "ms")
+            if let unloaded = value("API_SINGLE_P99_MS"), unloaded > 0 {
+                report.add("api: ordinary p99 beside the flood ÷ unloaded p99 (target ≤ 2)", p99 / unloaded, unit: "×")
+            }
+        }
+        if let failed = value("API_FLOODED_FAILED") { report.add("api: ordinary requests that failed beside the flood (target 0)", failed, unit: "requests") }
         if let batch = value("API_BATCH_EVENTS") {
             report.add("api: batched ingest, 100 events a request (target 20,000)", batch, unit: "events/s")
         }

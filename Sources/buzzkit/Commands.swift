@@ -97,10 +97,15 @@ enum Commands {
         runtime.log.info("scheduler stopped")
     }
 
-    /// `buzzkit tenant create NAME [--json]`.
+    /// `buzzkit tenant create NAME [--json]`, and the key commands (``tenantKeys(_:arguments:)``).
     static func tenant(_ configuration: Configuration, arguments: [String]) throws {
+        if arguments.first == "keys" || arguments.first == "signing-secret" {
+            let runtime = try Runtime(configuration: configuration, push: UnconfiguredPushProvider(), component: "admin")
+            defer { runtime.pool.close() }
+            return try tenantKeys(Directory(pool: runtime.pool), arguments: arguments)
+        }
         guard arguments.first == "create", arguments.count >= 2, !arguments[1].hasPrefix("--") else {
-            throw ServerError(.invalidInput, "usage: buzzkit tenant create NAME [--json]")
+            throw ServerError(.invalidInput, tenantUsage)
         }
         let runtime = try Runtime(configuration: configuration, push: UnconfiguredPushProvider(), component: "admin")
         defer { runtime.pool.close() }

@@ -22,6 +22,8 @@ let usage = """
       worker [--queues LIST]    consume work queues (trigger, plan-dispatch, ack-ingest, fallback-check)
       scheduler                 publish due timers and outbox messages
       tenant create NAME [--json]  create a tenant and print its keys
+      tenant keys list|create|revoke TENANT …   list, add (secret|publishable) or revoke API keys
+      tenant signing-secret rotate TENANT [--grace-hours 24]   new signing secret; the old one verifies tokens meanwhile
       moment --time HH:MM[:SS] --timezone ZONE --from INSTANT [--quiet-hours HH:MM-HH:MM] [--policy shift|ignore]
                                 print the local-window moment as {"moment", "fireAt", "shiftedByQuietHours"}
       help                      this text

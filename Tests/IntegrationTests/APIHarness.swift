@@ -15,13 +15,15 @@ final class APIHarness: @unchecked Sendable {
 
     /// `queues`: the workers started behind the API (none with `workers: false`, which also
     /// leaves the scheduler off).
-    init(workers: Bool = true, queues: [Topology.Queue] = Topology.Queue.allCases, rateLimits: RateLimits = RateLimits()) throws {
+    init(workers: Bool = true, queues: [Topology.Queue] = Topology.Queue.allCases, rateLimits: RateLimits = RateLimits(),
+         configure: (inout Configuration) -> Void = { _ in }) throws {
         pipeline = try PipelineHarness(workers: workers ? queues : [], startScheduler: workers)
         var configuration = Configuration()
         configuration.databaseURL = TestServices.databaseURL
         configuration.databaseSchema = pipeline.schema
         configuration.amqpURL = TestServices.amqpURLString
         configuration.rateLimits = rateLimits
+        configure(&configuration)
         runtime = try Runtime(configuration: configuration, push: pipeline.push, component: "api-test", topology: pipeline.topology, failFastPublishes: true)
         server = APIServer(runtime: runtime, host: "127.0.0.1", port: 0)
         try server.start()

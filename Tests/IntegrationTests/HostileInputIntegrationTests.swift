@@ -162,4 +162,29 @@ final class HostileInputIntegrationTests: XCTestCase {
         XCTAssertEqual(inactive.map(\.0), [tokens[0]], "the least recently registered one")
         XCTAssertEqual(inactive.first?.2, "device limit")
     }
+
+    /// Subscriber tokens must be short-lived: one valid for years is refused, as are forged,
+    /// expired and malformed ones.
+    func testForgedExpiredMalformedAndOverLongLivedTokensAre401() {
+        let secret = api.pipeline.credentials.signingSecret
+        func token(_ subscriber: String, expiresIn seconds: TimeInterval, secret: String) -> String {
+            let expiresAt = Int(Date().timeIntervalSince1970 + seconds)
+            return TenantCredentials.subscriberToken(signingSecret: secret, subscriberId: subscriber, expiresAt: expiresAt)
+        }
+        let cases: [(String, String)] = [
+            ("v1.99999999999.\(String(repeating: "ab", count: 32))", "invalid_subscriber_token"),
+            (token("u_1", expiresIn: 400 * 86_400, secret: secret), "invalid_subscriber_token"),
+            (token("u_1", expiresIn: -10, secret: secret), "expired_subscriber_token"),
+            (token("u_1", expiresIn: 3600, secret: "not the tenant's"), "invalid_subscriber_token"),
+            (token("u_2", expiresIn: 3600, secret: secret), "invalid_subscriber_token"),
+            ("v1.abc.def", "invalid_subscriber_token"),
+        ]
+        for (value, code) in cases {
+            let answer = api.call("POST", "/v1/events", body: ["event": "app.opened", "subscriberId": "u_1"], key: api.publishableKey,
+                                  headers: ["X-BuzzKit-Subscriber-Token": value])
+            XCTAssertEqual(answer.status, 401, value)
+            XCTAssertEqual(answer.errorCode, code, value)
+        }
+        XCTAssertEqual(deviceEvent(["event": "app.opened", "subscriberId": "u_1"]).status, 202)
+    }
 }

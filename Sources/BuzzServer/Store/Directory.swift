@@ -32,7 +32,8 @@ public struct Directory: Sendable {
     public func authenticate(_ key: APIKey) throws -> (tenant: TenantRecord, kind: APIKey.Kind)? {
         try pool.withConnection { db in
             let rows = try db.query("""
-                SELECT k.kind, k.secret_hash, t.id, t.name, t.default_timezone, t.quiet_start, t.quiet_end, t.signing_secret
+                SELECT k.kind, k.secret_hash, t.id, t.name, t.default_timezone, t.quiet_start, t.quiet_end, t.signing_secret,
+                       t.previous_signing_secret, t.previous_signing_secret_until
                 FROM tenant_keys k JOIN tenants t ON t.id = k.tenant_id WHERE k.id = \(key.id) AND k.revoked_at IS NULL
                 """)
             guard let row = rows.first, Digest.constantTimeEqual(try row.decode("secret_hash"), key.secretHash),
@@ -47,21 +48,39 @@ public struct Directory: Sendable {
             quiet = try? QuietHours.parse("\(start)-\(end)")
         }
         return TenantRecord(id: try row.decode("id"), name: try row.decode("name"), defaultTimezone: try row.decode("default_timezone"),
-                            quietHours: quiet, signingSecret: try row.decode("signing_secret"))
+                            quietHours: quiet, signingSecret: try row.decode("signing_secret"),
+                            previousSigningSecret: try row.decode("previous_signing_secret", as: String?.self),
+                            previousSigningSecretUntil: try row.decode("previous_signing_secret_until", as: Date?.self))
     }
 
     public func tenant(_ id: String) throws -> TenantRecord? {
         try pool.withConnection { db in
-            try db.query("SELECT id, name, default_timezone, quiet_start, quiet_end, signing_secret FROM tenants WHERE id = \(id)")
+            try db.query("""
+                SELECT id, name, default_timezone, quiet_start, quiet_end, signing_secret, previous_signing_secret, previous_signing_secret_until
+                FROM tenants WHERE id = \(id)
+                """)
                 .first.map(Self.tenant)
         }
     }
 
     /// Sets quiet hours (nil clears them) and the default timezone.
     public func updateSettings(tenantId: String, quietHours: QuietHours?, defaultTimezone: String) throws {
-        let start = quietHours.map { "\($0.start)" }, end = quietHours.map { "\($0.end)" }
+        try updateSettings(tenantId: tenantId, quietHours: .some(quietHours), defaultTimezone: .some(defaultTimezone))
+    }
+
+    /// Changes only the settings given, in one statement on the row as it is (a field not
+    /// given keeps its stored value, never a cached one): `quietHours` `.some(nil)` clears them.
+    public func updateSettings(tenantId: String, quietHours: QuietHours??, defaultTimezone: String?) throws {
+        let change = quietHours != nil
+        let window = quietHours ?? nil
+        let start = window.map { "\($0.start)" }, end = window.map { "\($0.end)" }
         try pool.withConnection { db in
-            try db.execute("UPDATE tenants SET quiet_start = \(start), quiet_end = \(end), default_timezone = \(defaultTimezone) WHERE id = \(tenantId)")
+            try db.execute("""
+                UPDATE tenants SET quiet_start = CASE WHEN \(change)::boolean THEN \(start)::text ELSE quiet_start END,
+                                   quiet_end = CASE WHEN \(change)::boolean THEN \(end)::text ELSE quiet_end END,
+                                   default_timezone = coalesce(\(defaultTimezone)::text, default_timezone)
+                WHERE id = \(tenantId)
+                """)
         }
     }
 

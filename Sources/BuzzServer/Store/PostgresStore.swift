@@ -45,14 +45,10 @@ struct PostgresStoreTransaction: StoreTransaction {
     let definitions: DefinitionCache
 
     func tenant(_ id: String) throws -> TenantRecord? {
-        let rows = try db.query("SELECT id, name, default_timezone, quiet_start, quiet_end, signing_secret FROM tenants WHERE id = \(id)")
-        guard let row = rows.first else { return nil }
-        var quiet: QuietHours?
-        if let start = try row.decode("quiet_start", as: String?.self), let end = try row.decode("quiet_end", as: String?.self) {
-            quiet = try? QuietHours.parse("\(start)-\(end)")
-        }
-        return TenantRecord(id: try row.decode("id"), name: try row.decode("name"), defaultTimezone: try row.decode("default_timezone"),
-                            quietHours: quiet, signingSecret: try row.decode("signing_secret"))
+        try db.query("""
+            SELECT id, name, default_timezone, quiet_start, quiet_end, signing_secret, previous_signing_secret, previous_signing_secret_until
+            FROM tenants WHERE id = \(id)
+            """).first.map(Directory.tenant)
     }
 
     func subscriber(tenantId: String, id: String) throws -> SubscriberRecord? {

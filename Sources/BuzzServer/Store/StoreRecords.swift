@@ -9,13 +9,26 @@ public struct TenantRecord: Sendable, Equatable {
     public var defaultTimezone: String
     public var quietHours: QuietHours?
     public var signingSecret: String
+    /// The signing secret before the latest rotation, and until when it still verifies tokens.
+    public var previousSigningSecret: String?
+    public var previousSigningSecretUntil: Date?
 
-    public init(id: String, name: String, defaultTimezone: String = "UTC", quietHours: QuietHours? = nil, signingSecret: String) {
+    public init(id: String, name: String, defaultTimezone: String = "UTC", quietHours: QuietHours? = nil, signingSecret: String,
+                previousSigningSecret: String? = nil, previousSigningSecretUntil: Date? = nil) {
         self.id = id
         self.name = name
         self.defaultTimezone = defaultTimezone
         self.quietHours = quietHours
         self.signingSecret = signingSecret
+        self.previousSigningSecret = previousSigningSecret
+        self.previousSigningSecretUntil = previousSigningSecretUntil
+    }
+
+    /// The signing secrets that verify a subscriber token at `now`: the current one, and the
+    /// previous one during its grace period.
+    public func signingSecrets(at now: Date) -> [String] {
+        guard let previous = previousSigningSecret, let until = previousSigningSecretUntil, now < until else { return [signingSecret] }
+        return [signingSecret, previous]
     }
 }
 

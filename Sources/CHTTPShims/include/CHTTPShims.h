@@ -7,9 +7,10 @@
 /* Non-variadic wrappers around libmicrohttpd's variadic functions. */
 
 /** Starts an epoll daemon with its own polling thread, suspend/resume, and a completion
- *  callback, bound to `address` (IPv4, network order) and `port` (0 = any free port). */
+ *  callback, bound to `address` (IPv4, network order) and `port` (0 = any free port).
+ *  `per_ip_limit`: connections one client address may hold (0 = no limit). */
 struct MHD_Daemon *bk_mhd_start(uint16_t port, uint32_t address, unsigned int connection_limit,
-                                unsigned int connection_timeout, unsigned int thread_pool_size,
+                                unsigned int connection_timeout, unsigned int per_ip_limit,
                                 MHD_AccessHandlerCallback handler, void *handler_cls,
                                 MHD_RequestCompletedCallback completed, void *completed_cls);
 

@@ -1,0 +1,77 @@
+import BuzzServer
+import Foundation
+import XCTest
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Clients that hold connections instead of sending requests: one address cannot take every
+/// connection, and a request that stops arriving is cut off.
+final class SlowClientIntegrationTests: XCTestCase {
+    var api: APIHarness!
+
+    override func setUpWithError() throws {
+        api = try APIHarness(workers: false) {
+            $0.httpConnectionsPerIP = 4
+            $0.httpIdleSeconds = 2
+        }
+    }
+
+    override func tearDown() { api?.shutdown() }
+
+    /// A TCP connection to the API, optionally sending `bytes`.
+    func connect(sending bytes: String? = nil) throws -> Int32 {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(api.server.port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else { throw NSError(domain: "connect to the API", code: Int(errno)) }
+        if let bytes { _ = bytes.withCString { send(fd, $0, strlen($0), Int32(MSG_NOSIGNAL)) } }
+        return fd
+    }
+
+    /// Whether the server closed `fd` within `seconds` (a read returns end of file or an error).
+    func closedByServer(_ fd: Int32, within seconds: Double) -> Bool {
+        var timeout = timeval(tv_sec: Int(seconds), tv_usec: Int((seconds - Double(Int(seconds))) * 1e6))
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var buffer = [UInt8](repeating: 0, count: 512)
+        let n = recv(fd, &buffer, buffer.count, 0)
+        return n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
+    }
+
+    /// A request without a valid-looking key is answered before its body is read.
+    func testARequestWithoutAKeyIsAnsweredBeforeItsBody() throws {
+        let fd = try connect(sending: "POST /v1/events HTTP/1.1\r\nHost: x\r\nContent-Length: 1000000\r\n\r\n{")
+        defer { close(fd) }
+        var timeout = timeval(tv_sec: 2, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var buffer = [UInt8](repeating: 0, count: 2048)
+        let n = recv(fd, &buffer, buffer.count, 0)
+        XCTAssertGreaterThan(n, 0, "answered although 999,999 bytes of the body never came")
+        XCTAssertTrue(String(decoding: buffer.prefix(max(0, n)), as: UTF8.self).hasPrefix("HTTP/1.1 401"))
+    }
+
+    func testOneAddressCannotHoldMoreThanItsShareOfConnections() throws {
+        let held = try (0..<4).map { _ in try connect() }
+        defer { held.forEach { close($0) } }
+        let extra = try connect(sending: "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+        defer { close(extra) }
+        XCTAssertTrue(closedByServer(extra, within: 1), "the fifth connection from the same address is refused")
+        held.forEach { close($0) }
+        Thread.sleep(forTimeInterval: 0.2)
+        XCTAssertEqual(api.call("GET", "/healthz").status, 200, "free again once they are closed")
+    }
+
+    func testARequestThatStopsArrivingIsCutOff() throws {
+        let slow = try connect(sending: "POST /v1/events HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(api.secretKey)\r\nContent-Length: 100\r\n\r\n{\"event\"")
+        defer { close(slow) }
+        let started = Date()
+        XCTAssertTrue(closedByServer(slow, within: 5), "closed after the idle timeout")
+        XCTAssertLessThan(Date().timeIntervalSince(started), 4.5)
+        XCTAssertEqual(api.call("GET", "/healthz").status, 200)
+    }
+}
