@@ -28,6 +28,11 @@ enum DeviceRoutes {
                 throw HTTPError.badRequest("token must be the APNs device token: exactly 64 hex digits", code: "invalid_value", field: "token")
             }
             let topic = try fields.requiredString("topic", maxLength: 200)
+            let allowed = principal.tenant.allowedTopics
+            guard allowed.isEmpty || allowed.contains(topic) else {
+                throw HTTPError.badRequest("topic \"\(topic)\" is not one of this tenant's apps (\(allowed.joined(separator: ", "))); set them with PUT /v1/settings allowedTopics",
+                                           code: "invalid_value", field: "topic")
+            }
             let environment = try fields.string("environment", required: false, maxLength: 16) ?? "production"
             guard environment == "production" || environment == "sandbox" else {
                 throw HTTPError.badRequest("environment must be \"production\" or \"sandbox\"", code: "invalid_value", field: "environment")

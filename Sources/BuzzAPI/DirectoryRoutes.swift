@@ -32,7 +32,8 @@ enum DirectoryRoutes {
         router.add("PUT", "/v1/settings") { request in
             let principal = try await api.principal(request)
             try principal.requireServer()
-            let fields = try JSONBody(request).object(allowed: ["quietHours", "defaultTimezone"])
+            let fields = try JSONBody(request).object(allowed: ["quietHours", "defaultTimezone", "allowedTopics"])
+            let topics = try allowedTopics(fields)
             // Only the fields given change, on the stored row (not on the cached tenant).
             let zone = try fields.string("defaultTimezone", required: false, maxLength: 64)
             if let zone, ZoneRules(identifier: zone) == nil {
@@ -53,10 +54,25 @@ enum DirectoryRoutes {
                 }
             }
             let tenantId = principal.tenant.id, window = quiet
-            try await api.blocking { try api.directory.updateSettings(tenantId: tenantId, quietHours: window, defaultTimezone: zone) }
+            try await api.blocking { try api.directory.updateSettings(tenantId: tenantId, quietHours: window, defaultTimezone: zone, allowedTopics: topics) }
             api.authenticator.invalidate(tenantId: tenantId)
             guard let tenant = try await api.blocking({ try api.directory.tenant(tenantId) }) else { throw HTTPError.notFound("the tenant") }
             return .json(SettingsBody(tenant))
+        }
+    }
+
+    /// `allowedTopics` of `PUT /v1/settings`: at most 50 bundle ids of 1–200 bytes (nil when
+    /// not given; `[]` allows any topic).
+    static func allowedTopics(_ fields: InputFields) throws -> [String]? {
+        guard fields.has("allowedTopics") else { return nil }
+        guard case .array(let items)? = fields.members["allowedTopics"], items.count <= 50 else {
+            throw HTTPError.badRequest("allowedTopics must be an array of at most 50 bundle ids such as \"com.example.gym\"", code: "invalid_value", field: "allowedTopics")
+        }
+        return try items.enumerated().map { index, item in
+            guard case .string(let topic) = item, !topic.isEmpty, topic.utf8.count <= 200, !topic.utf8.contains(0) else {
+                throw HTTPError.badRequest("allowedTopics[\(index)] must be a bundle id of 1 to 200 bytes", code: "invalid_value", field: "allowedTopics[\(index)]")
+            }
+            return topic
         }
     }
 
@@ -78,18 +94,21 @@ enum DirectoryRoutes {
         struct Window: Encodable { var start: String; var end: String }
         var quietHours: Window?
         var defaultTimezone: String
+        var allowedTopics: [String]
 
         init(_ tenant: TenantRecord) {
             quietHours = tenant.quietHours.map { Window(start: "\($0.start)", end: "\($0.end)") }
             defaultTimezone = tenant.defaultTimezone
+            allowedTopics = tenant.allowedTopics
         }
 
         func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
             try container.encode(quietHours, forKey: .quietHours)  // null when none
             try container.encode(defaultTimezone, forKey: .defaultTimezone)
+            try container.encode(allowedTopics, forKey: .allowedTopics)
         }
 
-        enum CodingKeys: String, CodingKey { case quietHours, defaultTimezone }
+        enum CodingKeys: String, CodingKey { case quietHours, defaultTimezone, allowedTopics }
     }
 }

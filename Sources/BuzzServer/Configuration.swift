@@ -45,9 +45,6 @@ public struct Configuration: Sendable, Equatable {
     /// The longest a subscriber token may still be valid for, in days; a token that expires
     /// later is refused (`BUZZKIT_MAX_SUBSCRIBER_TOKEN_DAYS`, default 30).
     public var maxSubscriberTokenDays = 30
-    /// Connections one client address may hold at the API; 0 for none (behind a load balancer)
-    /// (`BUZZKIT_HTTP_CONNECTIONS_PER_IP`, default 256).
-    public var httpConnectionsPerIP = 256
     /// Seconds a connection may stay idle, also in the middle of a request, before the API
     /// closes it (`BUZZKIT_HTTP_IDLE_SECONDS`, default 15).
     public var httpIdleSeconds = 15
@@ -109,7 +106,6 @@ public struct Configuration: Sendable, Equatable {
         apnsCAFile = optional("BUZZKIT_APNS_CA_FILE")
         try int("BUZZKIT_MAX_DEVICES_PER_SUBSCRIBER", &maxDevicesPerSubscriber)
         try int("BUZZKIT_MAX_SUBSCRIBER_TOKEN_DAYS", &maxSubscriberTokenDays)
-        try int("BUZZKIT_HTTP_CONNECTIONS_PER_IP", &httpConnectionsPerIP)
         try int("BUZZKIT_HTTP_IDLE_SECONDS", &httpIdleSeconds)
         rateLimits = try RateLimits(environment: environment)
         try validate()
@@ -162,9 +158,6 @@ public struct Configuration: Sendable, Equatable {
         }
         guard (1...3650).contains(maxSubscriberTokenDays) else {
             throw ServerError(.configuration, "must be between 1 and 3650 days, got \(maxSubscriberTokenDays)", field: "BUZZKIT_MAX_SUBSCRIBER_TOKEN_DAYS")
-        }
-        guard (0...100_000).contains(httpConnectionsPerIP) else {
-            throw ServerError(.configuration, "must be between 0 (no limit) and 100000, got \(httpConnectionsPerIP)", field: "BUZZKIT_HTTP_CONNECTIONS_PER_IP")
         }
         guard (1...3600).contains(httpIdleSeconds) else {
             throw ServerError(.configuration, "must be between 1 and 3600 seconds, got \(httpIdleSeconds)", field: "BUZZKIT_HTTP_IDLE_SECONDS")

@@ -11,7 +11,7 @@ static size_t bk_keep_escaped(void *cls, struct MHD_Connection *connection, char
 }
 
 struct MHD_Daemon *bk_mhd_start(uint16_t port, uint32_t address, unsigned int connection_limit,
-                                unsigned int connection_timeout, unsigned int per_ip_limit,
+                                unsigned int connection_timeout, unsigned int thread_pool_size,
                                 MHD_AccessHandlerCallback handler, void *handler_cls,
                                 MHD_RequestCompletedCallback completed, void *completed_cls) {
     static struct sockaddr_in addr;
@@ -20,13 +20,12 @@ struct MHD_Daemon *bk_mhd_start(uint16_t port, uint32_t address, unsigned int co
     addr.sin_port = htons(port);
     addr.sin_addr.s_addr = address;
     unsigned int flags = MHD_USE_AUTO_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
-    /* One epoll thread measured fastest here; handlers run off it. */
+    (void)thread_pool_size; /* one epoll thread measured fastest here; handlers run off it */
     return MHD_start_daemon(flags, port, NULL, NULL, handler, handler_cls,
                             MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr,
                             MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls,
                             MHD_OPTION_CONNECTION_LIMIT, connection_limit,
                             MHD_OPTION_CONNECTION_TIMEOUT, connection_timeout,
-                            MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_ip_limit,
                             MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned int)1,
                             MHD_OPTION_UNESCAPE_CALLBACK, bk_keep_escaped, NULL,
                             MHD_OPTION_END);

@@ -187,4 +187,23 @@ final class HostileInputIntegrationTests: XCTestCase {
         }
         XCTAssertEqual(deviceEvent(["event": "app.opened", "subscriberId": "u_1"]).status, 202)
     }
+
+    /// A tenant names its apps; a device registering for another app's topic is refused.
+    func testDevicesMayOnlyRegisterForTheTenantsOwnApps() throws {
+        let token = String(repeating: "cd", count: 32)
+        let register = { (topic: String) in
+            self.api.call("PUT", "/v1/subscribers/u_1/devices", body: ["platform": "ios", "token": token, "topic": topic], key: self.api.secretKey)
+        }
+        XCTAssertEqual(register("com.other.app").status, 200, "no list yet: any topic")
+        let set = api.call("PUT", "/v1/settings", body: ["allowedTopics": ["com.example.gym"]], key: api.secretKey)
+        XCTAssertEqual(set.status, 200)
+        XCTAssertEqual(set.object["allowedTopics"] as? [String], ["com.example.gym"])
+        XCTAssertNotNil(set.object["defaultTimezone"] as? String, "the other settings are kept")
+        Thread.sleep(forTimeInterval: 0.1)
+        let refused = register("com.other.app")
+        XCTAssertEqual(refused.status, 400)
+        XCTAssertEqual(refused.errorField, "topic")
+        XCTAssertEqual(register("com.example.gym").status, 200)
+        XCTAssertEqual(api.call("PUT", "/v1/settings", body: ["allowedTopics": ["a\u{0}b"]], key: api.secretKey).status, 400)
+    }
 }

@@ -33,7 +33,7 @@ public struct Directory: Sendable {
         try pool.withConnection { db in
             let rows = try db.query("""
                 SELECT k.kind, k.secret_hash, t.id, t.name, t.default_timezone, t.quiet_start, t.quiet_end, t.signing_secret,
-                       t.previous_signing_secret, t.previous_signing_secret_until
+                       t.previous_signing_secret, t.previous_signing_secret_until, t.allowed_topics
                 FROM tenant_keys k JOIN tenants t ON t.id = k.tenant_id WHERE k.id = \(key.id) AND k.revoked_at IS NULL
                 """)
             guard let row = rows.first, Digest.constantTimeEqual(try row.decode("secret_hash"), key.secretHash),
@@ -50,13 +50,15 @@ public struct Directory: Sendable {
         return TenantRecord(id: try row.decode("id"), name: try row.decode("name"), defaultTimezone: try row.decode("default_timezone"),
                             quietHours: quiet, signingSecret: try row.decode("signing_secret"),
                             previousSigningSecret: try row.decode("previous_signing_secret", as: String?.self),
-                            previousSigningSecretUntil: try row.decode("previous_signing_secret_until", as: Date?.self))
+                            previousSigningSecretUntil: try row.decode("previous_signing_secret_until", as: Date?.self),
+                            allowedTopics: try row.decode("allowed_topics", as: JSONB<[String]>.self).value)
     }
 
     public func tenant(_ id: String) throws -> TenantRecord? {
         try pool.withConnection { db in
             try db.query("""
-                SELECT id, name, default_timezone, quiet_start, quiet_end, signing_secret, previous_signing_secret, previous_signing_secret_until
+                SELECT id, name, default_timezone, quiet_start, quiet_end, signing_secret, previous_signing_secret, previous_signing_secret_until,
+                       allowed_topics
                 FROM tenants WHERE id = \(id)
                 """)
                 .first.map(Self.tenant)
@@ -70,7 +72,7 @@ public struct Directory: Sendable {
 
     /// Changes only the settings given, in one statement on the row as it is (a field not
     /// given keeps its stored value, never a cached one): `quietHours` `.some(nil)` clears them.
-    public func updateSettings(tenantId: String, quietHours: QuietHours??, defaultTimezone: String?) throws {
+    public func updateSettings(tenantId: String, quietHours: QuietHours??, defaultTimezone: String?, allowedTopics: [String]? = nil) throws {
         let change = quietHours != nil
         let window = quietHours ?? nil
         let start = window.map { "\($0.start)" }, end = window.map { "\($0.end)" }
@@ -78,7 +80,8 @@ public struct Directory: Sendable {
             try db.execute("""
                 UPDATE tenants SET quiet_start = CASE WHEN \(change)::boolean THEN \(start)::text ELSE quiet_start END,
                                    quiet_end = CASE WHEN \(change)::boolean THEN \(end)::text ELSE quiet_end END,
-                                   default_timezone = coalesce(\(defaultTimezone)::text, default_timezone)
+                                   default_timezone = coalesce(\(defaultTimezone)::text, default_timezone),
+                                   allowed_topics = coalesce(\(allowedTopics.map { JSONB($0) })::jsonb, allowed_topics)
                 WHERE id = \(tenantId)
                 """)
         }

@@ -46,7 +46,8 @@ struct PostgresStoreTransaction: StoreTransaction {
 
     func tenant(_ id: String) throws -> TenantRecord? {
         try db.query("""
-            SELECT id, name, default_timezone, quiet_start, quiet_end, signing_secret, previous_signing_secret, previous_signing_secret_until
+            SELECT id, name, default_timezone, quiet_start, quiet_end, signing_secret, previous_signing_secret, previous_signing_secret_until,
+                   allowed_topics
             FROM tenants WHERE id = \(id)
             """).first.map(Directory.tenant)
     }

@@ -12,9 +12,11 @@ public struct TenantRecord: Sendable, Equatable {
     /// The signing secret before the latest rotation, and until when it still verifies tokens.
     public var previousSigningSecret: String?
     public var previousSigningSecretUntil: Date?
+    /// The APNs topics (bundle ids) devices may register with; empty for any.
+    public var allowedTopics: [String]
 
     public init(id: String, name: String, defaultTimezone: String = "UTC", quietHours: QuietHours? = nil, signingSecret: String,
-                previousSigningSecret: String? = nil, previousSigningSecretUntil: Date? = nil) {
+                previousSigningSecret: String? = nil, previousSigningSecretUntil: Date? = nil, allowedTopics: [String] = []) {
         self.id = id
         self.name = name
         self.defaultTimezone = defaultTimezone
@@ -22,6 +24,7 @@ public struct TenantRecord: Sendable, Equatable {
         self.signingSecret = signingSecret
         self.previousSigningSecret = previousSigningSecret
         self.previousSigningSecretUntil = previousSigningSecretUntil
+        self.allowedTopics = allowedTopics
     }
 
     /// The signing secrets that verify a subscriber token at `now`: the current one, and the

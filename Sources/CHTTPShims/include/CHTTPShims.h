@@ -7,10 +7,9 @@
 /* Non-variadic wrappers around libmicrohttpd's variadic functions. */
 
 /** Starts an epoll daemon with its own polling thread, suspend/resume, and a completion
- *  callback, bound to `address` (IPv4, network order) and `port` (0 = any free port).
- *  `per_ip_limit`: connections one client address may hold (0 = no limit). */
+ *  callback, bound to `address` (IPv4, network order) and `port` (0 = any free port). */
 struct MHD_Daemon *bk_mhd_start(uint16_t port, uint32_t address, unsigned int connection_limit,
-                                unsigned int connection_timeout, unsigned int per_ip_limit,
+                                unsigned int connection_timeout, unsigned int thread_pool_size,
                                 MHD_AccessHandlerCallback handler, void *handler_cls,
                                 MHD_RequestCompletedCallback completed, void *completed_cls);
 
