@@ -22,7 +22,7 @@ final class AcknowledgmentMigrationTests: XCTestCase {
         try MigrationRunner(pool: admin, schema: schema).migrate(migrations.filter { $0.version < 5 })
         // An acknowledgment as servers wrote it before 0005.
         try oldServerAcknowledges(subscriber: "maya", at: recorded)
-        XCTAssertEqual(try MigrationRunner(pool: admin, schema: schema).migrate(migrations), [5])
+        XCTAssertEqual(try MigrationRunner(pool: admin, schema: schema).migrate(migrations.filter { $0.version <= 5 }), [5])
     }
 
     override func tearDown() {
