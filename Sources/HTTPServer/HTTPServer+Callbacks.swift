@@ -23,6 +23,7 @@ func httpAccessHandler(_ cls: UnsafeMutableRawPointer?, _ connection: OpaquePoin
                 }
                 return queue(response, on: connection, requestId: nil)
             }
+            state.headers = request.headers  // read once
         }
         return MHD_Result.YES
     }
@@ -52,7 +53,7 @@ func httpAccessHandler(_ cls: UnsafeMutableRawPointer?, _ connection: OpaquePoin
     if started { return MHD_Result.YES }
 
     var request = HTTPRequest(method: method.map { String(cString: $0) } ?? "GET", path: url.map { String(cString: $0) } ?? "/",
-                              headers: collect(connection, .HEADER_KIND))
+                              headers: state.headers ?? collect(connection, .HEADER_KIND))
     // Arguments arrive still percent-encoded (see the shim's unescape callback).
     request.query = collect(connection, .GET_ARGUMENT_KIND).reduce(into: [:]) { decoded, pair in
         let decode = { (text: String) in text.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? text }

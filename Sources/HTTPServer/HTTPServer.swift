@@ -113,6 +113,8 @@ final class HTTPRequestState: @unchecked Sendable {
     /// Answered from its headers alone (``HTTPServer/Configuration/headerCheck``): the body is
     /// never read.
     var refusedEarly = false
+    /// The headers, when the header check already read them.
+    var headers: [String: String]?
     var started = false
     var response: HTTPResponse?
     var request: HTTPRequest?
