@@ -27,7 +27,8 @@ public final class APIServer: @unchecked Sendable {
         let metrics = runtime.metrics
         let log = runtime.log
         let limits = runtime.configuration
-        var options = HTTPServer.Configuration(host: host, port: port, connectionTimeout: limits.httpIdleSeconds)
+        var options = HTTPServer.Configuration(host: host, port: port, connectionTimeout: limits.httpIdleSeconds,
+                                               perIPConnectionLimit: limits.httpConnectionsPerIP)
         // Authentication before the body: a request to /v1/ whose credentials are missing,
         // malformed or already known to be bad is answered 401 without buffering its body.
         let authenticator = api.authenticator, clock = api.clock

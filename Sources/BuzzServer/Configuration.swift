@@ -45,6 +45,9 @@ public struct Configuration: Sendable, Equatable {
     /// The longest a subscriber token may still be valid for, in days; a token that expires
     /// later is refused (`BUZZKIT_MAX_SUBSCRIBER_TOKEN_DAYS`, default 30).
     public var maxSubscriberTokenDays = 30
+    /// Connections one client address may hold at the API; 0 for none (behind a load balancer,
+    /// where every client shares its address) (`BUZZKIT_HTTP_CONNECTIONS_PER_IP`, default 256).
+    public var httpConnectionsPerIP = 256
     /// Seconds a connection may stay idle, also in the middle of a request, before the API
     /// closes it (`BUZZKIT_HTTP_IDLE_SECONDS`, default 15).
     public var httpIdleSeconds = 15
@@ -107,6 +110,7 @@ public struct Configuration: Sendable, Equatable {
         try int("BUZZKIT_MAX_DEVICES_PER_SUBSCRIBER", &maxDevicesPerSubscriber)
         try int("BUZZKIT_MAX_SUBSCRIBER_TOKEN_DAYS", &maxSubscriberTokenDays)
         try int("BUZZKIT_HTTP_IDLE_SECONDS", &httpIdleSeconds)
+        try int("BUZZKIT_HTTP_CONNECTIONS_PER_IP", &httpConnectionsPerIP)
         rateLimits = try RateLimits(environment: environment)
         try validate()
     }
@@ -158,6 +162,9 @@ public struct Configuration: Sendable, Equatable {
         }
         guard (1...3650).contains(maxSubscriberTokenDays) else {
             throw ServerError(.configuration, "must be between 1 and 3650 days, got \(maxSubscriberTokenDays)", field: "BUZZKIT_MAX_SUBSCRIBER_TOKEN_DAYS")
+        }
+        guard (0...100_000).contains(httpConnectionsPerIP) else {
+            throw ServerError(.configuration, "must be between 0 (no limit) and 100000, got \(httpConnectionsPerIP)", field: "BUZZKIT_HTTP_CONNECTIONS_PER_IP")
         }
         guard (1...3600).contains(httpIdleSeconds) else {
             throw ServerError(.configuration, "must be between 1 and 3600 seconds, got \(httpIdleSeconds)", field: "BUZZKIT_HTTP_IDLE_SECONDS")

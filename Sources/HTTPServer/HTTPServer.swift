@@ -18,18 +18,22 @@ public final class HTTPServer: @unchecked Sendable {
         /// Idle seconds before a connection is closed (also one that sends nothing more in the
         /// middle of a request).
         public var connectionTimeout: Int
+        /// Connections one client address (IPv4) may hold at once; 0 for no limit (behind a
+        /// proxy or load balancer every client shares its address).
+        public var perIPConnectionLimit: Int
         /// Looks at a request's method, path (still percent-encoded) and headers before any of
         /// its body is read; a response it returns is sent at once and the body is never
         /// buffered (for example a request whose credentials are already known to be bad).
         public var headerCheck: (@Sendable (_ method: String, _ path: String, _ headers: [String: String]) -> HTTPResponse?)?
 
         public init(host: String = "0.0.0.0", port: Int = 8080, maxBodyBytes: Int = 1 << 20,
-                    connectionLimit: Int = 4096, connectionTimeout: Int = 30) {
+                    connectionLimit: Int = 4096, connectionTimeout: Int = 30, perIPConnectionLimit: Int = 0) {
             self.host = host
             self.port = port
             self.maxBodyBytes = maxBodyBytes
             self.connectionLimit = connectionLimit
             self.connectionTimeout = connectionTimeout
+            self.perIPConnectionLimit = perIPConnectionLimit
         }
     }
 
@@ -46,6 +50,8 @@ public final class HTTPServer: @unchecked Sendable {
     let handler: @Sendable (HTTPRequest) async -> HTTPResponse
     let onComplete: (@Sendable (Completion) -> Void)?
     var daemon: OpaquePointer?
+    /// The shim's per-address counters (freed after the daemon stops).
+    var ipLimits: UnsafeMutableRawPointer?
     let lock = NSLock()
     var inFlight = 0
     private(set) public var port: Int = 0
@@ -75,7 +81,7 @@ public final class HTTPServer: @unchecked Sendable {
         defer { pthread_sigmask(SIG_SETMASK, &previous, nil) }
         let context = Unmanaged.passUnretained(self).toOpaque()
         daemon = bk_mhd_start(UInt16(configuration.port), address.s_addr, UInt32(configuration.connectionLimit),
-                              UInt32(configuration.connectionTimeout), 0, httpAccessHandler, context, httpCompletedHandler, context)
+                              UInt32(configuration.connectionTimeout), UInt32(max(0, configuration.perIPConnectionLimit)), &ipLimits, httpAccessHandler, context, httpCompletedHandler, context)
         guard let daemon else {
             throw HTTPError(status: 500, code: "bind_failed", message: "cannot listen on \(configuration.host):\(configuration.port) (port in use?)", field: "port")
         }
@@ -95,6 +101,10 @@ public final class HTTPServer: @unchecked Sendable {
         while requestsInFlight > 0 && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
         MHD_stop_daemon(daemon)
         if listener >= 0 { close(listener) }
+        lock.lock()
+        bk_mhd_free_limits(ipLimits)
+        ipLimits = nil
+        lock.unlock()
     }
 
     /// Requests being handled now.

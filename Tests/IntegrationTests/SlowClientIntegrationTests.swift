@@ -5,13 +5,17 @@ import XCTest
 import Glibc
 #endif
 
-/// Clients that hold connections instead of sending requests: a request that stops arriving is
-/// cut off, and one without credentials is answered before its body.
+/// Clients that hold connections instead of sending requests: one address cannot take every
+/// connection, a request that stops arriving is cut off, and one without credentials is
+/// answered before its body.
 final class SlowClientIntegrationTests: XCTestCase {
     var api: APIHarness!
 
     override func setUpWithError() throws {
-        api = try APIHarness(workers: false) { $0.httpIdleSeconds = 2 }
+        api = try APIHarness(workers: false) {
+            $0.httpIdleSeconds = 2
+            $0.httpConnectionsPerIP = 4
+        }
     }
 
     override func tearDown() { api?.shutdown() }
@@ -50,6 +54,24 @@ final class SlowClientIntegrationTests: XCTestCase {
         let n = recv(fd, &buffer, buffer.count, 0)
         XCTAssertGreaterThan(n, 0, "answered although 999,999 bytes of the body never came")
         XCTAssertTrue(String(decoding: buffer.prefix(max(0, n)), as: UTF8.self).hasPrefix("HTTP/1.1 401"))
+    }
+
+    func testOneAddressCannotHoldMoreThanItsShareOfConnections() throws {
+        let held = try (0..<4).map { _ in try connect() }
+        Thread.sleep(forTimeInterval: 0.2)  // the server has taken them on
+        let extra = try connect(sending: "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+        defer { close(extra) }
+        XCTAssertTrue(closedByServer(extra, within: 1), "the fifth connection from the same address is turned away")
+        held.forEach { close($0) }
+        Thread.sleep(forTimeInterval: 0.3)
+        XCTAssertEqual(api.call("GET", "/healthz").status, 200, "free again once they are closed")
+        // And again, so the counts went down rather than the server giving up.
+        let again = try (0..<4).map { _ in try connect() }
+        Thread.sleep(forTimeInterval: 0.2)
+        let fifth = try connect(sending: "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+        XCTAssertTrue(closedByServer(fifth, within: 1))
+        close(fifth)
+        again.forEach { close($0) }
     }
 
     func testARequestThatStopsArrivingIsCutOff() throws {
