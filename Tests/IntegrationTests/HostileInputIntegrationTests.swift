@@ -18,6 +18,17 @@ final class HostileInputIntegrationTests: XCTestCase {
 
     override func tearDown() { api?.shutdown() }
 
+    /// Starts the API again with `change` applied to the default rate limits.
+    func restartAPI(limits change: (inout RateLimits) -> Void) throws {
+        api.shutdown()
+        var limits = RateLimits()
+        change(&limits)
+        api = try APIHarness(rateLimits: limits)
+        try api.pipeline.putLegDay()
+        try api.pipeline.subscriber("u_1")
+        try api.pipeline.subscriber("u_2")
+    }
+
     func deviceEvent(_ body: [String: Any], subscriber: String = "u_1") -> APIHarness.Response {
         api.call("POST", "/v1/events", body: body, key: api.publishableKey, headers: api.deviceHeaders(subscriber))
     }
@@ -96,13 +107,10 @@ final class HostileInputIntegrationTests: XCTestCase {
     }
 
     func testOverTheSubscriberLimitADeviceGets429WithRetryAfterAndOthersAreNotSlowed() throws {
-        api.shutdown()
-        var limits = RateLimits()
-        limits.subscriberPerSecond = 2
-        limits.subscriberBurst = 5
-        api = try APIHarness(rateLimits: limits)
-        try api.pipeline.subscriber("u_1")
-        try api.pipeline.subscriber("u_2")
+        try restartAPI {
+            $0.subscriberPerSecond = 2
+            $0.subscriberBurst = 5
+        }
         let answers = (0..<12).map { _ in deviceEvent(["event": "app.opened", "subscriberId": "u_1"]) }
         let limited = answers.filter { $0.status == 429 }
         XCTAssertGreaterThanOrEqual(limited.count, 5, "past the burst of 5")
@@ -117,11 +125,10 @@ final class HostileInputIntegrationTests: XCTestCase {
 
     /// Made-up keys cost PostgreSQL a bounded number of lookups; the real key keeps working.
     func testAFloodOfUnknownKeysIsAnsweredFromMemoryAndTheRealKeyStillWorks() throws {
-        api.shutdown()
-        var limits = RateLimits()
-        limits.keyLookupsPerSecond = 5
-        limits.keyLookupBurst = 10
-        api = try APIHarness(rateLimits: limits)
+        try restartAPI {
+            $0.keyLookupsPerSecond = 5
+            $0.keyLookupBurst = 10
+        }
         XCTAssertEqual(api.call("POST", "/v1/events", body: ["event": "app.opened", "subscriberId": "u_1"], key: api.secretKey).status, 202)
         var statuses: [Int: Int] = [:]
         for n in 0..<200 {
