@@ -70,7 +70,8 @@ final class Authenticator: @unchecked Sendable {
     }
 
     /// What can be told from the headers alone, before any of the body is read: a missing or
-    /// malformed key or subscriber token, or a key already known to be unknown. Nil when the
+    /// malformed key or subscriber token, a key already known to be unknown, or a key never seen
+    /// while the lookup budget is spent (`429`). Nil when the
     /// request may go on (its key is then checked in full by ``authenticate(_:now:)``).
     func precheck(headers: [String: String], now: Date) -> HTTPError? {
         guard let header = headers["authorization"], header.hasPrefix("Bearer ") else {
@@ -79,8 +80,14 @@ final class Authenticator: @unchecked Sendable {
         guard let key = APIKey(String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces)) else {
             return HTTPError(status: 401, code: "invalid_key", message: "the API key is malformed; keys look like sk_<id>_<secret> or pk_<id>_<secret>")
         }
-        if case .unknown = cached(key.kind.rawValue + key.id + key.secretHash, now: now) {
+        switch cached(key.kind.rawValue + key.id + key.secretHash, now: now) {
+        case .unknown:
             return HTTPError(status: 401, code: "invalid_key", message: "the API key is unknown or revoked")
+        case .none where !buckets.hasToken("lookups", perSecond: limits.keyLookupsPerSecond, burst: limits.keyLookupBurst, now: now):
+            // A key never seen while the lookup budget is spent (a flood of made-up keys): no body is read for it.
+            return HTTPError.rateLimited("too many requests with keys this server has not seen yet; retry shortly", retryAfter: 1)
+        default:
+            break
         }
         if key.kind == .publishable, headers["x-buzzkit-subscriber-token"] == nil {
             return HTTPError(status: 401, code: "missing_subscriber_token", message: "publishable keys need X-BuzzKit-Subscriber-Token: v1.<expiresAt>.<hmac>")

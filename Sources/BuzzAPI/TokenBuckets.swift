@@ -37,6 +37,13 @@ final class TokenBuckets: @unchecked Sendable {
         if buckets.count >= maxKeys { buckets.removeAll(keepingCapacity: true) }
     }
 
+    /// Whether `key`'s bucket has a token now, without taking it.
+    func hasToken(_ key: String, perSecond: Int, burst: Int, now: Date) -> Bool {
+        lock.lock(); defer { lock.unlock() }
+        guard let bucket = buckets[key] else { return burst >= 1 }
+        return min(Double(burst), bucket.tokens + max(0, now.timeIntervalSince(bucket.at)) * Double(perSecond)) >= 1
+    }
+
     var count: Int {
         lock.lock(); defer { lock.unlock() }
         return buckets.count
