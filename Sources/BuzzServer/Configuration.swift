@@ -126,27 +126,17 @@ public struct Configuration: Sendable, Equatable {
         guard (1...65535).contains(httpPort) else {
             throw ServerError(.configuration, "must be a port between 1 and 65535, got \(httpPort)", field: "BUZZKIT_HTTP_PORT")
         }
-        guard (1...500).contains(databasePoolSize) else {
-            throw ServerError(.configuration, "must be between 1 and 500, got \(databasePoolSize)", field: "BUZZKIT_DB_POOL_SIZE")
-        }
+        try Self.require(databasePoolSize, in: 1...500, "BUZZKIT_DB_POOL_SIZE")
         guard !databaseSchema.isEmpty, databaseSchema.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" }) else {
             throw ServerError(.configuration, "may only contain letters, digits and _, got \"\(databaseSchema)\"", field: "BUZZKIT_DB_SCHEMA")
         }
-        guard (1...65535).contains(prefetch) else {
-            throw ServerError(.configuration, "must be between 1 and 65535, got \(prefetch)", field: "BUZZKIT_PREFETCH")
+        try Self.require(prefetch, in: 1...65535, "BUZZKIT_PREFETCH")
+        guard (0...3600).contains(shutdownGraceSeconds) else {
+            throw ServerError(.configuration, "must be between 0 and 3600 seconds, got \(shutdownGraceSeconds)", field: "BUZZKIT_SHUTDOWN_GRACE_SECONDS")
         }
-        guard shutdownGraceSeconds >= 0 && shutdownGraceSeconds <= 3600 else {
-            throw ServerError(.configuration, "must be between 0 and 3600 seconds", field: "BUZZKIT_SHUTDOWN_GRACE_SECONDS")
-        }
-        guard (1...64).contains(workerThreads) else {
-            throw ServerError(.configuration, "must be between 1 and 64, got \(workerThreads)", field: "BUZZKIT_WORKER_THREADS")
-        }
-        guard (1...5000).contains(batchSize) else {
-            throw ServerError(.configuration, "must be between 1 and 5000, got \(batchSize)", field: "BUZZKIT_BATCH_SIZE")
-        }
-        guard (1...16).contains(apnsConnections) else {
-            throw ServerError(.configuration, "must be between 1 and 16, got \(apnsConnections)", field: "BUZZKIT_APNS_CONNECTIONS")
-        }
+        try Self.require(workerThreads, in: 1...64, "BUZZKIT_WORKER_THREADS")
+        try Self.require(batchSize, in: 1...5000, "BUZZKIT_BATCH_SIZE")
+        try Self.require(apnsConnections, in: 1...16, "BUZZKIT_APNS_CONNECTIONS")
         if apnsKeyFile != nil && (apnsKeyId == nil || apnsTeamId == nil) {
             throw ServerError(.configuration, "BUZZKIT_APNS_KEY_FILE needs BUZZKIT_APNS_KEY_ID and BUZZKIT_APNS_TEAM_ID too",
                               field: apnsKeyId == nil ? "BUZZKIT_APNS_KEY_ID" : "BUZZKIT_APNS_TEAM_ID")
@@ -157,18 +147,10 @@ public struct Configuration: Sendable, Equatable {
         guard logFormat == "json" || logFormat == "human" else {
             throw ServerError(.configuration, "must be json or human, got \"\(logFormat)\"", field: "BUZZKIT_LOG_FORMAT")
         }
-        guard (1...1000).contains(maxDevicesPerSubscriber) else {
-            throw ServerError(.configuration, "must be between 1 and 1000, got \(maxDevicesPerSubscriber)", field: "BUZZKIT_MAX_DEVICES_PER_SUBSCRIBER")
-        }
-        guard (1...3650).contains(maxSubscriberTokenDays) else {
-            throw ServerError(.configuration, "must be between 1 and 3650 days, got \(maxSubscriberTokenDays)", field: "BUZZKIT_MAX_SUBSCRIBER_TOKEN_DAYS")
-        }
-        guard (0...100_000).contains(httpConnectionsPerIP) else {
-            throw ServerError(.configuration, "must be between 0 (no limit) and 100000, got \(httpConnectionsPerIP)", field: "BUZZKIT_HTTP_CONNECTIONS_PER_IP")
-        }
-        guard (1...3600).contains(httpIdleSeconds) else {
-            throw ServerError(.configuration, "must be between 1 and 3600 seconds, got \(httpIdleSeconds)", field: "BUZZKIT_HTTP_IDLE_SECONDS")
-        }
+        try Self.require(maxDevicesPerSubscriber, in: 1...1000, "BUZZKIT_MAX_DEVICES_PER_SUBSCRIBER")
+        try Self.require(maxSubscriberTokenDays, in: 1...3650, "BUZZKIT_MAX_SUBSCRIBER_TOKEN_DAYS", unit: "days")
+        try Self.require(httpConnectionsPerIP, in: 0...100_000, "BUZZKIT_HTTP_CONNECTIONS_PER_IP", note: " (no limit)")
+        try Self.require(httpIdleSeconds, in: 1...3600, "BUZZKIT_HTTP_IDLE_SECONDS", unit: "seconds")
         try rateLimits.validate()
     }
 }

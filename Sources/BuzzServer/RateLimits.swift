@@ -43,8 +43,8 @@ public struct RateLimits: Sendable, Equatable {
                      ("BUZZKIT_RATE_SUBSCRIBER_PER_SECOND", subscriberPerSecond, "BUZZKIT_RATE_SUBSCRIBER_BURST", subscriberBurst),
                      ("BUZZKIT_RATE_KEY_LOOKUPS_PER_SECOND", keyLookupsPerSecond, "BUZZKIT_RATE_KEY_LOOKUP_BURST", keyLookupBurst)]
         for (rateName, rate, burstName, burst) in pairs {
-            guard rate >= 1 else { throw ServerError(.configuration, "must be at least 1, got \(rate)", field: rateName) }
-            guard burst >= rate else { throw ServerError(.configuration, "must be at least \(rateName) (\(rate)), got \(burst)", field: burstName) }
+            try Configuration.require(rate, in: 1...10_000_000, rateName)
+            try Configuration.require(burst, in: rate...10_000_000, burstName, note: " (\(rateName))")
         }
     }
 }

@@ -5,14 +5,7 @@ import PushDelivery
 import XCTest
 @testable import BuzzServer
 
-final class PipelineStageTests: XCTestCase {
-    var pipeline: InMemoryPipeline!
-
-    override func setUpWithError() throws {
-        pipeline = InMemoryPipeline()
-        try pipeline.addWorkflow(InMemoryPipeline.legDay)
-    }
-
+final class PipelineStageTests: InMemoryPipelineTestCase {
     func plan(_ push: PushNotification) throws -> LocalPlan {
         try JSONDecoder().decode(SilentPlanPayload.self, from: push.payload).local
     }

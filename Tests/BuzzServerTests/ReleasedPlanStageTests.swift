@@ -8,14 +8,7 @@ import XCTest
 /// `$local.released` and per-device acknowledgments through the stages over the in-memory
 /// store (the same rules as PostgreSQL; `IntegrationTests/ReleasedPlanIntegrationTests` runs
 /// them on the real services).
-final class ReleasedPlanStageTests: XCTestCase {
-    var pipeline: InMemoryPipeline!
-
-    override func setUpWithError() throws {
-        pipeline = InMemoryPipeline()
-        try pipeline.addWorkflow(InMemoryPipeline.legDay)
-    }
-
+final class ReleasedPlanStageTests: InMemoryPipelineTestCase {
     /// Starts a run for `subscriber` and delivers its plan; returns the plan.
     func plannedWindow(_ subscriber: String, devices: Int) throws -> (LocalPlan, [DeviceRecord]) {
         let phones = pipeline.addSubscriber(subscriber, devices: devices)

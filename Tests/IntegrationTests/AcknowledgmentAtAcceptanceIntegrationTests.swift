@@ -6,17 +6,9 @@ import XCTest
 /// An acknowledgment counts from the moment the API accepts it (issue 16): the API records it
 /// in PostgreSQL before answering `202`, so the fallback check at the moment sees it however
 /// far behind `ack-ingest` is: stopped, restarting, or working through a burst.
-final class AcknowledgmentAtAcceptanceIntegrationTests: XCTestCase {
-    var api: APIHarness!
-    var pipeline: PipelineHarness { api.pipeline }
-
-    override func setUpWithError() throws {
-        // Every stage but ack-ingest: it is down until a test starts it.
-        api = try APIHarness(queues: [.trigger, .planDispatch, .fallbackCheck])
-        try pipeline.putLegDay()
-    }
-
-    override func tearDown() { api?.shutdown() }
+final class AcknowledgmentAtAcceptanceIntegrationTests: APITestCase {
+    /// Every stage but ack-ingest: it is down until a test starts it.
+    override func makeHarness() throws -> APIHarness { try APIHarness(queues: [.trigger, .planDispatch, .fallbackCheck]) }
 
     func testAnAcknowledgmentAccepted2sBeforeTheMomentWithAckIngestDownAroundItSendsNoFallback() throws {
         let (plan, runId, tokens, moment) = try api.window("maya", devices: 1, lead: 6)

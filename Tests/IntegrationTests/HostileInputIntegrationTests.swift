@@ -6,17 +6,11 @@ import XCTest
 
 /// What one client holding only its own credentials tries against the shared API and broker
 /// (issue 12): it must get a clear refusal and nobody else may notice.
-final class HostileInputIntegrationTests: XCTestCase {
-    var api: APIHarness!
-
-    override func setUpWithError() throws {
-        api = try APIHarness()
-        try api.pipeline.putLegDay()
-        try api.pipeline.subscriber("u_1")
-        try api.pipeline.subscriber("u_2")
+final class HostileInputIntegrationTests: APITestCase {
+    override func prepare() throws {
+        try pipeline.subscriber("u_1")
+        try pipeline.subscriber("u_2")
     }
-
-    override func tearDown() { api?.shutdown() }
 
     /// Starts the API again with `change` applied to the default rate limits.
     func restartAPI(limits change: (inout RateLimits) -> Void) throws {
@@ -24,9 +18,8 @@ final class HostileInputIntegrationTests: XCTestCase {
         var limits = RateLimits()
         change(&limits)
         api = try APIHarness(rateLimits: limits)
-        try api.pipeline.putLegDay()
-        try api.pipeline.subscriber("u_1")
-        try api.pipeline.subscriber("u_2")
+        try pipeline.putLegDay()
+        try prepare()
     }
 
     func deviceEvent(_ body: [String: Any], subscriber: String = "u_1") -> APIHarness.Response {

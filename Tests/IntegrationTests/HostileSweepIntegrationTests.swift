@@ -8,17 +8,7 @@ import XCTest
 /// stream of ordinary events goes on: each hostile request gets a 4xx (never a 5xx, never a
 /// hang), each hostile message is dead-lettered with its reason, and every ordinary event is
 /// accepted and its plan reaches the phone.
-final class HostileSweepIntegrationTests: XCTestCase {
-    var api: APIHarness!
-    var pipeline: PipelineHarness { api.pipeline }
-
-    override func setUpWithError() throws {
-        api = try APIHarness()
-        try pipeline.putLegDay()
-    }
-
-    override func tearDown() { api?.shutdown() }
-
+final class HostileSweepIntegrationTests: APITestCase {
     static let routes: [(method: String, path: String, body: Bool)] = [
         ("PUT", "/v1/subscribers/{s}/devices", true), ("DELETE", "/v1/subscribers/{s}/devices/{s}", false),
         ("GET", "/v1/subscribers/{s}/plans", false), ("PUT", "/v1/subscribers/{s}", true), ("GET", "/v1/settings", false),

@@ -3,15 +3,10 @@ import Foundation
 import XCTest
 
 /// Keys and signing secrets can be rotated and revoked without SQL (issue 12).
-final class KeyManagementIntegrationTests: XCTestCase {
-    var api: APIHarness!
+final class KeyManagementIntegrationTests: APITestCase {
+    override func makeHarness() throws -> APIHarness { try APIHarness(workers: false) }
 
-    override func setUpWithError() throws {
-        api = try APIHarness(workers: false)
-        try api.pipeline.subscriber("u_1")
-    }
-
-    override func tearDown() { api?.shutdown() }
+    override func prepare() throws { try pipeline.subscriber("u_1") }
 
     func event(key: String, token: String? = nil) -> APIHarness.Response {
         api.call("POST", "/v1/events", body: ["event": "app.opened", "subscriberId": "u_1"], key: key,

@@ -11,17 +11,7 @@ import XCTest
 /// queues and PostgreSQL: devices post `$local.scheduled` and `$local.released` with their
 /// token (publishable key + subscriber token), and the moment's decision counts only devices
 /// that acknowledged the plan, have not released it since, and are still active.
-final class ReleasedPlanIntegrationTests: XCTestCase {
-    var api: APIHarness!
-    var pipeline: PipelineHarness { api.pipeline }
-
-    override func setUpWithError() throws {
-        api = try APIHarness()
-        try pipeline.putLegDay()
-    }
-
-    override func tearDown() { api?.shutdown() }
-
+final class ReleasedPlanIntegrationTests: APITestCase {
     func testAnAcknowledgmentFollowedByAReleaseGetsTheFallbackAtTheMoment() throws {
         let (plan, runId, tokens, moment) = try api.window("maya", devices: 1)
         let t = Date()

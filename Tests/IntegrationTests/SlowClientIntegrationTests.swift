@@ -8,17 +8,13 @@ import Glibc
 /// Clients that hold connections instead of sending requests: one address cannot take every
 /// connection, a request that stops arriving is cut off, and one without credentials is
 /// answered before its body.
-final class SlowClientIntegrationTests: XCTestCase {
-    var api: APIHarness!
-
-    override func setUpWithError() throws {
-        api = try APIHarness(workers: false) {
+final class SlowClientIntegrationTests: APITestCase {
+    override func makeHarness() throws -> APIHarness {
+        try APIHarness(workers: false) {
             $0.httpIdleSeconds = 2
             $0.httpConnectionsPerIP = 4
         }
     }
-
-    override func tearDown() { api?.shutdown() }
 
     /// A TCP connection to the API, optionally sending `bytes`.
     func connect(sending bytes: String? = nil) throws -> Int32 {
