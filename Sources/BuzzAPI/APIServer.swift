@@ -7,6 +7,7 @@ import HTTPServer
 public final class APIServer: @unchecked Sendable {
     let http: HTTPServer
     let router: Router
+    let tenantChanges: TenantChangeListener
 
     /// Builds the routes over `runtime` and binds `host:port`.
     public init(runtime: Runtime, host: String = "0.0.0.0", port: Int) {
@@ -23,18 +24,21 @@ public final class APIServer: @unchecked Sendable {
         WorkflowRoutes.register(&router, api)
         HealthRoutes.register(&router, api)
         self.router = router
+        let authenticator = api.authenticator
+        tenantChanges = TenantChangeListener(databaseURL: runtime.databaseURL) { authenticator.invalidate(tenantId: $0) }
         let routes = router
         let metrics = runtime.metrics
         let log = runtime.log
         let limits = runtime.configuration
         var options = HTTPServer.Configuration(host: host, port: port, connectionTimeout: limits.httpIdleSeconds,
                                                perIPConnectionLimit: limits.httpConnectionsPerIP)
-        // Authentication before the body: a request to /v1/ whose credentials are missing,
-        // malformed or already known to be bad is answered 401 without buffering its body.
-        let authenticator = api.authenticator, clock = api.clock
+        // Authentication before the body: a request to /v1/ whose credentials are missing or
+        // bad is refused without buffering its body.
+        let clock = api.clock
+        options.requestTimeout = limits.httpRequestSeconds
         options.headerCheck = { _, path, headers in
-            guard path.hasPrefix("/v1/") else { return nil }
-            return authenticator.precheck(headers: headers, now: clock.now())?.response
+            guard path.hasPrefix("/v1/") else { return .proceed }
+            return authenticator.precheck(headers: headers, now: clock.now())
         }
         self.http = HTTPServer(options, onComplete: { done in
             let route = routes.pattern(for: done.method, path: done.path) ?? "unmatched"
@@ -52,11 +56,17 @@ public final class APIServer: @unchecked Sendable {
     /// The methods counted by name in `buzzkit_http_requests_total`; any other is `other`.
     static let knownMethods: Set<String> = ["GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS"]
 
-    public func start() throws { try http.start() }
+    public func start() throws {
+        try http.start()
+        tenantChanges.start()
+    }
 
     /// The bound port (useful with port 0).
     public var port: Int { http.port }
 
     /// Stops accepting and answers what is in flight within `grace`.
-    public func stop(grace: TimeInterval) { http.stop(grace: grace) }
+    public func stop(grace: TimeInterval) {
+        http.stop(grace: grace)
+        tenantChanges.stop()
+    }
 }

@@ -5,7 +5,8 @@ import HTTPServer
 /// Turns `Authorization` and `X-BuzzKit-Subscriber-Token` headers into a ``Principal``, and
 /// applies the request limits (``RateLimits``).
 ///
-/// Valid keys are cached for a short time so the hot path does not query PostgreSQL. A key
+/// Valid keys are cached for a short time so the hot path does not query PostgreSQL (and
+/// dropped at once when ``TenantChangeListener`` hears the tenant changed). A key
 /// PostgreSQL does not know is remembered for a minute, and lookups of keys not cached draw on
 /// one budget for all callers, so a flood of made-up keys costs a bounded number of queries
 /// (a key that was valid before is looked up again outside that budget).
@@ -69,30 +70,42 @@ final class Authenticator: @unchecked Sendable {
         }
     }
 
-    /// What can be told from the headers alone, before any of the body is read: a missing or
-    /// malformed key or subscriber token, a key already known to be unknown, or a key never seen
-    /// while the lookup budget is spent (`429`). Nil when the
-    /// request may go on (its key is then checked in full by ``authenticate(_:now:)``).
-    func precheck(headers: [String: String], now: Date) -> HTTPError? {
+    /// What is decided from the headers alone, before any of the body is read: a missing or
+    /// malformed key or subscriber token, or a key already known to be unknown, is answered
+    /// `401`; a key never seen while the lookup budget is spent is answered `429`; a key not
+    /// cached is looked up with the connection held, so an unknown key's body is never
+    /// buffered. The request then goes on and ``authenticate(_:now:)`` checks it in full from
+    /// the cache.
+    func precheck(headers: [String: String], now: Date) -> HTTPServer.HeaderVerdict {
         guard let header = headers["authorization"], header.hasPrefix("Bearer ") else {
-            return HTTPError(status: 401, code: "missing_key", message: "send Authorization: Bearer sk_… (servers) or pk_… (devices)")
+            return .answer(HTTPError(status: 401, code: "missing_key", message: "send Authorization: Bearer sk_… (servers) or pk_… (devices)").response)
         }
         guard let key = APIKey(String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces)) else {
-            return HTTPError(status: 401, code: "invalid_key", message: "the API key is malformed; keys look like sk_<id>_<secret> or pk_<id>_<secret>")
-        }
-        switch cached(key.kind.rawValue + key.id + key.secretHash, now: now) {
-        case .unknown:
-            return HTTPError(status: 401, code: "invalid_key", message: "the API key is unknown or revoked")
-        case .none where !buckets.hasToken("lookups", perSecond: limits.keyLookupsPerSecond, burst: limits.keyLookupBurst, now: now):
-            // A key never seen while the lookup budget is spent (a flood of made-up keys): no body is read for it.
-            return HTTPError.rateLimited("too many requests with keys this server has not seen yet; retry shortly", retryAfter: 1)
-        default:
-            break
+            return .answer(HTTPError(status: 401, code: "invalid_key", message: "the API key is malformed; keys look like sk_<id>_<secret> or pk_<id>_<secret>").response)
         }
         if key.kind == .publishable, headers["x-buzzkit-subscriber-token"] == nil {
-            return HTTPError(status: 401, code: "missing_subscriber_token", message: "publishable keys need X-BuzzKit-Subscriber-Token: v1.<expiresAt>.<hmac>")
+            return .answer(HTTPError(status: 401, code: "missing_subscriber_token", message: "publishable keys need X-BuzzKit-Subscriber-Token: v1.<expiresAt>.<hmac>").response)
         }
-        return nil
+        switch cached(key.kind.rawValue + key.id + key.secretHash, now: now) {
+        case .valid:
+            return .proceed
+        case .unknown:
+            return .answer(HTTPError(status: 401, code: "invalid_key", message: "the API key is unknown or revoked").response)
+        case .none where !buckets.hasToken("lookups", perSecond: limits.keyLookupsPerSecond, burst: limits.keyLookupBurst, now: now):
+            // A flood of made-up keys: answered from the headers, no query, no body.
+            return .answer(HTTPError.rateLimited("too many requests with keys this server has not seen yet; retry shortly", retryAfter: 1).response)
+        case .none, .expired:
+            return .verify { [self] in
+                do {
+                    _ = try await lookup(key, now: now)
+                    return nil
+                } catch let refusal as HTTPError {
+                    return refusal.response
+                } catch {
+                    return nil  // an outage: the handler looks again and answers 503 with its cause
+                }
+            }
+        }
     }
 
     private func lookup(_ key: APIKey, now: Date) async throws -> (TenantRecord, APIKey.Kind) {
@@ -145,10 +158,11 @@ final class Authenticator: @unchecked Sendable {
         cache[key] = nil  // revoked since: no longer looked up outside the budget
     }
 
-    /// Forgets cached keys of a tenant (after its settings change).
-    func invalidate(tenantId: String) {
+    /// Forgets cached keys of a tenant (after its keys, signing secret or settings change),
+    /// or of every tenant with nil.
+    func invalidate(tenantId: String?) {
         lock.lock()
-        cache = cache.filter { $0.value.tenant.id != tenantId }
+        if let tenantId { cache = cache.filter { $0.value.tenant.id != tenantId } } else { cache.removeAll() }
         lock.unlock()
     }
 }

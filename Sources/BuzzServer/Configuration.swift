@@ -51,6 +51,10 @@ public struct Configuration: Sendable, Equatable {
     /// Seconds a connection may stay idle, also in the middle of a request, before the API
     /// closes it (`BUZZKIT_HTTP_IDLE_SECONDS`, default 15).
     public var httpIdleSeconds = 15
+    /// Seconds the API gives a request's headers and body to arrive, from when its connection
+    /// began waiting for it; a client trickling bytes to stay under the idle timeout is cut
+    /// off here (`BUZZKIT_HTTP_REQUEST_SECONDS`, default 30).
+    public var httpRequestSeconds = 30
     /// The API's request limits (`BUZZKIT_RATE_*`, see ``RateLimits``).
     public var rateLimits = RateLimits()
 
@@ -110,6 +114,7 @@ public struct Configuration: Sendable, Equatable {
         try int("BUZZKIT_MAX_DEVICES_PER_SUBSCRIBER", &maxDevicesPerSubscriber)
         try int("BUZZKIT_MAX_SUBSCRIBER_TOKEN_DAYS", &maxSubscriberTokenDays)
         try int("BUZZKIT_HTTP_IDLE_SECONDS", &httpIdleSeconds)
+        try int("BUZZKIT_HTTP_REQUEST_SECONDS", &httpRequestSeconds)
         try int("BUZZKIT_HTTP_CONNECTIONS_PER_IP", &httpConnectionsPerIP)
         rateLimits = try RateLimits(environment: environment)
         try validate()
@@ -151,6 +156,7 @@ public struct Configuration: Sendable, Equatable {
         try Self.require(maxSubscriberTokenDays, in: 1...3650, "BUZZKIT_MAX_SUBSCRIBER_TOKEN_DAYS", unit: "days")
         try Self.require(httpConnectionsPerIP, in: 0...100_000, "BUZZKIT_HTTP_CONNECTIONS_PER_IP", note: " (no limit)")
         try Self.require(httpIdleSeconds, in: 1...3600, "BUZZKIT_HTTP_IDLE_SECONDS", unit: "seconds")
+        try Self.require(httpRequestSeconds, in: 1...3600, "BUZZKIT_HTTP_REQUEST_SECONDS", unit: "seconds")
         try rateLimits.validate()
     }
 }

@@ -1,3 +1,4 @@
+import CHTTPShims
 import CMicroHTTPD
 import Foundation
 
@@ -11,29 +12,49 @@ func httpAccessHandler(_ cls: UnsafeMutableRawPointer?, _ connection: OpaquePoin
     guard let raw = slot.pointee else {
         let state = HTTPRequestState()
         slot.pointee = Unmanaged.passRetained(state).toOpaque()
-        if let check = server.configuration.headerCheck {
-            let request = HTTPRequest(method: method.map { String(cString: $0) } ?? "GET", path: url.map { String(cString: $0) } ?? "/",
-                                      headers: collect(connection, .HEADER_KIND))
-            if let response = check(request.method, request.path, request.headers) {
-                state.withLock {
-                    $0.request = request
-                    $0.response = response
-                    $0.started = true
-                    $0.refusedEarly = true
-                }
-                return queue(response, on: connection, requestId: nil)
+        guard let check = server.configuration.headerCheck else { return MHD_Result.YES }
+        let request = HTTPRequest(method: method.map { String(cString: $0) } ?? "GET", path: url.map { String(cString: $0) } ?? "/",
+                                  headers: collect(connection, .HEADER_KIND))
+        state.headers = request.headers  // read once
+        switch check(request.method, request.path, request.headers) {
+        case .proceed:
+            return MHD_Result.YES
+        case .answer(let response):
+            return refuse(state, request, response, on: connection)
+        case .verify(let verification):
+            // Suspended before any of the body is read.
+            state.withLock { $0.request = request; $0.verifying = true }
+            server.lock.lock(); server.inFlight += 1; server.lock.unlock()
+            MHD_suspend_connection(connection)
+            let connectionBox = ConnectionBox(connection)
+            Task {
+                let refusal = await verification()
+                state.withLock { $0.refusal = refusal }
+                server.lock.withLock { server.inFlight -= 1 }
+                MHD_resume_connection(connectionBox.connection)
             }
-            state.headers = request.headers  // read once
+            return MHD_Result.YES
         }
-        return MHD_Result.YES
     }
     let state = Unmanaged<HTTPRequestState>.fromOpaque(raw).takeUnretainedValue()
     if state.refusedEarly {
         uploadSize.pointee = 0
         return MHD_Result.YES
     }
+    let (refusal, verified) = state.withLock { state in
+        defer { state.verifying = false }
+        return (state.refusal, state.verifying)
+    }
+    if verified && uploadSize.pointee == 0 {
+        // libmicrohttpd 0.9.75 repeats the first call after a connection suspended in it is
+        // resumed, still before the body: a refusal goes out now and the body is never read.
+        guard let refusal, let request = state.request else { return MHD_Result.YES }
+        return refuse(state, request, refusal, on: connection)
+    }
+    // Otherwise (a library that goes straight on to the body) what arrives of a refused
+    // request is dropped unbuffered and the refusal goes out at the last call.
     if uploadSize.pointee > 0 {
-        if !state.tooLarge, let uploadData {
+        if refusal == nil, !state.tooLarge, let uploadData {
             if state.body.count + uploadSize.pointee > server.configuration.maxBodyBytes {
                 state.tooLarge = true
                 state.body = Data()
@@ -44,6 +65,7 @@ func httpAccessHandler(_ cls: UnsafeMutableRawPointer?, _ connection: OpaquePoin
         uploadSize.pointee = 0
         return MHD_Result.YES
     }
+    if let refusal, let request = state.request { return refuse(state, request, refusal, on: connection) }
     state.lock.lock()
     let ready = state.response
     let started = state.started
@@ -51,6 +73,7 @@ func httpAccessHandler(_ cls: UnsafeMutableRawPointer?, _ connection: OpaquePoin
     state.lock.unlock()
     if let ready { return queue(ready, on: connection, requestId: state.request?.requestId) }
     if started { return MHD_Result.YES }
+    bk_mhd_request_received(server.shim, connection)  // all in: the request deadline no longer applies
 
     var request = HTTPRequest(method: method.map { String(cString: $0) } ?? "GET", path: url.map { String(cString: $0) } ?? "/",
                               headers: state.headers ?? collect(connection, .HEADER_KIND))
@@ -83,8 +106,10 @@ func httpAccessHandler(_ cls: UnsafeMutableRawPointer?, _ connection: OpaquePoin
 /// Called when libmicrohttpd is done with a request: logs it and frees its state.
 func httpCompletedHandler(_ cls: UnsafeMutableRawPointer?, _ connection: OpaquePointer?,
                           _ slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>?, _ reason: MHD_RequestTerminationCode) {
-    guard let cls, let slot, let raw = slot.pointee else { return }
+    guard let cls else { return }
     let server = Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue()
+    if let connection { bk_mhd_request_done(server.shim, connection) }  // the next request's deadline starts now
+    guard let slot, let raw = slot.pointee else { return }
     let state = Unmanaged<HTTPRequestState>.takeRetainedValueAndRelease(raw)
     slot.pointee = nil
     if state.started, state.request != nil, !state.tooLarge, !state.refusedEarly {
@@ -94,6 +119,17 @@ func httpCompletedHandler(_ cls: UnsafeMutableRawPointer?, _ connection: OpaqueP
         onComplete(HTTPServer.Completion(method: request.method, path: request.path, status: state.response?.status ?? 0,
                                          seconds: Date().timeIntervalSince(state.startedAt), requestId: request.requestId))
     }
+}
+
+/// Answers from the headers alone (or their verification); the body, if any, is never buffered.
+private func refuse(_ state: HTTPRequestState, _ request: HTTPRequest, _ response: HTTPResponse, on connection: OpaquePointer) -> MHD_Result {
+    state.withLock {
+        $0.request = request
+        $0.response = response
+        $0.started = true
+        $0.refusedEarly = true
+    }
+    return queue(response, on: connection, requestId: nil)
 }
 
 private func queue(_ response: HTTPResponse, on connection: OpaquePointer, requestId: String?) -> MHD_Result {

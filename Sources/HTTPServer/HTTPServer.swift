@@ -21,20 +21,37 @@ public final class HTTPServer: @unchecked Sendable {
         /// Connections one client address (IPv4) may hold at once; 0 for no limit (behind a
         /// proxy or load balancer every client shares its address).
         public var perIPConnectionLimit: Int
+        /// Seconds a request's headers and body may take to arrive, counted from when the
+        /// connection began waiting for it (opened, or answered its previous request); a client
+        /// that trickles bytes to keep an idle timer alive is cut off here. 0 for no deadline.
+        public var requestTimeout: Int
         /// Looks at a request's method, path (still percent-encoded) and headers before any of
-        /// its body is read; a response it returns is sent at once and the body is never
-        /// buffered (for example a request whose credentials are already known to be bad).
-        public var headerCheck: (@Sendable (_ method: String, _ path: String, _ headers: [String: String]) -> HTTPResponse?)?
+        /// its body is read (see ``HeaderVerdict``).
+        public var headerCheck: (@Sendable (_ method: String, _ path: String, _ headers: [String: String]) -> HeaderVerdict)?
 
         public init(host: String = "0.0.0.0", port: Int = 8080, maxBodyBytes: Int = 1 << 20,
-                    connectionLimit: Int = 4096, connectionTimeout: Int = 30, perIPConnectionLimit: Int = 0) {
+                    connectionLimit: Int = 4096, connectionTimeout: Int = 30, perIPConnectionLimit: Int = 0,
+                    requestTimeout: Int = 30) {
             self.host = host
             self.port = port
             self.maxBodyBytes = maxBodyBytes
             self.connectionLimit = connectionLimit
             self.connectionTimeout = connectionTimeout
             self.perIPConnectionLimit = perIPConnectionLimit
+            self.requestTimeout = requestTimeout
         }
+    }
+
+    /// What ``Configuration/headerCheck`` decides from a request's headers alone.
+    public enum HeaderVerdict: Sendable {
+        /// Read the body and handle the request.
+        case proceed
+        /// Send this response now; the body is never read into memory.
+        case answer(HTTPResponse)
+        /// Hold the connection, before any of the body is read, while this runs (for example
+        /// a database lookup of credentials not seen before). A response it returns is sent
+        /// and the body is dropped as it arrives, never buffered; nil lets the request go on.
+        case verify(@Sendable () async -> HTTPResponse?)
     }
 
     /// One finished request, for access logs and metrics.
@@ -50,8 +67,8 @@ public final class HTTPServer: @unchecked Sendable {
     let handler: @Sendable (HTTPRequest) async -> HTTPResponse
     let onComplete: (@Sendable (Completion) -> Void)?
     var daemon: OpaquePointer?
-    /// The shim's per-address counters (freed after the daemon stops).
-    var ipLimits: UnsafeMutableRawPointer?
+    /// The shim's per-address counters and request deadlines (freed after the daemon stops).
+    var shim: UnsafeMutableRawPointer?
     let lock = NSLock()
     var inFlight = 0
     private(set) public var port: Int = 0
@@ -80,9 +97,15 @@ public final class HTTPServer: @unchecked Sendable {
         pthread_sigmask(SIG_BLOCK, &blocked, &previous)
         defer { pthread_sigmask(SIG_SETMASK, &previous, nil) }
         let context = Unmanaged.passUnretained(self).toOpaque()
+        guard let shim = bk_mhd_shim_create(UInt32(max(0, configuration.perIPConnectionLimit)), UInt32(max(0, configuration.requestTimeout))) else {
+            throw HTTPError(status: 500, code: "start_failed", message: "cannot allocate the connection table or start its watchdog thread")
+        }
+        self.shim = shim
         daemon = bk_mhd_start(UInt16(configuration.port), address.s_addr, UInt32(configuration.connectionLimit),
-                              UInt32(configuration.connectionTimeout), UInt32(max(0, configuration.perIPConnectionLimit)), &ipLimits, httpAccessHandler, context, httpCompletedHandler, context)
+                              UInt32(configuration.connectionTimeout), shim, httpAccessHandler, context, httpCompletedHandler, context)
         guard let daemon else {
+            bk_mhd_free_shim(shim)
+            self.shim = nil
             throw HTTPError(status: 500, code: "bind_failed", message: "cannot listen on \(configuration.host):\(configuration.port) (port in use?)", field: "port")
         }
         port = Int(bk_mhd_bound_port(daemon))
@@ -102,8 +125,8 @@ public final class HTTPServer: @unchecked Sendable {
         MHD_stop_daemon(daemon)
         if listener >= 0 { close(listener) }
         lock.lock()
-        bk_mhd_free_limits(ipLimits)
-        ipLimits = nil
+        bk_mhd_free_shim(shim)
+        shim = nil
         lock.unlock()
     }
 
@@ -125,6 +148,11 @@ final class HTTPRequestState: @unchecked Sendable {
     var refusedEarly = false
     /// The headers, when the header check already read them.
     var headers: [String: String]?
+    /// The header check's verification ran and the call after it has not come yet.
+    var verifying = false
+    /// What the header check's verification answered: sent once the request is in, its body
+    /// dropped unbuffered.
+    var refusal: HTTPResponse?
     var started = false
     var response: HTTPResponse?
     var request: HTTPRequest?

@@ -49,4 +49,30 @@ final class KeyManagementIntegrationTests: APITestCase {
         XCTAssertEqual(event(key: fresh, token: token(rotated)).status, 401, "its grace period is over")
         XCTAssertEqual(event(key: fresh, token: token(latest)).status, 202)
     }
+
+    /// A key in use, revoked by another process (the CLI): every API process hears of it on
+    /// the tenant channel and refuses the key within a moment, not when its cache expires.
+    func testAKeyInUseRevokedElsewhereIsRefusedWithinASecond() throws {
+        let directory = api.pipeline.directory, tenantId = api.pipeline.tenantId
+        let key = try directory.createKey(tenantId: tenantId, kind: .secret)
+        XCTAssertEqual(event(key: key).status, 202, "cached by the API now")
+        try directory.revokeKey(tenantId: tenantId, keyId: String(key.split(separator: "_")[1]))
+        let revokedAt = Date()
+        var status = 0
+        while Date().timeIntervalSince(revokedAt) < 5 {
+            status = event(key: key).status
+            if status == 401 { break }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        XCTAssertEqual(status, 401)
+        XCTAssertLessThan(Date().timeIntervalSince(revokedAt), 1.5, "refused within a moment of the revocation")
+        XCTAssertEqual(event(key: api.secretKey).status, 202, "the tenant's other keys still work")
+
+        // A rotated signing secret with no grace: the old tokens stop at once too.
+        let original = api.pipeline.credentials.signingSecret
+        XCTAssertEqual(event(key: api.publishableKey, token: token(original)).status, 202)
+        _ = try directory.rotateSigningSecret(tenantId: tenantId, grace: 0)
+        Thread.sleep(forTimeInterval: 1)
+        XCTAssertEqual(event(key: api.publishableKey, token: token(original)).status, 401)
+    }
 }

@@ -12,6 +12,7 @@ final class SlowClientIntegrationTests: APITestCase {
     override func makeHarness() throws -> APIHarness {
         try APIHarness(workers: false) {
             $0.httpIdleSeconds = 2
+            $0.httpRequestSeconds = 3
             $0.httpConnectionsPerIP = 4
         }
     }
@@ -77,5 +78,55 @@ final class SlowClientIntegrationTests: APITestCase {
         XCTAssertTrue(closedByServer(slow, within: 5), "closed after the idle timeout")
         XCTAssertLessThan(Date().timeIntervalSince(started), 4.5)
         XCTAssertEqual(api.call("GET", "/healthz").status, 200)
+    }
+
+    /// Slowloris: one byte of a header every 0.8 s keeps the idle timer from ever firing, but
+    /// the request as a whole has 3 s to arrive.
+    func testARequestTrickledByteByByteIsCutOffAtItsDeadline() throws {
+        let slow = try connect(sending: "POST /v1/events HTTP/1.1\r\nHost: x\r\nX-Slow: ")
+        defer { close(slow) }
+        let started = Date()
+        var closed = false
+        while !closed && Date().timeIntervalSince(started) < 10 {
+            let sent = send(slow, "a", 1, Int32(MSG_NOSIGNAL))
+            closed = sent < 0 || closedByServer(slow, within: 0.8)
+        }
+        let after = Date().timeIntervalSince(started)
+        XCTAssertTrue(closed, "a request still arriving after 10 s was not cut off")
+        XCTAssertGreaterThan(after, 2.5, "cut off before its deadline")
+        XCTAssertLessThan(after, 5, "cut off within a second or so of its 3 s deadline")
+        XCTAssertEqual(api.call("GET", "/healthz").status, 200)
+    }
+
+    /// A keep-alive connection gets the deadline afresh for each request: a handler that takes
+    /// its time does not count against the next request.
+    func testAKeptAliveConnectionGetsAFreshDeadlinePerRequest() throws {
+        let fd = try connect()
+        defer { close(fd) }
+        for round in 0..<3 {
+            let request = "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"
+            _ = request.withCString { send(fd, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
+            var timeout = timeval(tv_sec: 2, tv_usec: 0)
+            setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+            var buffer = [UInt8](repeating: 0, count: 2048)
+            let n = recv(fd, &buffer, buffer.count, 0)
+            XCTAssertTrue(String(decoding: buffer.prefix(max(0, n)), as: UTF8.self).hasPrefix("HTTP/1.1 200"), "round \(round)")
+            Thread.sleep(forTimeInterval: 1.5)  // 4.5 s in all: past one deadline, within each idle timeout
+        }
+    }
+
+    /// A key never seen is looked up before the body is taken in; an unknown one is refused
+    /// without waiting for its body.
+    func testANeverSeenKeyIsRefusedBeforeItsBody() throws {
+        let fd = try connect(sending: "POST /v1/events HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer sk_abcdef987654_0123456789abcdef\r\n"
+                                      + "Content-Length: 1000000\r\n\r\n{")
+        defer { close(fd) }
+        var timeout = timeval(tv_sec: 2, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var buffer = [UInt8](repeating: 0, count: 2048)
+        let n = recv(fd, &buffer, buffer.count, 0)
+        let answer = String(decoding: buffer.prefix(max(0, n)), as: UTF8.self)
+        XCTAssertTrue(answer.hasPrefix("HTTP/1.1 401"), "answered although 999,999 bytes of the body never came: \(answer)")
+        XCTAssertTrue(answer.contains("invalid_key"), answer)
     }
 }

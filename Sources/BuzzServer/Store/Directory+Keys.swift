@@ -3,6 +3,10 @@ import Foundation
 import PostgresClient
 
 extension Directory {
+    /// The PostgreSQL `NOTIFY` channel that carries the id of a tenant whose keys, signing
+    /// secret or settings just changed; API processes drop what they cached of it.
+    public static let tenantChannel = "buzzkit_tenants"
+
     /// A tenant's API key as listed (never its secret, which is stored only as a hash).
     public struct KeyListing: Sendable, Codable, Equatable {
         public var id: String
@@ -24,14 +28,15 @@ extension Directory {
         return key.text
     }
 
-    /// Revokes a key by its id (the part between the underscores). The API refuses it once
-    /// its cache of valid keys expires (30 s at most).
+    /// Revokes a key by its id (the part between the underscores). Every API process is told
+    /// on ``Directory/tenantChannel`` and refuses it from then on.
     public func revokeKey(tenantId: String, keyId: String) throws {
         try pool.withConnection { db in
             let changed = try db.execute("UPDATE tenant_keys SET revoked_at = now() WHERE tenant_id = \(tenantId) AND id = \(keyId) AND revoked_at IS NULL")
             if changed == 0 {
                 throw ServerError(.notFound, "tenant \(tenantId) has no unrevoked key \(keyId)", field: "key")
             }
+            try db.notify(Self.tenantChannel, payload: tenantId)
         }
     }
 
@@ -56,6 +61,7 @@ extension Directory {
                 WHERE id = \(tenantId)
                 """)
             if changed == 0 { throw ServerError(.notFound, "there is no tenant \(tenantId)", field: "tenant") }
+            try db.notify(Self.tenantChannel, payload: tenantId)
         }
         return secret
     }

@@ -84,6 +84,7 @@ public struct Directory: Sendable {
                                    allowed_topics = coalesce(\(allowedTopics.map { JSONB($0) })::jsonb, allowed_topics)
                 WHERE id = \(tenantId)
                 """)
+            try db.notify(Self.tenantChannel, payload: tenantId)
         }
     }
 

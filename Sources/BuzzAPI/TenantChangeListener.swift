@@ -1,0 +1,68 @@
+import BuzzServer
+import Foundation
+import PostgresClient
+
+/// Tells this API process at once when a tenant's credentials or settings change in another
+/// process (`buzzkit tenant keys revoke`, `tenant signing-secret rotate`, `PUT /v1/settings`
+/// on another replica), so a revoked key stops working everywhere within a moment rather than
+/// when the key cache expires.
+///
+/// Listens on ``Directory/tenantChannel``; each notification carries a tenant id. After a
+/// (re)connection it forgets every cached tenant, since notifications sent while it was away
+/// are lost.
+final class TenantChangeListener: @unchecked Sendable {
+    let databaseURL: String
+    let onChange: @Sendable (_ tenantId: String?) -> Void
+    private let lock = NSLock()
+    private var stopping = false
+    private var thread: Thread?
+    private let done = DispatchSemaphore(value: 0)
+
+    /// `onChange(nil)` means "anything may have changed".
+    init(databaseURL: String, onChange: @escaping @Sendable (_ tenantId: String?) -> Void) {
+        self.databaseURL = databaseURL
+        self.onChange = onChange
+    }
+
+    private var isStopping: Bool { lock.withLock { stopping } }
+
+    /// Starts listening on a thread of its own.
+    func start() {
+        let thread = Thread { [self] in run() }
+        thread.name = "buzzkit-tenant-changes"
+        lock.withLock { self.thread = thread }
+        thread.start()
+    }
+
+    private func run() {
+        defer { done.signal() }
+        var listener: PostgresConnection?
+        while !isStopping {
+            do {
+                if listener == nil || listener?.isHealthy == false {
+                    listener?.close()
+                    listener = try PostgresConnection(url: databaseURL, applicationName: "buzzkit-api-tenant-changes")
+                    try listener?.listen(Directory.tenantChannel)
+                    onChange(nil)
+                }
+                for notification in try listener?.waitForNotifications(timeout: 0.5) ?? [] {
+                    onChange(notification.payload.isEmpty ? nil : notification.payload)
+                }
+            } catch {
+                listener?.close()
+                listener = nil
+                Thread.sleep(forTimeInterval: 0.5)
+            }
+        }
+        listener?.close()
+    }
+
+    /// Stops listening and waits (at most `timeout` seconds) for the thread to end.
+    func stop(timeout: TimeInterval = 2) {
+        let started = lock.withLock { () -> Bool in
+            stopping = true
+            return thread != nil
+        }
+        if started { _ = done.wait(timeout: .now() + timeout) }
+    }
+}
