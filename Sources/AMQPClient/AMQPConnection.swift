@@ -8,7 +8,7 @@ public final class AMQPConnection {
     let state: amqp_connection_state_t
     public let url: AMQPURL
     /// The single channel this connection uses.
-    public let channel: amqp_channel_t = 1
+    let channel: amqp_channel_t = 1
     private var open = false
 
     /// Opens the TCP connection, logs in with heartbeats, and opens channel 1.

@@ -4,8 +4,10 @@ import Foundation
 import HTTPServer
 
 /// `buzzkit api`: the stateless HTTP front door.
-public final class APIServer: @unchecked Sendable {
+public final class APIServer: Service, @unchecked Sendable {
     let http: HTTPServer
+    private let shutdownRequest = ShutdownRequest()
+    public let name = "api"
     let router: Router
     let tenantChanges: TenantChangeListener
 
@@ -25,7 +27,7 @@ public final class APIServer: @unchecked Sendable {
         HealthRoutes.register(&router, api)
         self.router = router
         let authenticator = api.authenticator
-        tenantChanges = TenantChangeListener(databaseURL: runtime.databaseURL) { authenticator.invalidate(tenantId: $0) }
+        tenantChanges = TenantChangeListener(databaseURL: runtime.databaseURL, log: runtime.log) { authenticator.invalidate(tenantId: $0) }
         let routes = router
         let metrics = runtime.metrics
         let log = runtime.log
@@ -63,6 +65,15 @@ public final class APIServer: @unchecked Sendable {
 
     /// The bound port (useful with port 0).
     public var port: Int { http.port }
+
+    /// Serves until ``shutdown(deadline:)``, then answers what is in flight by its deadline.
+    public func run() throws {
+        try start()
+        let deadline = shutdownRequest.wait()
+        stop(grace: max(0, deadline.timeIntervalSinceNow))
+    }
+
+    public func shutdown(deadline: Date) { shutdownRequest.request(by: deadline) }
 
     /// Stops accepting and answers what is in flight within `grace`.
     public func stop(grace: TimeInterval) {

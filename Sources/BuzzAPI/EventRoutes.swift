@@ -52,7 +52,10 @@ enum EventRoutes {
                 do {
                     try await api.publisher.publishBatch(messages)
                 } catch {
-                    throw HTTPError(status: 503, code: "broker_unavailable", message: "RabbitMQ did not confirm the events, so none is guaranteed accepted; retry (events with an id are deduplicated)")
+                    var unavailable = HTTPError(status: 503, code: "broker_unavailable",
+                                                message: "RabbitMQ did not confirm the events, so none is guaranteed accepted; retry (events with an id are deduplicated)")
+                    unavailable.retryAfter = 1
+                    throw unavailable
                 }
             }
             // Acknowledgments and releases are recorded last, just before the answer: one

@@ -13,14 +13,16 @@ import PostgresClient
 final class TenantChangeListener: @unchecked Sendable {
     let databaseURL: String
     let onChange: @Sendable (_ tenantId: String?) -> Void
+    let log: Log?
     private let lock = NSLock()
     private var stopping = false
     private var thread: Thread?
     private let done = DispatchSemaphore(value: 0)
 
     /// `onChange(nil)` means "anything may have changed".
-    init(databaseURL: String, onChange: @escaping @Sendable (_ tenantId: String?) -> Void) {
+    init(databaseURL: String, log: Log? = nil, onChange: @escaping @Sendable (_ tenantId: String?) -> Void) {
         self.databaseURL = databaseURL
+        self.log = log
         self.onChange = onChange
     }
 
@@ -49,6 +51,7 @@ final class TenantChangeListener: @unchecked Sendable {
                     onChange(notification.payload.isEmpty ? nil : notification.payload)
                 }
             } catch {
+                if listener != nil { log?.warning("lost the tenant-change channel; key caches expire on their own meanwhile", ["error": "\(error)"]) }
                 listener?.close()
                 listener = nil
                 Thread.sleep(forTimeInterval: 0.5)

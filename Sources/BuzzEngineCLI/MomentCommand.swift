@@ -11,7 +11,7 @@ import Foundation
 /// ```
 ///
 /// Prints `{"moment": …, "fireAt": {…}, "shiftedByQuietHours": …}` (the `expect` shape of
-/// `vectors/moments.json`). `--timezone` is both the wait's zone and the subscriber's zone.
+/// `Tests/BuzzEngineTests/Fixtures/moments.json`). `--timezone` is both the wait's zone and the subscriber's zone.
 /// `--policy` defaults to `shift` and only matters with `--quiet-hours`. Options may also be
 /// written `--name=value`.
 public enum MomentCommand {

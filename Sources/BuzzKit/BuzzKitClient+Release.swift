@@ -13,7 +13,7 @@ extension BuzzKitClient {
     }
 
     /// Lets go of a plan this phone no longer holds in the notification center (inside the
-    /// gate), so the server does not count on it (DESIGN §4b "Released plans"):
+    /// gate), so the server does not count on it (docs/contract.md §4b "Released plans"):
     /// - if its acknowledgment may have reached the server (confirmed, in flight, or sent with
     ///   an ambiguous failure), `$local.released` is queued and flushed at once;
     /// - if it is still queued unsent, it is taken back out instead: the server never hears of

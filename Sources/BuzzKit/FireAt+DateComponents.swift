@@ -5,7 +5,7 @@ extension FireAt {
     /// The components of a one-shot calendar trigger for this floating wall clock: Gregorian
     /// (whatever calendar the person chose in Settings: Buddhist, Japanese and Hebrew
     /// calendars number years and months differently), and no time zone, so iOS fires at this
-    /// wall clock in whatever zone the device is in when it comes (DESIGN §3). The calendar
+    /// wall clock in whatever zone the device is in when it comes (docs/contract.md §3). The calendar
     /// follows the device's zone (`autoupdatingCurrent`) rather than the zone at scheduling.
     public var floatingDateComponents: DateComponents {
         var gregorian = Calendar(identifier: .gregorian)

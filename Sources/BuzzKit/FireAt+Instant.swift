@@ -12,7 +12,7 @@ extension FireAt {
     ///
     /// This is what a calendar trigger without a zone does on the device: the same
     /// components give a different instant in a different zone. Times that do not exist or
-    /// occur twice follow the server's rules (DESIGN §3): a time inside a DST gap moves
+    /// occur twice follow the server's rules (docs/contract.md §3): a time inside a DST gap moves
     /// forward by the gap's length (02:30 → 03:30), a time inside a fold takes its first
     /// occurrence. Integer arithmetic on the zone's offsets, no `Calendar`.
     public func instant(in zone: TimeZone) -> Date {

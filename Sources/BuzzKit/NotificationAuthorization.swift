@@ -1,5 +1,5 @@
 /// The person's notification permission, as the SDK reports it to the server
-/// (`PUT /v1/subscribers/{id}/devices` `authorization`, DESIGN §4b).
+/// (`PUT /v1/subscribers/{id}/devices` `authorization`, docs/contract.md §4b).
 public enum NotificationAuthorization: String, Sendable, Hashable, Codable, CaseIterable {
     /// Alerts are shown.
     case authorized

@@ -22,7 +22,7 @@ public struct BuzzEvent: Sendable, Hashable, Codable {
     /// An open of a local or remote notification; properties `{messageId}`.
     public static let pushOpened = "$push.opened"
     /// The SDK's release: the phone no longer holds a plan it acknowledged (properties
-    /// `localId`, `messageId`, `device`: the phone's push token). DESIGN §4b "Released plans".
+    /// `localId`, `messageId`, `device`: the phone's push token). docs/contract.md §4b "Released plans".
     public static let localReleased = "$local.released"
 
     /// An event from its parts.

@@ -58,7 +58,7 @@ public enum Outbox {
     /// A failure leaves them for the scheduler (after the lease), so nothing is lost.
     /// `copies` > 1 publishes each message several times (a fault drill: consumers must be
     /// idempotent, so the outcome may not change).
-    public static func relay(_ rows: [Row], publisher: AMQPPublisher, pool: PostgresPool, copies: Int = 1) {
+    public static func relay(_ rows: [Row], publisher: AMQPPublisher, pool: PostgresPool, log: Log? = nil, copies: Int = 1) {
         let immediate = rows.filter { $0.message.availableAt == nil }
         guard !immediate.isEmpty else { return }
         do {
@@ -69,6 +69,8 @@ public enum Outbox {
             }
         } catch {
             // Left in the outbox: the scheduler publishes it once the lease runs out.
+            log?.warning("outbox relay failed; the scheduler publishes these messages after the lease",
+                         ["messages": "\(immediate.count)", "lease_seconds": "\(Int(relayLease))", "error": "\(error)"])
         }
     }
 

@@ -1,5 +1,5 @@
 /// The API's request limits (token buckets: `perSecond` sustained, `burst` at once). Over a
-/// limit the API answers `429 rate_limited` with `Retry-After` (DESIGN §4b).
+/// limit the API answers `429 rate_limited` with `Retry-After` (docs/contract.md §4b).
 public struct RateLimits: Sendable, Equatable {
     /// Requests a second per secret key (a tenant's backend). Default 20,000, burst 40,000:
     /// above what one API process serves here, so it stops a runaway client without ever

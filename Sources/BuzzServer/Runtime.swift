@@ -45,12 +45,14 @@ public final class Runtime: @unchecked Sendable {
     }
 
     public func scheduler() -> Scheduler {
-        Scheduler(pool: pool, publisher: publisher, databaseURL: databaseURL, configuration: .init(batchSize: max(configuration.batchSize, 500)), metrics: metrics)
+        Scheduler(pool: pool, publisher: publisher, databaseURL: databaseURL, configuration: .init(batchSize: max(configuration.batchSize, 500)), metrics: metrics, log: log)
     }
 
-    /// Closes the publisher (after outstanding confirms) and the pool.
-    public func close() {
-        publisher.close(timeout: configuration.shutdownGraceSeconds)
+    /// Closes the publisher (waiting for outstanding confirms until `deadline`, by default
+    /// the shutdown grace from now) and the pool.
+    public func close(by deadline: Date? = nil) {
+        let deadline = deadline ?? Date().addingTimeInterval(configuration.shutdownGraceSeconds)
+        publisher.close(timeout: max(0, deadline.timeIntervalSinceNow))
         pool.close()
     }
 }

@@ -10,7 +10,7 @@ import PostgresClient
 /// schedulers can run side by side and a crash republishes rather than loses. Rows are taken
 /// when `available_at <= now()` on the database clock, so a timer never fires early. Between
 /// rounds it sleeps until the next due row, at most a second, and wakes at once on NOTIFY.
-public final class Scheduler: @unchecked Sendable {
+public final class Scheduler: Service, @unchecked Sendable {
     public struct Configuration: Sendable {
         public var batchSize: Int
         /// Longest sleep between looks at the next due time.
@@ -27,6 +27,7 @@ public final class Scheduler: @unchecked Sendable {
     let databaseURL: String
     let configuration: Configuration
     let metrics: Metrics?
+    let log: Log?
     /// Publishes every due row this many times (fault drills only).
     public var publishCopies = 1
     private let lock = NSLock()
@@ -34,9 +35,10 @@ public final class Scheduler: @unchecked Sendable {
     private let done = DispatchSemaphore(value: 0)
 
     public init(pool: PostgresPool, publisher: AMQPPublisher, databaseURL: String,
-                configuration: Configuration = Configuration(), metrics: Metrics? = nil) {
+                configuration: Configuration = Configuration(), metrics: Metrics? = nil, log: Log? = nil) {
         self.pool = pool
         self.publisher = publisher
+        self.log = log
         self.databaseURL = databaseURL
         self.configuration = configuration
         self.metrics = metrics
@@ -81,6 +83,7 @@ public final class Scheduler: @unchecked Sendable {
     public func run() {
         defer { done.signal() }
         var listener: PostgresConnection?
+        var lastFailure: String?, lastLogged = Date.distantPast
         while !isStopping {
             do {
                 if listener == nil || listener?.isHealthy == false {
@@ -92,13 +95,31 @@ public final class Scheduler: @unchecked Sendable {
                 let timeout = min(max(wait, 0.005), configuration.maxIdle)
                 _ = try listener?.waitForNotifications(timeout: timeout)
             } catch {
+                // Logged when the failure starts or changes, and every 10 s while it lasts.
+                let cause = "\(error)"
+                if cause != lastFailure || Date().timeIntervalSince(lastLogged) >= 10 {
+                    log?.warning("scheduler round failed; retrying", ["error": cause])
+                    lastFailure = cause
+                    lastLogged = Date()
+                }
                 listener?.close()
                 listener = nil
                 Thread.sleep(forTimeInterval: 0.2)
+                continue
+            }
+            if lastFailure != nil {
+                log?.info("scheduler recovered")
+                lastFailure = nil
             }
         }
         listener?.close()
     }
+
+    public let name = "scheduler"
+
+    /// Stops after the current round (a claimed batch is published and committed first, well
+    /// within any deadline a person would set).
+    public func shutdown(deadline: Date) { stop() }
 
     /// Stops after the current round (a claimed batch is published and committed first).
     public func stop() {

@@ -3,8 +3,8 @@ import Foundation
 /// SIGTERM / SIGINT handling for long-running processes.
 ///
 /// ``blockTerminationSignals()`` must run in `main` before any thread starts, so every
-/// thread inherits the mask; ``wait()`` then receives the first signal synchronously. A
-/// second signal during the drain exits the process at once (``exitOnNextSignal()``).
+/// thread inherits the mask; ``watch(_:)`` then receives the first signal synchronously on a
+/// thread of its own, and a second signal during the drain exits the process at once.
 public enum SignalWaiter {
     public static func blockTerminationSignals() {
         var set = sigset_t()
@@ -26,13 +26,16 @@ public enum SignalWaiter {
         return received
     }
 
-    /// Starts a thread that exits the process with status 130 on the next signal.
-    public static func exitOnNextSignal() {
+    /// Starts a thread that calls `first` with the first SIGTERM or SIGINT, and exits the
+    /// process with status 130 on the next one.
+    public static func watch(_ first: @escaping @Sendable (Int32) -> Void) {
         let thread = Thread {
+            first(wait())
             let signal = wait()
             FileHandle.standardError.write(Data("second signal (\(signal)): exiting now\n".utf8))
             exit(130)
         }
+        thread.name = "buzzkit-signals"
         thread.start()
     }
 }

@@ -18,7 +18,7 @@ public struct TenantCredentials: Sendable, Codable, Equatable {
         self.signingSecret = signingSecret
     }
 
-    /// A subscriber token as a tenant's backend makes it (DESIGN.md §4).
+    /// A subscriber token as a tenant's backend makes it (docs/contract.md §4).
     public static func subscriberToken(signingSecret: String, subscriberId: String, expiresAt: Int) -> String {
         "v1.\(expiresAt).\(Digest.hmacSHA256Hex(key: signingSecret, message: "\(subscriberId).\(expiresAt)"))"
     }

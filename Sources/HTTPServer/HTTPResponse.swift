@@ -21,11 +21,6 @@ public struct HTTPResponse: Sendable {
         }
     }
 
-    /// Already-encoded JSON bytes.
-    public static func rawJSON(_ data: Data, status: Int = 200) -> HTTPResponse {
-        HTTPResponse(status: status, headers: [("Content-Type", "application/json")], body: data)
-    }
-
     public static func text(_ text: String, status: Int = 200, contentType: String = "text/plain; charset=utf-8") -> HTTPResponse {
         HTTPResponse(status: status, headers: [("Content-Type", contentType)], body: Data(text.utf8))
     }

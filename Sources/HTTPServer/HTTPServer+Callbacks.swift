@@ -25,18 +25,18 @@ func httpAccessHandler(_ cls: UnsafeMutableRawPointer?, _ connection: OpaquePoin
             // Suspended before any of the body is read.
             state.withLock { $0.request = request; $0.verifying = true }
             server.lock.lock(); server.inFlight += 1; server.lock.unlock()
-            MHD_suspend_connection(connection)
-            let connectionBox = ConnectionBox(connection)
+            server.suspend(connection, for: state)
             Task {
                 let refusal = await verification()
-                state.withLock { $0.refusal = refusal }
+                state.withLock { if $0.refusal == nil { $0.refusal = refusal } }
                 server.lock.withLock { server.inFlight -= 1 }
-                MHD_resume_connection(connectionBox.connection)
+                server.resume(state)
             }
             return MHD_Result.YES
         }
     }
     let state = Unmanaged<HTTPRequestState>.fromOpaque(raw).takeUnretainedValue()
+    server.tookBack(state)
     if state.refusedEarly {
         uploadSize.pointee = 0
         return MHD_Result.YES
@@ -91,14 +91,18 @@ func httpAccessHandler(_ cls: UnsafeMutableRawPointer?, _ connection: OpaquePoin
         state.response = error.response
         return queue(error.response, on: connection, requestId: request.requestId)
     }
+    if server.isStopping {
+        let closing = HTTPError(status: 503, code: "shutting_down", message: "the server is stopping; retry on another instance").response
+        state.response = closing
+        return queue(closing, on: connection, requestId: request.requestId)
+    }
     server.lock.lock(); server.inFlight += 1; server.lock.unlock()
-    MHD_suspend_connection(connection)
-    let connectionBox = ConnectionBox(connection)
+    server.suspend(connection, for: state)
     let handler = server.handler
     Task {
         let response = await handler(request)
-        state.withLock { $0.response = response }
-        MHD_resume_connection(connectionBox.connection)
+        state.withLock { if $0.response == nil { $0.response = response } }
+        server.resume(state)
     }
     return MHD_Result.YES
 }
@@ -112,6 +116,7 @@ func httpCompletedHandler(_ cls: UnsafeMutableRawPointer?, _ connection: OpaqueP
     guard let slot, let raw = slot.pointee else { return }
     let state = Unmanaged<HTTPRequestState>.takeRetainedValueAndRelease(raw)
     slot.pointee = nil
+    server.tookBack(state)
     if state.started, state.request != nil, !state.tooLarge, !state.refusedEarly {
         server.lock.lock(); server.inFlight -= 1; server.lock.unlock()
     }

@@ -71,6 +71,11 @@ public final class HTTPServer: @unchecked Sendable {
     var shim: UnsafeMutableRawPointer?
     let lock = NSLock()
     var inFlight = 0
+    /// Requests suspended now, by their state (see `HTTPServer+Suspension`).
+    var suspended: [ObjectIdentifier: (state: HTTPRequestState, connection: ConnectionBox)] = [:]
+    /// Resumed connections libmicrohttpd has not called back for yet.
+    var awaitingCall = 0
+    var stopping = false
     private(set) public var port: Int = 0
 
     /// `handler` answers every request (usually ``Router/handle(_:)``); `onComplete` sees
@@ -111,17 +116,20 @@ public final class HTTPServer: @unchecked Sendable {
         port = Int(bk_mhd_bound_port(daemon))
     }
 
-    /// Stops accepting connections, waits up to `grace` seconds for requests in flight to be
-    /// answered, then stops the daemon.
+    /// Stops accepting connections and refuses new requests on open ones (`503`), waits up to
+    /// `grace` seconds for requests in flight to be answered, answers those still running with
+    /// `503`, then stops the daemon.
     public func stop(grace: TimeInterval = 10) {
         lock.lock()
         let running = daemon
         daemon = nil
         lock.unlock()
         guard let daemon = running else { return }
+        lock.withLock { stopping = true }  // requests on open connections are refused from now on
         let listener = MHD_quiesce_daemon(daemon)
         let deadline = Date().addingTimeInterval(grace)
         while requestsInFlight > 0 && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        answerSuspended()
         MHD_stop_daemon(daemon)
         if listener >= 0 { close(listener) }
         lock.lock()
@@ -153,6 +161,8 @@ final class HTTPRequestState: @unchecked Sendable {
     /// What the header check's verification answered: sent once the request is in, its body
     /// dropped unbuffered.
     var refusal: HTTPResponse?
+    /// Resumed; libmicrohttpd has not called back yet.
+    var awaitingCall = false
     var started = false
     var response: HTTPResponse?
     var request: HTTPRequest?

@@ -2,9 +2,9 @@ import Foundation
 
 /// Everything ``APNsProvider`` needs: the token-auth key, where APNs is, and how hard to try.
 ///
-/// ``fromEnvironment(_:)`` reads the `BUZZKIT_APNS_*` variables of DESIGN.md's
-/// "Configuration"; tests and the bench set the fields directly (pointing `baseURL` and
-/// `extraCAFile` at the stand-in, and injecting `clock`).
+/// `buzzkit` fills it from its `Configuration` (the `BUZZKIT_APNS_*` variables); tests and
+/// the bench set the fields directly (pointing `baseURL` and `extraCAFile` at the stand-in,
+/// and injecting `clock`).
 public struct APNsConfiguration: Sendable {
     /// Apple's production host, for devices whose environment is `.production`.
     public static let productionURL = "https://api.push.apple.com"

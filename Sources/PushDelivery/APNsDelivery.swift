@@ -20,7 +20,7 @@ final class APNsDelivery: @unchecked Sendable {
         self.index = index
     }
 
-    /// The HTTP/2 request for the next attempt, per DESIGN.md §4:
+    /// The HTTP/2 request for the next attempt, per docs/contract.md §4:
     /// `POST <base>/3/device/<token>` with `authorization: bearer <jwt>`, `apns-topic`,
     /// `apns-push-type`, `apns-priority`, `apns-id`, and `apns-expiration` (epoch seconds)
     /// and `apns-collapse-id` when set.

@@ -16,7 +16,7 @@ import Foundation
 ///   applied before anything is sent.
 ///
 /// ```swift
-/// let provider = try APNsProvider(configuration: .fromEnvironment())
+/// let provider = try APNsProvider(configuration: APNsConfiguration(keyID: keyId, teamID: teamId, privateKeyPEM: pem))
 /// let results = provider.send(notifications)   // from a worker thread
 /// ```
 public final class APNsProvider: PushProvider, @unchecked Sendable {
@@ -47,11 +47,6 @@ public final class APNsProvider: PushProvider, @unchecked Sendable {
         settings.idleConnectionLifetime = configuration.idleConnectionLifetime
         settings.trustedCertificates = try configuration.trustedCertificates()
         loop = try CurlMultiLoop(settings: settings)
-    }
-
-    /// Reads ``APNsConfiguration/fromEnvironment(_:)`` and starts a provider.
-    public convenience init(environment: [String: String] = ProcessInfo.processInfo.environment) throws {
-        try self.init(configuration: APNsConfiguration.fromEnvironment(environment))
     }
 
     deinit {

@@ -1,6 +1,6 @@
 import Foundation
 
-/// One push for one device, as Apple's HTTP/2 provider API takes it (see DESIGN.md §4).
+/// One push for one device, as Apple's HTTP/2 provider API takes it (see docs/contract.md §4).
 ///
 /// Build silent plan and cancel pushes with ``background(deviceToken:topic:environment:expiration:payload:apnsId:)``
 /// and fallback alerts with ``alert(deviceToken:topic:environment:collapseId:expiration:payload:apnsId:)``;

@@ -16,7 +16,7 @@ struct BenchOptions {
     var inProcess = false
 
     static let help = """
-    apns-bench: pushes silent plan pushes (DESIGN.md §4) through the real APNsProvider to the APNs
+    apns-bench: pushes silent plan pushes (docs/contract.md §4) through the real APNsProvider to the APNs
     stand-in over TLS + HTTP/2 on 127.0.0.1, and reports throughput and the provider's CPU per push.
 
     apns-bench [--pushes N] [--warmup N] [--workers N] [--batch N] [--connections N] [--in-process]

@@ -87,7 +87,7 @@ struct BenchRun {
         return delivered.value
     }
 
-    /// A silent plan body shaped as DESIGN.md §4.
+    /// A silent plan body shaped as docs/contract.md §4.
     static func planPayload() -> Data {
         Data("""
         {"aps":{"content-available":1},"bk.local":{"id":"run_0123456789/nudge","messageId":"\(UUID().uuidString)",\

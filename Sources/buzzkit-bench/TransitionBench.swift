@@ -2,7 +2,7 @@ import BuzzEngine
 import BuzzKitWire
 import Foundation
 
-/// State-machine transitions: whole runs of the DESIGN.md example workflow (a local window
+/// State-machine transitions: whole runs of the docs/contract.md §2 example workflow (a local window
 /// plus a cancelOn rule with `where`), one `handle` call per transition: start (moment,
 /// plan, timer), plan delivery count, an unrelated event, an acknowledgment (every other
 /// run) and the fallback check (fallback push when unacknowledged). Every eighth run is

@@ -37,28 +37,15 @@ enum Commands {
             return queue
         }
         let runtime = try Runtime(configuration: configuration, push: try pushProvider(configuration), component: "worker")
-        let workers = runtime.workers(queues)
-        workers.start()
-        runtime.log.info("worker started", ["queues": names.joined(separator: ",")])
-        let signal = SignalWaiter.wait()
-        SignalWaiter.exitOnNextSignal()
-        runtime.log.info("draining", ["signal": "\(signal)", "grace": "\(configuration.shutdownGraceSeconds)"])
-        workers.stop(grace: configuration.shutdownGraceSeconds)
-        runtime.close()
-        runtime.log.info("worker stopped")
+        runtime.log.info("worker starting", ["queues": names.joined(separator: ",")])
+        try serve([runtime.workers(queues)], runtime: runtime)
     }
 
     /// `buzzkit api`: serve HTTP until SIGTERM, then answer what is in flight and close.
     static func api(_ configuration: Configuration) throws {
         let runtime = try Runtime(configuration: configuration, push: UnconfiguredPushProvider(), component: "api", failFastPublishes: true)
-        let server = APIServer(runtime: runtime, port: configuration.httpPort)
-        try server.start()
-        runtime.log.info("api listening", ["port": "\(server.port)"])
-        _ = SignalWaiter.wait()
-        SignalWaiter.exitOnNextSignal()
-        server.stop(grace: configuration.shutdownGraceSeconds)
-        runtime.close()
-        runtime.log.info("api stopped")
+        runtime.log.info("api starting", ["port": "\(configuration.httpPort)"])
+        try serve([APIServer(runtime: runtime, port: configuration.httpPort)], runtime: runtime)
     }
 
     /// `buzzkit dev`: api, every worker and the scheduler in one process, for local use.
@@ -66,35 +53,25 @@ enum Commands {
         var configuration = configuration
         if ProcessInfo.processInfo.environment["BUZZKIT_LOG_FORMAT"] == nil { configuration.logFormat = "human" }
         let runtime = try Runtime(configuration: configuration, push: try pushProvider(configuration), component: "dev")
-        let server = APIServer(runtime: runtime, port: configuration.httpPort)
-        let workers = runtime.workers(Topology.Queue.allCases)
-        let scheduler = runtime.scheduler()
-        workers.start()
-        Thread { scheduler.run() }.start()
-        try server.start()
-        runtime.log.info("dev: api, workers and scheduler running", ["port": "\(server.port)"])
-        _ = SignalWaiter.wait()
-        SignalWaiter.exitOnNextSignal()
-        server.stop(grace: configuration.shutdownGraceSeconds)
-        workers.stop(grace: configuration.shutdownGraceSeconds)
-        scheduler.stop()
-        _ = scheduler.waitUntilStopped(timeout: configuration.shutdownGraceSeconds)
-        runtime.close()
-        runtime.log.info("dev stopped")
+        runtime.log.info("dev: api, workers and scheduler starting", ["port": "\(configuration.httpPort)"])
+        try serve([APIServer(runtime: runtime, port: configuration.httpPort), runtime.workers(Topology.Queue.allCases), runtime.scheduler()],
+                  runtime: runtime)
     }
 
     /// `buzzkit scheduler`: relay due outbox rows until SIGTERM.
     static func scheduler(_ configuration: Configuration) throws {
         let runtime = try Runtime(configuration: configuration, push: UnconfiguredPushProvider(), component: "scheduler")
-        let scheduler = runtime.scheduler()
-        Thread { scheduler.run() }.start()
-        runtime.log.info("scheduler started")
-        _ = SignalWaiter.wait()
-        SignalWaiter.exitOnNextSignal()
-        scheduler.stop()
-        _ = scheduler.waitUntilStopped(timeout: configuration.shutdownGraceSeconds)
-        runtime.close()
-        runtime.log.info("scheduler stopped")
+        runtime.log.info("scheduler starting")
+        try serve([runtime.scheduler()], runtime: runtime)
+    }
+
+    /// Runs `services` until SIGTERM or SIGINT, then stops them and closes the runtime, all
+    /// within `BUZZKIT_SHUTDOWN_GRACE_SECONDS` of the signal.
+    static func serve(_ services: [any Service], runtime: Runtime) throws {
+        try ServiceGroup(services, grace: runtime.configuration.shutdownGraceSeconds, log: runtime.log).run { deadline in
+            runtime.close(by: deadline)
+        }
+        runtime.log.info("stopped")
     }
 
     /// `buzzkit tenant create NAME [--json]`, and the key commands (``tenantKeys(_:arguments:)``).

@@ -12,7 +12,7 @@ func instant(_ text: String, file: StaticString = #filePath, line: UInt = #line)
     return date
 }
 
-/// Shared test data: the DESIGN.md example, events and helpers to build runs.
+/// Shared test data: the docs/contract.md §2 example, events and helpers to build runs.
 enum Fixtures {
     /// The bytes of a file in Tests/BuzzEngineTests/Fixtures (a bundled resource).
     static func data(_ name: String, _ ext: String) throws -> Data {
@@ -22,7 +22,7 @@ enum Fixtures {
         return try Data(contentsOf: url)
     }
 
-    /// The DESIGN.md §2 example workflow.
+    /// The docs/contract.md §2 example workflow.
     static let legDay: JSONValue = [
         "key": "leg-day",
         "trigger": ["event": "workout.scheduled"],

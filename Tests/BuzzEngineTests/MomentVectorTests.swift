@@ -4,7 +4,7 @@ import BuzzKitWire
 import Foundation
 import XCTest
 
-/// The 26 cases of vectors/moments.json, computed by an independent implementation.
+/// The 26 cases of Fixtures/moments.json (docs/contract.md §3), computed by an independent implementation.
 final class MomentVectorTests: XCTestCase {
     struct VectorFile: Decodable {
         let cases: [Vector]

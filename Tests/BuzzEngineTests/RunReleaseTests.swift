@@ -3,7 +3,7 @@ import BuzzKitWire
 import Foundation
 import XCTest
 
-/// Plans a device lets go of (DESIGN §4b "Released plans"): `.released` withdraws the
+/// Plans a device lets go of (docs/contract.md §4b "Released plans"): `.released` withdraws the
 /// acknowledgment until a later `.acknowledged`, and the decision at the moment says why.
 final class RunReleaseTests: XCTestCase {
     private let begins = instant("2026-11-30T09:00:00Z")

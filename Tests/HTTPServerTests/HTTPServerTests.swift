@@ -115,4 +115,29 @@ final class HTTPServerTests: XCTestCase {
         let (status, _, _) = try await slow
         XCTAssertEqual(status, 200, "the request in flight was answered during the graceful stop")
     }
+
+    /// A handler that outlives the grace: its client gets `503 shutting_down` and the process
+    /// does not abort (libmicrohttpd aborts when stopped with a suspended connection).
+    func testStopAnswersRequestsStillRunningAfterTheGrace() async throws {
+        var router = Router()
+        router.add("GET", "/forever") { _ in
+            try? await Task.sleep(nanoseconds: 1_500_000_000)
+            return .text("too late")
+        }
+        let routes = router
+        let server = HTTPServer(.init(host: "127.0.0.1", port: 0)) { await routes.handle($0) }
+        try server.start()
+        let port = server.port
+        async let stuck = Self.call(port: port, "GET", "/forever")
+        try await Task.sleep(nanoseconds: 100_000_000)
+        let started = Date()
+        let stopper = Thread { server.stop(grace: 0.3) }
+        stopper.start()
+        let (status, body, _) = try await stuck
+        XCTAssertEqual(status, 503)
+        XCTAssertTrue(String(decoding: body, as: UTF8.self).contains("shutting_down"))
+        XCTAssertLessThan(Date().timeIntervalSince(started), 1.2, "answered at the end of the grace, not when the handler finished")
+        while server.requestsInFlight > 0 || stopper.isExecuting { try await Task.sleep(nanoseconds: 20_000_000) }
+        try await Task.sleep(nanoseconds: 1_500_000_000)  // the handler finishes after the stop: nothing happens
+    }
 }

@@ -7,7 +7,7 @@ import PostgresClient
 import PushDelivery
 import XCTest
 
-/// Plans a phone lets go of (issue 18, DESIGN §4b "Released plans") over the real API,
+/// Plans a phone lets go of (issue 18, docs/contract.md §4b "Released plans") over the real API,
 /// queues and PostgreSQL: devices post `$local.scheduled` and `$local.released` with their
 /// token (publishable key + subscriber token), and the moment's decision counts only devices
 /// that acknowledged the plan, have not released it since, and are still active.

@@ -20,7 +20,7 @@ enum Fixtures {
         String(format: "%064x", number)
     }
 
-    /// A silent plan body as DESIGN.md §4 shapes it.
+    /// A silent plan body as docs/contract.md §4 shapes it.
     static func planPayload(runId: String = "run_1", step: String = "nudge") -> Data {
         let text = """
         {"aps":{"content-available":1},"bk.local":{"id":"\(runId)/\(step)","messageId":"\(UUID().uuidString)",\
@@ -30,7 +30,7 @@ enum Fixtures {
         return Data(text.utf8)
     }
 
-    /// A fallback alert body as DESIGN.md §4 shapes it.
+    /// A fallback alert body as docs/contract.md §4 shapes it.
     static func alertPayload(localId: String = "run_1/nudge") -> Data {
         Data("""
         {"aps":{"alert":{"title":"Leg day","body":"6:00 with Maya."},"sound":"default"},\

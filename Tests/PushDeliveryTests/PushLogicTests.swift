@@ -89,40 +89,39 @@ final class PushLogicTests: XCTestCase {
         XCTAssertEqual(PushNotification(deviceToken: token, topic: "t", pushType: .background, payload: Data()).priority, 5)
     }
 
-    func testConfigurationFromEnvironment() throws {
-        let keyFile = Fixtures.directory + "/env-key.p8"
-        try Data(Fixtures.key.privateKeyPEM.utf8).write(to: URL(fileURLWithPath: keyFile))
-        var environment = ["BUZZKIT_APNS_KEY_FILE": keyFile, "BUZZKIT_APNS_KEY_ID": "KEY1234567",
-                           "BUZZKIT_APNS_TEAM_ID": "TEAM123456"]
-        let defaults = try APNsConfiguration.fromEnvironment(environment)
+    func testConfigurationDefaultsAndChecks() throws {
+        let defaults = APNsConfiguration(keyID: "KEY1234567", teamID: "TEAM123456", privateKeyPEM: Fixtures.key.privateKeyPEM)
+        XCTAssertNoThrow(try defaults.validate())
         XCTAssertEqual(defaults.baseURL(for: .production), "https://api.push.apple.com")
         XCTAssertEqual(defaults.baseURL(for: .sandbox), "https://api.sandbox.push.apple.com")
         XCTAssertEqual(defaults.maxConnections, 2)
         XCTAssertNil(try defaults.trustedCertificates())
-        environment["BUZZKIT_APNS_URL"] = "https://127.0.0.1:2197/"
-        environment["BUZZKIT_APNS_CA_FILE"] = Fixtures.caFile
-        environment["BUZZKIT_APNS_MAX_ATTEMPTS"] = "6"
-        let local = try APNsConfiguration.fromEnvironment(environment)
+        var local = defaults
+        local.baseURL = "https://127.0.0.1:2197/"
+        local.extraCAFile = Fixtures.caFile
         XCTAssertEqual(local.baseURL(for: .sandbox), "https://127.0.0.1:2197")
-        XCTAssertEqual(local.retry.maximumAttempts, 6)
         XCTAssertEqual(try local.trustedCertificates()?.count, 1, "the stand-in's CA, added to the system's")
 
-        func refused(_ change: (inout [String: String]) -> Void) -> PushDeliveryError.Code? {
-            var broken = environment
+        func refused(_ change: (inout APNsConfiguration) -> Void) -> PushDeliveryError.Code? {
+            var broken = local
             change(&broken)
             do {
-                _ = try APNsConfiguration.fromEnvironment(broken)
+                try broken.validate()
+                _ = try broken.trustedCertificates()
                 return nil
             } catch {
                 return (error as? PushDeliveryError)?.code
             }
         }
-        XCTAssertEqual(refused { $0["BUZZKIT_APNS_KEY_ID"] = nil }, .invalidConfiguration)
-        XCTAssertEqual(refused { $0["BUZZKIT_APNS_URL"] = "http://127.0.0.1:2197" }, .invalidConfiguration)
-        XCTAssertEqual(refused { $0["BUZZKIT_APNS_URL"] = "https://host/3/device" }, .invalidConfiguration)
-        XCTAssertEqual(refused { $0["BUZZKIT_APNS_MAX_CONNECTIONS"] = "two" }, .invalidConfiguration)
-        XCTAssertEqual(refused { $0["BUZZKIT_APNS_KEY_FILE"] = "/nonexistent/key.p8" }, .fileUnreadable)
-        XCTAssertThrowsError(try APNsProvider(environment: environment.merging(["BUZZKIT_APNS_CA_FILE": keyFile]) { $1 }))
+        XCTAssertEqual(refused { $0.keyID = "" }, .invalidConfiguration)
+        XCTAssertEqual(refused { $0.baseURL = "http://127.0.0.1:2197" }, .invalidConfiguration)
+        XCTAssertEqual(refused { $0.baseURL = "https://host/3/device" }, .invalidConfiguration)
+        XCTAssertEqual(refused { $0.maxConnections = 0 }, .invalidConfiguration)
+        XCTAssertEqual(refused { $0.extraCAFile = "/nonexistent/ca.pem" }, .fileUnreadable)
+        var notACertificate = local
+        notACertificate.extraCAFile = Fixtures.directory + "/not-a-ca.pem"
+        try Data(Fixtures.key.privateKeyPEM.utf8).write(to: URL(fileURLWithPath: notACertificate.extraCAFile!))
+        XCTAssertThrowsError(try APNsProvider(configuration: notACertificate))
     }
 
     func testInMemoryProviderRecordsAndAnswersPerToken() {

@@ -42,7 +42,7 @@ public struct Step: Sendable, Hashable {
     /// A `waitUntil` step's two forms.
     public enum WaitUntil: Sendable, Hashable {
         /// `{"time": "HH:MM[:SS]", "timezone": "subscriber" | IANA}`: the next occurrence of a
-        /// wall-clock time (DESIGN.md §3).
+        /// wall-clock time (docs/contract.md §3).
         case time(WallClockTime, zone: Zone)
         /// `{"at": RFC 3339 instant or template, "offset"?: "-1h30m"}`: an instant, usually from
         /// the trigger (`{{trigger.startsAt}}`), moved by the offset.

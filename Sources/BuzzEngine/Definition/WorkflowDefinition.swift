@@ -1,7 +1,7 @@
 import BuzzKitWire
 import Foundation
 
-/// A validated workflow definition (DESIGN.md §2).
+/// A validated workflow definition (docs/contract.md §2).
 ///
 /// Create one with ``parse(_:)-(JSONValue)`` or ``parse(data:)``, which refuse invalid
 /// definitions with every problem listed. It is `Codable` as the same JSON, and decoding

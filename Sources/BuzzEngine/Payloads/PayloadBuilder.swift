@@ -1,6 +1,6 @@
 import BuzzKitWire
 
-/// Builds the pushes of DESIGN.md §4 and the ids and keys that go with them.
+/// Builds the pushes of docs/contract.md §4 and the ids and keys that go with them.
 ///
 /// Decisions beyond the contract:
 /// - **Message ids** are derived, not random: a UUID (version 8, RFC 9562) made from the

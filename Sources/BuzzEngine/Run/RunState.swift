@@ -91,7 +91,7 @@ public struct RunState: Sendable, Hashable {
         context.quietHours = quietHours
     }
 
-    /// The run summary (DESIGN.md §4), derived from the state.
+    /// The run summary (docs/contract.md §4), derived from the state.
     public var summary: RunSummary {
         RunSummary(id: runId, workflow: workflow.key, subscriberId: trigger.subscriberId, dryRun: context.dryRun,
                    status: status, steps: steps.map(\.summary), cancelled: cancellation)

@@ -1,7 +1,7 @@
 import BuzzKitWire
 import Foundation
 
-/// The time rules of DESIGN.md §3: when a `waitUntil` ends, how quiet hours move a moment,
+/// The time rules of docs/contract.md §3: when a `waitUntil` ends, how quiet hours move a moment,
 /// and the `fireAt` wall clock handed to devices. Pure functions; the start instant is
 /// always a parameter.
 public enum Moments {
@@ -64,7 +64,7 @@ public enum Moments {
 
     /// The moment of a local window whose wait is `waitUntil: {time, timezone}`: the next
     /// occurrence of `time` in `zone` at or after `waitBegins`, then quiet hours and
-    /// `fireAt` in the subscriber's zone. This is what `vectors/moments.json` checks.
+    /// `fireAt` in the subscriber's zone. This is what `Tests/BuzzEngineTests/Fixtures/moments.json` (docs/contract.md §3) checks.
     public static func localWindow(time: WallClockTime, zone: ZoneRules, subscriberZone: ZoneRules,
                                    waitBegins: Date, quietHours: QuietHours?, policy: QuietHours.Policy) -> Moments.Result {
         let raw = nextOccurrence(of: time, in: zone, atOrAfter: waitBegins)
@@ -89,7 +89,7 @@ public enum Moments {
         }
 
         /// `{"moment": "2026-11-30T12:00:00Z", "fireAt": {…}, "shiftedByQuietHours": false}`,
-        /// the shape of `vectors/moments.json`'s `expect`.
+        /// the shape of `Tests/BuzzEngineTests/Fixtures/moments.json`'s `expect`.
         public var jsonText: String {
             var writer = JSONWriter(capacity: 160)
             writer.beginObject()

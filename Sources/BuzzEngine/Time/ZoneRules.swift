@@ -8,7 +8,7 @@ import Foundation
 /// and 2200, built once per zone and shared), so a lookup is a binary search. Instants
 /// outside that range ask `TimeZone` directly.
 ///
-/// Wall-clock to instant conversion follows DESIGN.md §3: a local time inside a DST gap
+/// Wall-clock to instant conversion follows docs/contract.md §3: a local time inside a DST gap
 /// moves forward by the gap's length (02:30 → 03:30), and a local time inside a fold takes
 /// its first occurrence.
 public struct ZoneRules: Sendable, Hashable, CustomStringConvertible {
@@ -27,7 +27,7 @@ public struct ZoneRules: Sendable, Hashable, CustomStringConvertible {
     /// Coordinated Universal Time.
     public static let utc: ZoneRules = ZoneRules(identifier: "UTC")!
 
-    /// The subscriber's zone, in DESIGN.md §3's order: the subscriber's `timezone`, then
+    /// The subscriber's zone, in docs/contract.md §3's order: the subscriber's `timezone`, then
     /// the tenant's `defaultTimezone`, then UTC. Unknown or empty identifiers are skipped.
     public static func resolve(subscriber: String?, tenantDefault: String?) -> ZoneRules {
         if let subscriber, !subscriber.isEmpty, let zone = ZoneRules(identifier: subscriber) { return zone }

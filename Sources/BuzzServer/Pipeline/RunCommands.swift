@@ -31,7 +31,7 @@ public struct RunCommands: Sendable {
             return (run, try context.actions.apply(actions, run: run, tx: tx, now: now))
         }
         guard let (run, rows) = result else { return nil }
-        Outbox.relay(rows, publisher: publisher, pool: pool, copies: context.publishCopies)
+        Outbox.relay(rows, publisher: publisher, pool: pool, log: context.log, copies: context.publishCopies)
         context.metrics.increment("buzzkit_runs_started_total", help: "Workflow runs started")
         return run
     }
@@ -53,7 +53,7 @@ public struct RunCommands: Sendable {
             return (run, try context.actions.apply(actions, run: run, tx: tx, now: now))
         }
         guard let (run, rows) = result else { return nil }
-        Outbox.relay(rows, publisher: publisher, pool: pool, copies: context.publishCopies)
+        Outbox.relay(rows, publisher: publisher, pool: pool, log: context.log, copies: context.publishCopies)
         return run
     }
 }

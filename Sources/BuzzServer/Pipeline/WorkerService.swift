@@ -4,7 +4,7 @@ import PostgresClient
 
 /// `buzzkit worker --queues …`: consumes the chosen work queues. Stateless; run as many as
 /// the queues' depths call for.
-public final class WorkerService: @unchecked Sendable {
+public final class WorkerService: Service, @unchecked Sendable {
     public struct Configuration: Sendable {
         public var queues: [Topology.Queue]
         public var prefetch: Int
@@ -22,6 +22,8 @@ public final class WorkerService: @unchecked Sendable {
     }
 
     let workers: [QueueWorker]
+    private let shutdownRequest = ShutdownRequest()
+    public let name = "workers"
 
     /// `pool` serves the outbox fast path; `publisher` relays and dead-letters.
     public init(configuration: Configuration, context: PipelineContext, amqpURL: AMQPURL, publisher: AMQPPublisher, pool: PostgresPool) {
@@ -45,6 +47,15 @@ public final class WorkerService: @unchecked Sendable {
         }
         group.wait()
     }
+
+    /// Consumes until ``shutdown(deadline:)``, then drains by its deadline.
+    public func run() {
+        start()
+        let deadline = shutdownRequest.wait()
+        stop(grace: max(0, deadline.timeIntervalSinceNow))
+    }
+
+    public func shutdown(deadline: Date) { shutdownRequest.request(by: deadline) }
 
     /// True when every consumer holds a broker connection.
     public var isConnected: Bool { workers.allSatisfy(\.isConnected) }

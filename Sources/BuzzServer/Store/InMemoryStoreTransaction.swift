@@ -113,10 +113,6 @@ struct InMemoryStoreTransaction: StoreTransaction {
         }
     }
 
-    func markEventProcessed(tenantId: String, eventId: String, at: Date) throws -> Bool {
-        write { $0.processedEvents.insert(InMemoryStore.key(tenantId, eventId)).inserted }
-    }
-
     func markEventsProcessed(tenantId: String, eventIds: [String], at: Date) throws -> Set<String> {
         write { state in Set(eventIds.filter { state.processedEvents.insert(InMemoryStore.key(tenantId, $0)).inserted }) }
     }
@@ -150,21 +146,15 @@ struct InMemoryStoreTransaction: StoreTransaction {
         write { $0.opens.append((tenantId, messageId, at)) }
     }
 
-    func enqueue(_ messages: [OutboxMessage], runId: UUID?, now: Date) throws -> [Outbox.Row] {
+    func enqueue(_ messages: [OutboxMessage], runIds: [UUID?], now: Date) throws -> [Outbox.Row] {
         write { state in
-            messages.map { message in
+            zip(messages, runIds).map { message, runId in
                 let id = state.nextOutboxId
                 state.nextOutboxId += 1
                 state.outbox.append((id, runId, message))
                 return Outbox.Row(id: id, message: message)
             }
         }
-    }
-
-    func enqueue(_ messages: [OutboxMessage], runIds: [UUID?], now: Date) throws -> [Outbox.Row] {
-        var rows: [Outbox.Row] = []
-        for (message, runId) in zip(messages, runIds) { rows += try enqueue([message], runId: runId, now: now) }
-        return rows
     }
 
     func deleteTimers(runId: UUID) throws { write { $0.outbox.removeAll { $0.runId == runId } } }

@@ -105,13 +105,6 @@ extension PostgresStoreTransaction {
             """).map { try $0.decode("id") }
     }
 
-    func markEventProcessed(tenantId: String, eventId: String, at: Date) throws -> Bool {
-        try db.execute("""
-            INSERT INTO processed_events (tenant_id, event_id, processed_at) VALUES (\(tenantId), \(eventId), \(at))
-            ON CONFLICT DO NOTHING
-            """) == 1
-    }
-
     func markEventsProcessed(tenantId: String, eventIds: [String], at: Date) throws -> Set<String> {
         guard !eventIds.isEmpty else { return [] }
         return Set(try db.query("""
@@ -191,10 +184,6 @@ extension PostgresStoreTransaction {
             LIMIT 1
             ON CONFLICT DO NOTHING
             """)
-    }
-
-    func enqueue(_ messages: [OutboxMessage], runId: UUID?, now: Date) throws -> [Outbox.Row] {
-        try Outbox.insert(messages, runId: runId, now: now, on: db)
     }
 
     func enqueue(_ messages: [OutboxMessage], runIds: [UUID?], now: Date) throws -> [Outbox.Row] {

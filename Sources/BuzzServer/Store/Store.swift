@@ -46,8 +46,6 @@ public protocol StoreTransaction {
     func openRuns(tenantId: String, subscriberId: String, cancelEvent: String) throws -> [UUID]
 
     // Idempotency and acknowledgments.
-    /// Records a client event id; false when it was processed before.
-    func markEventProcessed(tenantId: String, eventId: String, at: Date) throws -> Bool
     /// Records many event ids at once; returns those seen for the first time.
     func markEventsProcessed(tenantId: String, eventIds: [String], at: Date) throws -> Set<String>
     /// Records the `$local.scheduled` and `$local.released` of one tenant in one statement,
@@ -69,9 +67,8 @@ public protocol StoreTransaction {
     func recordOpen(tenantId: String, subscriberId: String, messageId: String, at: Date) throws
 
     // Messages.
-    /// Outbox rows committed with this transaction; `runId` tags timers for deletion.
-    func enqueue(_ messages: [OutboxMessage], runId: UUID?, now: Date) throws -> [Outbox.Row]
-    /// Outbox rows for many runs at once (`runIds[i]` tags `messages[i]`; nil for immediate ones).
+    /// Outbox rows committed with this transaction, for many runs at once (`runIds[i]` tags
+    /// `messages[i]` so its timers can be deleted; nil for immediate ones).
     func enqueue(_ messages: [OutboxMessage], runIds: [UUID?], now: Date) throws -> [Outbox.Row]
     /// Deletes a run's pending timers (not yet published).
     func deleteTimers(runId: UUID) throws
