@@ -143,7 +143,14 @@ struct InMemoryStoreTransaction: StoreTransaction {
     }
 
     func recordOpen(tenantId: String, subscriberId: String, messageId: String, at: Date) throws {
-        write { $0.opens.append((tenantId, messageId, at)) }
+        write { state in
+            // Only a message sent for one of this subscriber's runs; one open per message and time.
+            let own = state.deliveries.values.contains { delivery in
+                delivery.messageId == messageId && delivery.runId.flatMap { state.runs[$0] }.map { $0.tenantId == tenantId && $0.subscriberId == subscriberId } == true
+            }
+            guard own, !state.opens.contains(where: { $0.tenantId == tenantId && $0.messageId == messageId && $0.at == at }) else { return }
+            state.opens.append((tenantId, messageId, at))
+        }
     }
 
     func enqueue(_ messages: [OutboxMessage], runIds: [UUID?], now: Date) throws -> [Outbox.Row] {
@@ -166,7 +173,7 @@ struct InMemoryStoreTransaction: StoreTransaction {
                 if let existing = state.deliveries[key] {
                     return existing.outcome?.status == "failed" ? .send : .alreadyDone
                 }
-                state.deliveries[key] = (request.runId, request.kind, nil)
+                state.deliveries[key] = (request.runId, request.kind, request.messageId, nil)
                 return .send
             }
         }
@@ -180,7 +187,8 @@ struct InMemoryStoreTransaction: StoreTransaction {
 
     func planRecipients(runId: UUID) throws -> [DeviceRecord] {
         read { state in
-            let ids = Set(state.deliveries.filter { $0.value.runId == runId && $0.value.kind == "plan" && $0.value.outcome?.status == "sent" }
+            // Sent, or being sent (no outcome yet): it may have reached the phone.
+            let ids = Set(state.deliveries.filter { $0.value.runId == runId && $0.value.kind == "plan" && ($0.value.outcome?.status ?? "sent") == "sent" }
                 .compactMap { UUID(uuidString: String($0.key.split(separator: "\u{0}").last!)) })
             let run = state.runs[runId]
             return state.deviceOrder.filter { ids.contains($0) }.compactMap { state.devices[$0] }

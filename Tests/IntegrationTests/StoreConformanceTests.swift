@@ -1,0 +1,217 @@
+import BuzzEngine
+import BuzzKitWire
+import BuzzServer
+import Foundation
+import XCTest
+
+/// One suite for every driver of the ``Store`` port: the in-memory store the stage tests run
+/// on must behave as PostgreSQL does, or those tests prove nothing. Every test runs against
+/// each driver in turn (a failure names the driver).
+final class StoreConformanceTests: XCTestCase {
+    /// The drivers, by name.
+    let drivers: [(name: String, make: () throws -> StoreDriver)] = [
+        ("in-memory", { InMemoryStoreDriver() }),
+        ("postgres", { try PostgresStoreDriver() }),
+    ]
+
+    /// A tenant with the leg-day workflow on one driver.
+    struct Scenario {
+        let driver: StoreDriver
+        let tenantId: String
+        let workflow: WorkflowRecord
+        let now = Date(timeIntervalSince1970: 1_796_029_200)  // 2026-11-30T09:00:00Z
+
+        var store: any Store { driver.store }
+
+        /// A leg-day run of `subscriber`, started (waiting for its moment an hour from now).
+        func startedRun(_ subscriber: String) -> RunRecord {
+            let id = UUID()
+            let trigger = BuzzEvent(event: "workout.scheduled", subscriberId: subscriber,
+                                    properties: ["at": .string(ISO8601DateFormatter().string(from: now.addingTimeInterval(3600))), "workoutId": "w1"],
+                                    timestamp: now)
+            var state = RunState(workflow: workflow.definition, trigger: trigger, context: RunContext(runId: id.uuidString.lowercased()))
+            _ = state.handle(.start, now: now)
+            return RunRecord(id: id, tenantId: tenantId, workflowKey: workflow.key, workflowVersion: workflow.version, subscriberId: subscriber,
+                             dryRun: false, state: state)
+        }
+    }
+
+    /// Runs `body` once per driver, each on a fresh tenant; failures carry the driver's name.
+    func eachDriver(_ body: (Scenario) throws -> Void) throws {
+        for (name, make) in drivers {
+            let driver = try make()
+            defer { driver.close() }
+            let tenantId = try driver.tenant()
+            let scenario = Scenario(driver: driver, tenantId: tenantId, workflow: try driver.workflow(tenantId: tenantId, source: PipelineHarness.legDay))
+            let failuresBefore = testRun?.totalFailureCount ?? 0
+            do {
+                try body(scenario)
+            } catch {
+                XCTFail("\(name): \(error)")
+            }
+            if (testRun?.totalFailureCount ?? 0) > failuresBefore { XCTFail("the failures above are the \(name) driver's") }
+        }
+    }
+
+    static func newToken() -> String {
+        (UUID().uuidString + UUID().uuidString).replacingOccurrences(of: "-", with: "").lowercased()
+    }
+
+    func testARunIsInsertedOnceAndLockedOnlyForItsOwnTenant() throws {
+        try eachDriver { s in
+            _ = try s.driver.subscriber(tenantId: s.tenantId, id: "u1", devices: 1)
+            let (a, b) = (s.startedRun("u1"), s.startedRun("u1"))
+            try s.store.transaction { try $0.insertRuns([a, b]) }
+            XCTAssertThrowsError(try s.store.transaction { try $0.insertRun(a) }, "the same run twice")
+            try s.store.transaction { tx in
+                let locked = try XCTUnwrap(try tx.lockRun(a.id))
+                XCTAssertEqual([locked.tenantId, locked.workflowKey, locked.subscriberId], [s.tenantId, "leg-day", "u1"])
+                XCTAssertEqual(locked.state.status, a.state.status)
+                XCTAssertNotNil(try tx.lockRun(a.id, tenantId: s.tenantId))
+                XCTAssertNil(try tx.lockRun(a.id, tenantId: "t_someone_else"), "another tenant's run is never handed out")
+                XCTAssertEqual(Set(try tx.lockRuns([b.id, a.id, UUID()]).map(\.id)), [a.id, b.id], "the ones that exist")
+            }
+        }
+    }
+
+    func testACancelledRunIsNoLongerOpenToItsCancelEvents() throws {
+        try eachDriver { s in
+            _ = try s.driver.subscriber(tenantId: s.tenantId, id: "u1", devices: 1)
+            var run = s.startedRun("u1")
+            try s.store.transaction { try $0.insertRun(run) }
+            try s.store.transaction { tx in
+                XCTAssertEqual(try tx.openRuns(tenantId: s.tenantId, subscriberId: "u1", cancelEvent: "workout.completed"), [run.id])
+                XCTAssertEqual(try tx.openRuns(tenantId: s.tenantId, subscriberId: "u1", cancelEvent: "page.viewed"), [])
+                XCTAssertEqual(try tx.openRuns(tenantId: s.tenantId, subscriberId: "u2", cancelEvent: "workout.completed"), [], "another subscriber's")
+            }
+            _ = run.state.handle(.event(BuzzEvent(event: "workout.completed", subscriberId: "u1", timestamp: s.now)), now: s.now)
+            XCTAssertTrue(run.state.status.isFinal)
+            try s.store.transaction { try $0.updateRun(run) }
+            try s.store.transaction { tx in
+                XCTAssertEqual(try tx.lockRun(run.id)?.state.status, run.state.status, "read back as written")
+                XCTAssertEqual(try tx.openRuns(tenantId: s.tenantId, subscriberId: "u1", cancelEvent: "workout.completed"), [], "finished runs cannot be cancelled")
+            }
+        }
+    }
+
+    func testEventIdsAreDeduplicatedWithinATenant() throws {
+        try eachDriver { s in
+            let other = try s.driver.tenant()
+            try s.store.transaction { tx in
+                XCTAssertEqual(try tx.markEventsProcessed(tenantId: s.tenantId, eventIds: ["id:a", "id:b"], at: s.now), ["id:a", "id:b"])
+                XCTAssertEqual(try tx.markEventsProcessed(tenantId: s.tenantId, eventIds: ["id:b", "id:c"], at: s.now), ["id:c"])
+                XCTAssertEqual(try tx.markEventsProcessed(tenantId: other, eventIds: ["id:a"], at: s.now), ["id:a"], "another tenant's ids are its own")
+            }
+        }
+    }
+
+    func testEachDeviceKeepsItsLatestWordOnAPlanAndOnlyActiveDevicesCount() throws {
+        try eachDriver { s in
+            let devices = try s.driver.subscriber(tenantId: s.tenantId, id: "u1", devices: 2)
+            let run = s.startedRun("u1")
+            try s.store.transaction { try $0.insertRun(run) }
+            let localId = run.id.uuidString.lowercased() + "/nudge"
+            func word(_ device: String, _ kind: DeviceAcknowledgment.Kind, _ seconds: TimeInterval) -> DeviceAcknowledgment {
+                DeviceAcknowledgment(subscriberId: "u1", localId: localId, device: device, messageId: nil, kind: kind, at: s.now.addingTimeInterval(seconds))
+            }
+            try s.store.transaction { tx in
+                let first = try tx.recordAcknowledgments(tenantId: s.tenantId, [word(devices[0].token, .scheduled, 1), word(devices[1].token, .scheduled, 1)], at: s.now)
+                XCTAssertEqual(first.acknowledged, 2)
+                let repeated = try tx.recordAcknowledgments(tenantId: s.tenantId, [word(devices[0].token, .scheduled, 1)], at: s.now)
+                XCTAssertEqual(repeated.acknowledged, 0, "a repeat moves nothing")
+                let released = try tx.recordAcknowledgments(tenantId: s.tenantId, [word(devices[1].token, .released, 2)], at: s.now)
+                XCTAssertEqual(released.released, 1)
+                try tx.deactivateDevice(devices[0].id, reason: "Unregistered", at: s.now)
+            }
+            try s.store.transaction { tx in
+                let holdings = try tx.acknowledgments(tenantId: s.tenantId, windows: [("u1", run.id, localId)])[run.id] ?? []
+                let byDevice = Dictionary(uniqueKeysWithValues: holdings.map { ($0.device, $0) })
+                XCTAssertEqual(byDevice.count, 2)
+                XCTAssertEqual(byDevice[devices[0].token]?.deviceCounts, false, "a deactivated device no longer counts")
+                XCTAssertEqual(byDevice[devices[1].token]?.deviceCounts, true)
+                XCTAssertNotNil(byDevice[devices[1].token]?.releasedAt)
+                XCTAssertNil(byDevice[devices[0].token]?.releasedAt)
+                XCTAssertEqual(try tx.activeDevices(tenantId: s.tenantId, subscriberId: "u1").map(\.id), [devices[1].id])
+            }
+        }
+    }
+
+    func testADeliveryIsClaimedOnceAndAgainOnlyAfterItFailed() throws {
+        try eachDriver { s in
+            let devices = try s.driver.subscriber(tenantId: s.tenantId, id: "u1", devices: 3)
+            let run = s.startedRun("u1")
+            try s.store.transaction { try $0.insertRun(run) }
+            let localId = run.id.uuidString.lowercased() + "/nudge"
+            let requests = devices.map { DeliveryRequest(tenantId: s.tenantId, runId: run.id, idempotencyKey: localId, deviceId: $0.id, kind: "plan", messageId: "m1") }
+            try s.store.transaction { tx in
+                XCTAssertEqual(try tx.claimDeliveries(requests, at: s.now), [.send, .send, .send])
+                XCTAssertEqual(try tx.claimDeliveries(requests, at: s.now), [.alreadyDone, .alreadyDone, .alreadyDone], "a claim in progress is not sent twice")
+                try tx.finishDeliveries([(localId, devices[0].id, DeliveryOutcome(status: "sent")),
+                                         (localId, devices[1].id, DeliveryOutcome(status: "failed", reason: "ServiceUnavailable"))], at: s.now)
+            }
+            try s.store.transaction { tx in
+                XCTAssertEqual(try tx.claimDeliveries(requests, at: s.now), [.alreadyDone, .send, .alreadyDone], "only the failed one is tried again")
+                XCTAssertEqual(try tx.planDeliveryCounts(localIds: [localId, "nothing/sent"]), [localId: 1], "plans APNs accepted")
+                // Sent, or being sent (it may have reached the phone): those get the cancel.
+                XCTAssertEqual(Set(try tx.planRecipients(runId: run.id).map(\.id)), [devices[0].id, devices[2].id])
+                try tx.deactivateDevice(devices[0].id, reason: "logged out", at: s.now)
+                XCTAssertEqual(try tx.planRecipients(runId: run.id).map(\.id), [devices[2].id], "a device that left gets nothing more")
+            }
+        }
+    }
+
+    func testAnOpenCountsOnlyForTheSubscribersOwnMessages() throws {
+        try eachDriver { s in
+            let mine = try s.driver.subscriber(tenantId: s.tenantId, id: "u1", devices: 1)
+            _ = try s.driver.subscriber(tenantId: s.tenantId, id: "u2", devices: 1)
+            let run = s.startedRun("u1")
+            try s.store.transaction { tx in
+                try tx.insertRun(run)
+                _ = try tx.claimDeliveries([DeliveryRequest(tenantId: s.tenantId, runId: run.id, idempotencyKey: "k1", deviceId: mine[0].id,
+                                                            kind: "fallback", messageId: "m-1")], at: s.now)
+                try tx.recordOpen(tenantId: s.tenantId, subscriberId: "u2", messageId: "m-1", at: s.now)
+            }
+            XCTAssertEqual(try s.driver.opens(tenantId: s.tenantId), 0, "another subscriber cannot mark u1's message opened")
+            try s.store.transaction { try $0.recordOpen(tenantId: s.tenantId, subscriberId: "u1", messageId: "m-1", at: s.now) }
+            XCTAssertEqual(try s.driver.opens(tenantId: s.tenantId), 1)
+        }
+    }
+
+    func testTheDirectoryAsATransactionSeesIt() throws {
+        try eachDriver { s in
+            let devices = try s.driver.subscriber(tenantId: s.tenantId, id: "u1", devices: 2)
+            _ = try s.driver.subscriber(tenantId: s.tenantId, id: "u2", devices: 1)
+            try s.store.transaction { tx in
+                XCTAssertEqual(try tx.tenant(s.tenantId)?.id, s.tenantId)
+                XCTAssertNil(try tx.tenant("t_nobody"))
+                XCTAssertEqual(try tx.subscriber(tenantId: s.tenantId, id: "u1")?.id, "u1")
+                XCTAssertNil(try tx.subscriber(tenantId: s.tenantId, id: "nobody"))
+                XCTAssertEqual(Set(try tx.subscribers(tenantId: s.tenantId, ids: ["u1", "u2", "nobody"]).map(\.id)), ["u1", "u2"])
+                XCTAssertEqual(Set(try tx.activeDevices(tenantId: s.tenantId, subscriberId: "u1").map(\.id)), Set(devices.map(\.id)))
+                let both = try tx.activeDevices(tenantId: s.tenantId, subscriberIds: ["u1", "u2"])
+                XCTAssertEqual([both["u1"]?.count, both["u2"]?.count], [2, 1])
+                XCTAssertEqual(try tx.workflows(tenantId: s.tenantId, triggeredBy: "workout.scheduled").map(\.key), ["leg-day"])
+                XCTAssertEqual(try tx.workflows(tenantId: s.tenantId, triggeredBy: "workout.completed"), [])
+                XCTAssertEqual(try tx.cancelEventNames(tenantId: s.tenantId), ["workout.completed", "workout.moved"])
+                XCTAssertEqual(try tx.currentWorkflow(tenantId: s.tenantId, key: "leg-day")?.version, s.workflow.version)
+            }
+        }
+    }
+
+    func testATransactionThatThrowsLeavesNothingBehind() throws {
+        try eachDriver { s in
+            _ = try s.driver.subscriber(tenantId: s.tenantId, id: "u1", devices: 1)
+            let run = s.startedRun("u1")
+            struct Abort: Error {}
+            XCTAssertThrowsError(try s.store.transaction { tx in
+                try tx.insertRun(run)
+                _ = try tx.markEventsProcessed(tenantId: s.tenantId, eventIds: ["id:x"], at: s.now)
+                throw Abort()
+            })
+            try s.store.transaction { tx in
+                XCTAssertNil(try tx.lockRun(run.id))
+                XCTAssertEqual(try tx.markEventsProcessed(tenantId: s.tenantId, eventIds: ["id:x"], at: s.now), ["id:x"], "rolled back with the run")
+            }
+        }
+    }
+}

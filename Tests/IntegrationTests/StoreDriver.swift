@@ -1,0 +1,94 @@
+import BuzzEngine
+import BuzzKitWire
+import BuzzServer
+import Foundation
+import PostgresClient
+
+/// One implementation of the ``Store`` port, with the setup the directory does around it
+/// (tenants, subscribers, devices, workflows), for ``StoreConformanceTests``.
+protocol StoreDriver {
+    var store: any Store { get }
+    /// A new tenant; returns its id.
+    func tenant() throws -> String
+    /// A subscriber with `devices` active iOS devices.
+    func subscriber(tenantId: String, id: String, devices: Int) throws -> [DeviceRecord]
+    func workflow(tenantId: String, source: JSONValue) throws -> WorkflowRecord
+    /// How many `$push.opened` the tenant has recorded.
+    func opens(tenantId: String) throws -> Int
+    func close()
+}
+
+/// ``InMemoryStore``: the driver the unit tests of the pipeline use.
+final class InMemoryStoreDriver: StoreDriver {
+    let memory = InMemoryStore()
+    var store: any Store { memory }
+
+    func tenant() throws -> String {
+        let id = "t_" + UUID().uuidString.prefix(8).lowercased()
+        memory.withState { $0.tenants[id] = TenantRecord(id: id, name: "gym", signingSecret: "ss_test") }
+        return id
+    }
+
+    func subscriber(tenantId: String, id: String, devices: Int) throws -> [DeviceRecord] {
+        memory.withState { state in
+            state.subscribers[tenantId + "\u{0}" + id] = SubscriberRecord(tenantId: tenantId, id: id)
+            return (0..<devices).map { _ in
+                let device = DeviceRecord(tenantId: tenantId, subscriberId: id, token: StoreConformanceTests.newToken(), topic: "com.example.gym")
+                state.devices[device.id] = device
+                state.deviceOrder.append(device.id)
+                return device
+            }
+        }
+    }
+
+    func workflow(tenantId: String, source: JSONValue) throws -> WorkflowRecord {
+        let definition = try WorkflowDefinition.parse(source)
+        let record = WorkflowRecord(tenantId: tenantId, key: definition.key, version: 1, definition: definition, source: source)
+        memory.withState { $0.workflows[tenantId + "\u{0}" + definition.key] = record }
+        return record
+    }
+
+    func opens(tenantId: String) throws -> Int { memory.withState { $0.opens.filter { $0.tenantId == tenantId }.count } }
+
+    func close() {}
+}
+
+/// ``PostgresStore`` on a schema of its own, set up through ``Directory`` as the API does.
+final class PostgresStoreDriver: StoreDriver {
+    let schema = TestServices.uniqueName("store")
+    let pool: PostgresPool
+    let directory: Directory
+    let store: any Store
+
+    init() throws {
+        pool = try TestServices.migratedPool(schema: schema)
+        directory = Directory(pool: pool)
+        store = PostgresStore(pool: pool)
+    }
+
+    func tenant() throws -> String { try directory.createTenant(name: "gym").tenantId }
+
+    func subscriber(tenantId: String, id: String, devices: Int) throws -> [DeviceRecord] {
+        try directory.putSubscriber(SubscriberRecord(tenantId: tenantId, id: id))
+        return try (0..<devices).map { _ in
+            var device = DeviceRecord(tenantId: tenantId, subscriberId: id, token: StoreConformanceTests.newToken(), topic: "com.example.gym")
+            device.id = try directory.putDevice(device)
+            return device
+        }
+    }
+
+    func workflow(tenantId: String, source: JSONValue) throws -> WorkflowRecord {
+        let definition = try WorkflowDefinition.parse(source)
+        let version = try directory.putWorkflow(tenantId: tenantId, definition: definition, source: source)
+        return WorkflowRecord(tenantId: tenantId, key: definition.key, version: version, definition: definition, source: source)
+    }
+
+    func opens(tenantId: String) throws -> Int {
+        try pool.withConnection { try $0.query("SELECT count(*) AS n FROM opens WHERE tenant_id = \(tenantId)")[0].decode("n", as: Int.self) }
+    }
+
+    func close() {
+        pool.close()
+        TestServices.dropSchema(schema)
+    }
+}
