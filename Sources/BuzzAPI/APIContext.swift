@@ -6,7 +6,7 @@ import PostgresClient
 
 /// What the API's handlers share.
 struct APIContext: Sendable {
-    let directory: Directory
+    let directory: any Directory
     let commands: RunCommands
     let publisher: AMQPPublisher
     let topology: Topology

@@ -13,7 +13,7 @@ public final class APIServer: Service, @unchecked Sendable {
 
     /// Builds the routes over `runtime` and binds `host:port`.
     public init(runtime: Runtime, host: String = "0.0.0.0", port: Int) {
-        let directory = Directory(pool: runtime.pool)
+        let directory = PostgresDirectory(pool: runtime.pool)
         let api = APIContext(directory: directory, commands: RunCommands(context: runtime.context, publisher: runtime.publisher, pool: runtime.pool),
                              publisher: runtime.publisher, topology: runtime.topology, metrics: runtime.metrics, clock: runtime.context.clock,
                              authenticator: Authenticator(directory: directory, limits: runtime.configuration.rateLimits,

@@ -11,7 +11,7 @@ import HTTPServer
 /// one budget for all callers, so a flood of made-up keys costs a bounded number of queries
 /// (a key that was valid before is looked up again outside that budget).
 final class Authenticator: @unchecked Sendable {
-    let directory: Directory
+    let directory: any Directory
     let ttl: TimeInterval
     let limits: RateLimits
     /// How long an unknown key is answered 401 from memory.

@@ -13,7 +13,7 @@ enum HealthRoutes {
             // Names the dependency that failed; its error text goes to the log, not to callers.
             var failing: [String] = []
             do {
-                _ = try await Blocking.run { try api.directory.pool.withConnection { try $0.query("SELECT 1") } }
+                _ = try await Blocking.run { try api.directory.ping() }
             } catch {
                 failing.append("postgres")
                 api.log.warning("not ready", ["dependency": "postgres", "cause": "\(error)"])

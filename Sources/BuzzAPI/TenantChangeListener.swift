@@ -7,7 +7,7 @@ import PostgresClient
 /// on another replica), so a revoked key stops working everywhere within a moment rather than
 /// when the key cache expires.
 ///
-/// Listens on ``Directory/tenantChannel``; each notification carries a tenant id. After a
+/// Listens on ``PostgresDirectory/tenantChannel``; each notification carries a tenant id. After a
 /// (re)connection it forgets every cached tenant, since notifications sent while it was away
 /// are lost.
 final class TenantChangeListener: @unchecked Sendable {
@@ -44,7 +44,7 @@ final class TenantChangeListener: @unchecked Sendable {
                 if listener == nil || listener?.isHealthy == false {
                     listener?.close()
                     listener = try PostgresConnection(url: databaseURL, applicationName: "buzzkit-api-tenant-changes")
-                    try listener?.listen(Directory.tenantChannel)
+                    try listener?.listen(PostgresDirectory.tenantChannel)
                     onChange(nil)
                 }
                 for notification in try listener?.waitForNotifications(timeout: 0.5) ?? [] {

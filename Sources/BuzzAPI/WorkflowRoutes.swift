@@ -60,7 +60,7 @@ enum WorkflowRoutes {
             let principal = try await api.principal(request)
             try principal.requireServer()
             let id = try runId(request), tenantId = principal.tenant.id
-            guard let run = try await api.blocking({ try api.directory.run(tenantId: tenantId, id: id) }) else { throw HTTPError.notFound("run \(id.uuidString.lowercased())") }
+            guard let run = try await api.blocking({ try api.commands.summary(tenantId: tenantId, runId: id) }) else { throw HTTPError.notFound("run \(id.uuidString.lowercased())") }
             return .json(run.state.summary)
         }
 

@@ -35,7 +35,7 @@ enum PipelineBench {
         for queue in Topology.Queue.allCases { try setup.purgeQueue(topology.name(queue)) }
         setup.close()
 
-        let directory = Directory(pool: runtime.pool)
+        let directory = PostgresDirectory(pool: runtime.pool)
         let tenant = try directory.createTenant(name: "bench")
         let workflow = try JSONDecoder().decode(JSONValue.self, from: Data("""
             {"key":"leg-day","trigger":{"event":"workout.scheduled"},"cancelOn":[{"event":"workout.completed"}],

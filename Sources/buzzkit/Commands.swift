@@ -79,14 +79,14 @@ enum Commands {
         if arguments.first == "keys" || arguments.first == "signing-secret" {
             let runtime = try Runtime(configuration: configuration, push: UnconfiguredPushProvider(), component: "admin")
             defer { runtime.pool.close() }
-            return try tenantKeys(Directory(pool: runtime.pool), arguments: arguments)
+            return try tenantKeys(PostgresDirectory(pool: runtime.pool), arguments: arguments)
         }
         guard arguments.first == "create", arguments.count >= 2, !arguments[1].hasPrefix("--") else {
             throw ServerError(.invalidInput, tenantUsage)
         }
         let runtime = try Runtime(configuration: configuration, push: UnconfiguredPushProvider(), component: "admin")
         defer { runtime.pool.close() }
-        let credentials = try Directory(pool: runtime.pool).createTenant(name: arguments[1])
+        let credentials = try PostgresDirectory(pool: runtime.pool).createTenant(name: arguments[1])
         if arguments.contains("--json") {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys]

@@ -21,23 +21,20 @@ final class InMemoryPipeline {
         }
     }
 
+    var directory: InMemoryDirectory { InMemoryDirectory(store: store, clock: clock) }
+
     func addWorkflow(_ json: String) throws {
         let source = try JSONDecoder().decode(JSONValue.self, from: Data(json.utf8))
-        let definition = try WorkflowDefinition.parse(source)
-        store.withState { $0.workflows[InMemoryStore.key(tenantId, definition.key)] =
-            WorkflowRecord(tenantId: tenantId, key: definition.key, version: 1, definition: definition, source: source) }
+        try directory.putWorkflow(tenantId: tenantId, definition: try WorkflowDefinition.parse(source), source: source)
     }
 
     @discardableResult
-    func addSubscriber(_ id: String, devices: Int, timezone: String = "UTC") -> [DeviceRecord] {
-        store.withState { state in
-            state.subscribers[InMemoryStore.key(tenantId, id)] = SubscriberRecord(tenantId: tenantId, id: id, timezone: timezone)
-            return (0..<devices).map { n in
-                let device = DeviceRecord(tenantId: tenantId, subscriberId: id, token: Self.token("\(id)-\(n)"), topic: "com.example.gym")
-                state.devices[device.id] = device
-                state.deviceOrder.append(device.id)
-                return device
-            }
+    func addSubscriber(_ id: String, devices: Int, timezone: String = "UTC") throws -> [DeviceRecord] {
+        try directory.putSubscriber(SubscriberRecord(tenantId: tenantId, id: id, timezone: timezone))
+        return try (0..<devices).map { n in
+            var device = DeviceRecord(tenantId: tenantId, subscriberId: id, token: Self.token("\(id)-\(n)"), topic: "com.example.gym")
+            device.id = try directory.putDevice(device, maxActive: 1000)
+            return device
         }
     }
 

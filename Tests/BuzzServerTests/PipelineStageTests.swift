@@ -11,7 +11,7 @@ final class PipelineStageTests: InMemoryPipelineTestCase {
     }
 
     func testEventStartsARunAndThePlanReachesEveryDevice() throws {
-        let devices = pipeline.addSubscriber("maya", devices: 2)
+        let devices = try pipeline.addSubscriber("maya", devices: 2)
         try pipeline.event("workout.scheduled", subscriber: "maya")
         XCTAssertEqual(pipeline.runs.count, 1)
         try pipeline.pump()
@@ -26,7 +26,7 @@ final class PipelineStageTests: InMemoryPipelineTestCase {
     }
 
     func testAckBeforeTheMomentMeansNoFallback() throws {
-        let device = pipeline.addSubscriber("maya", devices: 1)[0]
+        let device = try pipeline.addSubscriber("maya", devices: 1)[0]
         try pipeline.event("workout.scheduled", subscriber: "maya")
         try pipeline.pump()
         let p = try plan(try XCTUnwrap(pipeline.pushes(to: device).first))
@@ -44,7 +44,7 @@ final class PipelineStageTests: InMemoryPipelineTestCase {
     }
 
     func testNoAckSendsOneFallbackEvenWhenTheSendIsRedelivered() throws {
-        let device = pipeline.addSubscriber("sam", devices: 1)[0]
+        let device = try pipeline.addSubscriber("sam", devices: 1)[0]
         try pipeline.event("workout.scheduled", subscriber: "sam")
         try pipeline.pump()
         pipeline.clock.advance(by: 23 * 3600)
@@ -65,7 +65,7 @@ final class PipelineStageTests: InMemoryPipelineTestCase {
     }
 
     func testUnregisteredDeviceIsDeactivatedAndNeverSentToAgain() throws {
-        let devices = pipeline.addSubscriber("ida", devices: 2)
+        let devices = try pipeline.addSubscriber("ida", devices: 2)
         pipeline.push.setOutcome(.deviceUnregistered(reason: "Unregistered", since: nil), forToken: devices[0].token)
         try pipeline.event("workout.scheduled", subscriber: "ida")
         try pipeline.pump()
@@ -78,14 +78,14 @@ final class PipelineStageTests: InMemoryPipelineTestCase {
     }
 
     func testDuplicateEventIdStartsOneRun() throws {
-        pipeline.addSubscriber("kim", devices: 1)
+        try pipeline.addSubscriber("kim", devices: 1)
         try pipeline.event("workout.scheduled", subscriber: "kim", id: "evt-1")
         try pipeline.event("workout.scheduled", subscriber: "kim", id: "evt-1")
         XCTAssertEqual(pipeline.runs.count, 1)
     }
 
     func testCancelEventCancelsAndSendsBkCancelToPlanRecipients() throws {
-        let device = pipeline.addSubscriber("ana", devices: 1)[0]
+        let device = try pipeline.addSubscriber("ana", devices: 1)[0]
         try pipeline.event("workout.scheduled", subscriber: "ana")
         try pipeline.pump()
         try pipeline.event("workout.completed", subscriber: "ana")
@@ -100,7 +100,7 @@ final class PipelineStageTests: InMemoryPipelineTestCase {
     }
 
     func testBkCancelSkipsAPlanRecipientNowRegisteredToAnotherSubscriber() throws {
-        let devices = pipeline.addSubscriber("ana", devices: 2)
+        let devices = try pipeline.addSubscriber("ana", devices: 2)
         try pipeline.event("workout.scheduled", subscriber: "ana")
         try pipeline.pump()
         XCTAssertEqual(devices.map { pipeline.pushes(to: $0).count }, [1, 1])
@@ -120,7 +120,7 @@ final class PipelineStageTests: InMemoryPipelineTestCase {
     }
 
     func testFailedTransactionLeavesNothingBehind() throws {
-        pipeline.addSubscriber("lee", devices: 1)
+        try pipeline.addSubscriber("lee", devices: 1)
         let bad = EventProcessor.Item(tenantId: "t_nobody", event: BuzzEvent(event: "x", subscriberId: "s", timestamp: Date()), dedupeKey: nil)
         let good = EventProcessor.Item(tenantId: pipeline.tenantId, event: BuzzEvent(event: "workout.scheduled", subscriberId: "lee", timestamp: Date()), dedupeKey: "e1")
         XCTAssertThrowsError(try StageProcessor(context: pipeline.context).process([.event(good), .event(bad)]))
@@ -133,7 +133,7 @@ final class EventBatchTests: XCTestCase {
     func testACancelInTheSameBatchAsItsTriggerCancelsTheNewRun() throws {
         let pipeline = InMemoryPipeline()
         try pipeline.addWorkflow(InMemoryPipeline.legDay)
-        pipeline.addSubscriber("quick", devices: 1)
+        try pipeline.addSubscriber("quick", devices: 1)
         let now = pipeline.clock.now()
         let items = [
             EventProcessor.Item(tenantId: pipeline.tenantId, event: BuzzEvent(event: "workout.scheduled", subscriberId: "quick", timestamp: now), dedupeKey: "a"),
@@ -154,8 +154,8 @@ final class PipelineMessageFormTests: XCTestCase {
             { "key": "nudge-now", "trigger": { "event": "nudge" },
               "steps": [ { "name": "now", "send": { "deliver": "push", "title": "Go", "body": "Now \\"quoted\\" é 🏋️", "data": {"n": 1.5, "k": [true, null]} } } ] }
             """)
-        pipeline.addSubscriber("maya", devices: 2)
-        pipeline.addSubscriber("sam", devices: 1)
+        try pipeline.addSubscriber("maya", devices: 2)
+        try pipeline.addSubscriber("sam", devices: 1)
         try pipeline.event("workout.scheduled", subscriber: "maya")
         try pipeline.event("workout.scheduled", subscriber: "sam")
         try pipeline.event("nudge", subscriber: "maya")

@@ -11,7 +11,7 @@ import XCTest
 final class ReleasedPlanStageTests: InMemoryPipelineTestCase {
     /// Starts a run for `subscriber` and delivers its plan; returns the plan.
     func plannedWindow(_ subscriber: String, devices: Int) throws -> (LocalPlan, [DeviceRecord]) {
-        let phones = pipeline.addSubscriber(subscriber, devices: devices)
+        let phones = try pipeline.addSubscriber(subscriber, devices: devices)
         try pipeline.event("workout.scheduled", subscriber: subscriber)
         try pipeline.pump()
         let push = try XCTUnwrap(pipeline.pushes(to: phones[0]).first)
@@ -92,7 +92,7 @@ final class ReleasedPlanStageTests: InMemoryPipelineTestCase {
     }
 
     func testAMalformedLocalIdIsPermanent() throws {
-        _ = pipeline.addSubscriber("ren", devices: 1)
+        _ = try pipeline.addSubscriber("ren", devices: 1)
         let event = BuzzEvent(event: BuzzEvent.localReleased, subscriberId: "ren",
                               properties: ["localId": "not-a-run/nudge", "messageId": "m"], timestamp: pipeline.clock.now())
         XCTAssertThrowsError(try StageProcessor(context: pipeline.context).process([.event(.init(tenantId: pipeline.tenantId, event: event, dedupeKey: nil))])) { error in

@@ -239,7 +239,7 @@ final class APIBrokerOutageTests: XCTestCase {
         let schema = TestServices.uniqueName("apidown")
         let pool = try TestServices.migratedPool(schema: schema)
         defer { pool.close(); TestServices.dropSchema(schema) }
-        let credentials = try Directory(pool: pool).createTenant(name: "down")
+        let credentials = try PostgresDirectory(pool: pool).createTenant(name: "down")
         var configuration = Configuration()
         configuration.databaseURL = TestServices.databaseURL
         configuration.databaseSchema = schema

@@ -19,7 +19,7 @@ final class PipelineHarness: @unchecked Sendable {
     let provider: any PushProvider
     let metrics = Metrics()
     var context: PipelineContext
-    let directory: Directory
+    let directory: PostgresDirectory
     let commands: RunCommands
     var workers: WorkerService?
     var extraWorkers: [WorkerService] = []
@@ -38,7 +38,7 @@ final class PipelineHarness: @unchecked Sendable {
         setup.close()
         context = PipelineContext(store: PostgresStore(pool: pool), topology: topology, push: self.provider, metrics: metrics)
         context.publishCopies = copies
-        directory = Directory(pool: pool)
+        directory = PostgresDirectory(pool: pool)
         commands = RunCommands(context: context, publisher: publisher, pool: pool)
         credentials = try directory.createTenant(name: "gym")
         if !workerQueues.isEmpty { startWorkers(workerQueues) }
@@ -118,7 +118,7 @@ final class PipelineHarness: @unchecked Sendable {
         let ids = try pool.withConnection { db in
             try db.query("SELECT id FROM runs WHERE tenant_id = \(tenantId) ORDER BY created_at DESC").map { try $0.decode("id", as: UUID.self) }
         }
-        return try ids.compactMap { try directory.run(tenantId: tenantId, id: $0) }
+        return try ids.compactMap { try commands.summary(tenantId: tenantId, runId: $0) }
     }
 
     func waitForRun(timeout: TimeInterval = 15, _ predicate: (RunRecord) -> Bool) throws -> RunRecord? {

@@ -8,6 +8,8 @@ import PostgresClient
 /// (tenants, subscribers, devices, workflows), for ``StoreConformanceTests``.
 protocol StoreDriver {
     var store: any Store { get }
+    /// The directory over the same data (setup goes through it, as the API's does).
+    var directory: any Directory { get }
     /// A new tenant; returns its id.
     func tenant() throws -> String
     /// A subscriber with `devices` active iOS devices.
@@ -18,35 +20,31 @@ protocol StoreDriver {
     func close()
 }
 
-/// ``InMemoryStore``: the driver the unit tests of the pipeline use.
-final class InMemoryStoreDriver: StoreDriver {
-    let memory = InMemoryStore()
-    var store: any Store { memory }
-
-    func tenant() throws -> String {
-        let id = "t_" + UUID().uuidString.prefix(8).lowercased()
-        memory.withState { $0.tenants[id] = TenantRecord(id: id, name: "gym", signingSecret: "ss_test") }
-        return id
-    }
+extension StoreDriver {
+    func tenant() throws -> String { try directory.createTenant(name: "gym").tenantId }
 
     func subscriber(tenantId: String, id: String, devices: Int) throws -> [DeviceRecord] {
-        memory.withState { state in
-            state.subscribers[tenantId + "\u{0}" + id] = SubscriberRecord(tenantId: tenantId, id: id)
-            return (0..<devices).map { _ in
-                let device = DeviceRecord(tenantId: tenantId, subscriberId: id, token: StoreConformanceTests.newToken(), topic: "com.example.gym")
-                state.devices[device.id] = device
-                state.deviceOrder.append(device.id)
-                return device
-            }
+        try directory.putSubscriber(SubscriberRecord(tenantId: tenantId, id: id))
+        return try (0..<devices).map { _ in
+            var device = DeviceRecord(tenantId: tenantId, subscriberId: id, token: ConformanceTestCase.newToken(), topic: "com.example.gym")
+            device.id = try directory.putDevice(device)
+            return device
         }
     }
 
     func workflow(tenantId: String, source: JSONValue) throws -> WorkflowRecord {
         let definition = try WorkflowDefinition.parse(source)
-        let record = WorkflowRecord(tenantId: tenantId, key: definition.key, version: 1, definition: definition, source: source)
-        memory.withState { $0.workflows[tenantId + "\u{0}" + definition.key] = record }
-        return record
+        let version = try directory.putWorkflow(tenantId: tenantId, definition: definition, source: source)
+        return WorkflowRecord(tenantId: tenantId, key: definition.key, version: version, definition: definition, source: source)
     }
+}
+
+/// ``InMemoryStore``, set up through ``InMemoryDirectory``: the driver the unit tests of the
+/// pipeline use.
+final class InMemoryStoreDriver: StoreDriver {
+    let memory = InMemoryStore()
+    var store: any Store { memory }
+    var directory: any Directory { InMemoryDirectory(store: memory) }
 
     func opens(tenantId: String) throws -> Int { memory.withState { $0.opens.filter { $0.tenantId == tenantId }.count } }
 
@@ -57,30 +55,13 @@ final class InMemoryStoreDriver: StoreDriver {
 final class PostgresStoreDriver: StoreDriver {
     let schema = TestServices.uniqueName("store")
     let pool: PostgresPool
-    let directory: Directory
+    let directory: any Directory
     let store: any Store
 
     init() throws {
         pool = try TestServices.migratedPool(schema: schema)
-        directory = Directory(pool: pool)
+        directory = PostgresDirectory(pool: pool)
         store = PostgresStore(pool: pool)
-    }
-
-    func tenant() throws -> String { try directory.createTenant(name: "gym").tenantId }
-
-    func subscriber(tenantId: String, id: String, devices: Int) throws -> [DeviceRecord] {
-        try directory.putSubscriber(SubscriberRecord(tenantId: tenantId, id: id))
-        return try (0..<devices).map { _ in
-            var device = DeviceRecord(tenantId: tenantId, subscriberId: id, token: StoreConformanceTests.newToken(), topic: "com.example.gym")
-            device.id = try directory.putDevice(device)
-            return device
-        }
-    }
-
-    func workflow(tenantId: String, source: JSONValue) throws -> WorkflowRecord {
-        let definition = try WorkflowDefinition.parse(source)
-        let version = try directory.putWorkflow(tenantId: tenantId, definition: definition, source: source)
-        return WorkflowRecord(tenantId: tenantId, key: definition.key, version: version, definition: definition, source: source)
     }
 
     func opens(tenantId: String) throws -> Int {

@@ -36,6 +36,15 @@ public struct RunCommands: Sendable {
         return run
     }
 
+    /// A run of the tenant as its summary shows it (nil for another tenant's run): with the
+    /// plan deliveries and acknowledgments recorded since its state was last written folded
+    /// in (``PendingFacts``; nothing is written, nothing locked).
+    public func summary(tenantId: String, runId: UUID) throws -> RunRecord? {
+        try context.store.transaction { tx in
+            try tx.run(runId, tenantId: tenantId).map { try PendingFacts.folded($0, tx: tx) }
+        }
+    }
+
     /// Cancels a run of the tenant (`bk.cancel` goes to devices that got a plan). Returns the
     /// run after the cancel, or nil when the tenant has no such run.
     public func cancel(tenantId: String, runId: UUID) throws -> RunRecord? {

@@ -1,181 +1,93 @@
-import BuzzCrypto
 import BuzzEngine
 import BuzzKitWire
 import Foundation
-import PostgresClient
 
-/// Tenants, keys, settings, subscribers, devices, workflows and run summaries: what the API
-/// and the admin commands read and write (PostgreSQL).
-public struct Directory: Sendable {
-    public let pool: PostgresPool
-    let definitions = DefinitionCache()
-
-    public init(pool: PostgresPool) {
-        self.pool = pool
-    }
-
+/// The directory port: tenants and their keys and settings, subscribers, devices and
+/// workflows, what the API and the admin commands read and write outside the pipeline's
+/// transactions. ``PostgresDirectory`` is the real one; ``InMemoryDirectory`` shares an
+/// ``InMemoryStore``'s state, so an in-memory pipeline sees what it writes. Both pass the
+/// same conformance suite.
+public protocol Directory: Sendable {
+    /// Throws when the storage behind it does not answer (`/readyz`).
+    func ping() throws
     /// Creates a tenant with fresh keys; the keys are returned once and stored hashed.
-    public func createTenant(name: String, defaultTimezone: String = "UTC") throws -> TenantCredentials {
-        let tenantId = "t_" + Digest.randomHex(byteCount: 8)
-        let secret = APIKey.generate(.secret), publishable = APIKey.generate(.publishable)
-        let signingSecret = "ss_" + Digest.randomHex(byteCount: 32)
-        try pool.withTransaction { db in
-            try db.execute("INSERT INTO tenants (id, name, default_timezone, signing_secret) VALUES (\(tenantId), \(name), \(defaultTimezone), \(signingSecret))")
-            for key in [secret, publishable] {
-                try db.execute("INSERT INTO tenant_keys (id, tenant_id, kind, secret_hash) VALUES (\(key.id), \(tenantId), \(key.kind.rawValue), \(key.secretHash))")
-            }
-        }
-        return TenantCredentials(tenantId: tenantId, secretKey: secret.text, publishableKey: publishable.text, signingSecret: signingSecret)
-    }
+    func createTenant(name: String, defaultTimezone: String) throws -> TenantCredentials
+    /// The tenant and kind of a valid, unrevoked key (the secret compared in constant time).
+    func authenticate(_ key: APIKey) throws -> (tenant: TenantRecord, kind: APIKey.Kind)?
+    func tenant(_ id: String) throws -> TenantRecord?
+    /// Changes only the settings given, on the row as it is: `quietHours` `.some(nil)` clears
+    /// them. Other API processes are told (their key caches drop the tenant).
+    func updateSettings(tenantId: String, quietHours: QuietHours??, defaultTimezone: String?, allowedTopics: [String]?) throws
 
-    /// The tenant and kind of a valid, unrevoked key (secret compared in constant time).
-    public func authenticate(_ key: APIKey) throws -> (tenant: TenantRecord, kind: APIKey.Kind)? {
-        try pool.withConnection { db in
-            let rows = try db.query("""
-                SELECT k.kind, k.secret_hash, t.id, t.name, t.default_timezone, t.quiet_start, t.quiet_end, t.signing_secret,
-                       t.previous_signing_secret, t.previous_signing_secret_until, t.allowed_topics
-                FROM tenant_keys k JOIN tenants t ON t.id = k.tenant_id WHERE k.id = \(key.id) AND k.revoked_at IS NULL
-                """)
-            guard let row = rows.first, Digest.constantTimeEqual(try row.decode("secret_hash"), key.secretHash),
-                  try row.decode("kind", as: String.self) == key.kind.rawValue else { return nil }
-            return (try Self.tenant(row), key.kind)
-        }
-    }
+    /// Creates another key of `kind` for the tenant and returns it (shown once); the old keys
+    /// keep working until revoked.
+    func createKey(tenantId: String, kind: APIKey.Kind) throws -> String
+    /// Revokes a key by its id (the part between the underscores); every API process refuses
+    /// it from then on. Throws `.notFound` for a key unknown or already revoked.
+    func revokeKey(tenantId: String, keyId: String) throws
+    /// The tenant's keys, newest first.
+    func keys(tenantId: String) throws -> [KeyListing]
+    /// Replaces the signing secret and returns the new one (shown once); the old one still
+    /// verifies subscriber tokens for `grace` seconds.
+    func rotateSigningSecret(tenantId: String, grace: TimeInterval) throws -> String
 
-    static func tenant(_ row: PostgresRow) throws -> TenantRecord {
-        var quiet: QuietHours?
-        if let start = try row.decode("quiet_start", as: String?.self), let end = try row.decode("quiet_end", as: String?.self) {
-            quiet = try? QuietHours.parse("\(start)-\(end)")
-        }
-        return TenantRecord(id: try row.decode("id"), name: try row.decode("name"), defaultTimezone: try row.decode("default_timezone"),
-                            quietHours: quiet, signingSecret: try row.decode("signing_secret"),
-                            previousSigningSecret: try row.decode("previous_signing_secret", as: String?.self),
-                            previousSigningSecretUntil: try row.decode("previous_signing_secret_until", as: Date?.self),
-                            allowedTopics: try row.decode("allowed_topics", as: JSONB<[String]>.self).value)
-    }
-
-    public func tenant(_ id: String) throws -> TenantRecord? {
-        try pool.withConnection { db in
-            try db.query("""
-                SELECT id, name, default_timezone, quiet_start, quiet_end, signing_secret, previous_signing_secret, previous_signing_secret_until,
-                       allowed_topics
-                FROM tenants WHERE id = \(id)
-                """)
-                .first.map(Self.tenant)
-        }
-    }
-
-    /// Sets quiet hours (nil clears them) and the default timezone.
-    public func updateSettings(tenantId: String, quietHours: QuietHours?, defaultTimezone: String) throws {
-        try updateSettings(tenantId: tenantId, quietHours: .some(quietHours), defaultTimezone: .some(defaultTimezone))
-    }
-
-    /// Changes only the settings given, in one statement on the row as it is (a field not
-    /// given keeps its stored value, never a cached one): `quietHours` `.some(nil)` clears them.
-    public func updateSettings(tenantId: String, quietHours: QuietHours??, defaultTimezone: String?, allowedTopics: [String]? = nil) throws {
-        let change = quietHours != nil
-        let window = quietHours ?? nil
-        let start = window.map { "\($0.start)" }, end = window.map { "\($0.end)" }
-        try pool.withConnection { db in
-            try db.execute("""
-                UPDATE tenants SET quiet_start = CASE WHEN \(change)::boolean THEN \(start)::text ELSE quiet_start END,
-                                   quiet_end = CASE WHEN \(change)::boolean THEN \(end)::text ELSE quiet_end END,
-                                   default_timezone = coalesce(\(defaultTimezone)::text, default_timezone),
-                                   allowed_topics = coalesce(\(allowedTopics.map { JSONB($0) })::jsonb, allowed_topics)
-                WHERE id = \(tenantId)
-                """)
-            try db.notify(Self.tenantChannel, payload: tenantId)
-        }
-    }
-
-    public func putSubscriber(_ subscriber: SubscriberRecord) throws {
-        try pool.withConnection { db in
-            try db.execute("""
-                INSERT INTO subscribers (tenant_id, id, timezone, properties) VALUES (\(subscriber.tenantId), \(subscriber.id), \(subscriber.timezone), \(JSONB(subscriber.properties)))
-                ON CONFLICT (tenant_id, id) DO UPDATE SET timezone = EXCLUDED.timezone, properties = EXCLUDED.properties, updated_at = now()
-                """)
-        }
-    }
-
-    public func subscriberExists(tenantId: String, id: String) throws -> Bool {
-        try pool.withConnection { db in
-            try !db.query("SELECT 1 FROM subscribers WHERE tenant_id = \(tenantId) AND id = \(id)").isEmpty
-        }
-    }
-
-    /// Registers a device token for a subscriber (re-activating it, whether it was logged out
-    /// or refused by APNs, or moving it from another subscriber of the same tenant), in one
-    /// transaction: the subscriber is created if it does not exist (never overwriting a
-    /// timezone or properties written at the same moment), and past `maxActive` active
-    /// devices the subscriber's least recently registered ones turn inactive ("device limit").
-    /// A nil `authorization` keeps the one stored before. Returns the device id.
+    /// Creates or replaces a subscriber's timezone and properties.
+    func putSubscriber(_ subscriber: SubscriberRecord) throws
+    func subscriberExists(tenantId: String, id: String) throws -> Bool
+    /// Registers a device token for a subscriber (re-activating it, or moving it from another
+    /// subscriber of the same tenant), creating the subscriber if need be without touching a
+    /// timezone or properties written meanwhile; past `maxActive` active devices the least
+    /// recently registered turn inactive ("device limit"). A nil `authorization` keeps the one
+    /// stored before. Returns the device id.
     @discardableResult
-    public func putDevice(_ device: DeviceRecord, maxActive: Int = 10) throws -> UUID {
-        try pool.withTransaction { db in
-            try db.execute("""
-                INSERT INTO subscribers (tenant_id, id, timezone, properties) VALUES (\(device.tenantId), \(device.subscriberId), NULL, '{}'::jsonb)
-                ON CONFLICT (tenant_id, id) DO NOTHING
-                """)
-            // "authorization" is a reserved word in PostgreSQL, hence the quotes.
-            let id: UUID = try db.query("""
-                INSERT INTO devices (id, tenant_id, subscriber_id, platform, token, topic, environment, "authorization")
-                VALUES (\(device.id), \(device.tenantId), \(device.subscriberId), \(device.platform), \(device.token), \(device.topic),
-                        \(device.environment), \(device.authorization))
-                ON CONFLICT (tenant_id, token) DO UPDATE SET subscriber_id = EXCLUDED.subscriber_id, topic = EXCLUDED.topic,
-                    environment = EXCLUDED.environment, "authorization" = coalesce(EXCLUDED."authorization", devices."authorization"),
-                    active = true, inactive_at = NULL, inactive_reason = NULL, updated_at = now()
-                RETURNING id
-                """)[0].decode("id")
-            try db.execute("""
-                UPDATE devices SET active = false, inactive_at = now(), inactive_reason = 'device limit', updated_at = now()
-                WHERE id IN (SELECT id FROM devices WHERE tenant_id = \(device.tenantId) AND subscriber_id = \(device.subscriberId) AND active
-                             ORDER BY updated_at DESC, id OFFSET \(maxActive))
-                """)
-            return id
-        }
-    }
+    func putDevice(_ device: DeviceRecord, maxActive: Int) throws -> UUID
+    /// Makes the subscriber's device with `token` inactive (an inactive one keeps its first
+    /// reason and time).
+    func deactivateDevice(tenantId: String, subscriberId: String, token: String, reason: String, at: Date) throws -> DeviceDeactivation
+    /// The plans of the subscriber's live, non-dry runs whose moment is after `now`, in moment
+    /// order (then local id): each exactly the `bk.local` object its silent push carried.
+    func pendingPlans(tenantId: String, subscriberId: String, now: Date) throws -> [LocalPlan]
 
     /// Stores a new version of a validated workflow and makes it current. Returns the version.
     @discardableResult
-    public func putWorkflow(tenantId: String, definition: WorkflowDefinition, source: JSONValue) throws -> Int {
-        try pool.withTransaction { db in
-            try db.execute("SELECT pg_advisory_xact_lock(hashtext(\(tenantId + "/" + definition.key)))")
-            let version = try db.query("SELECT coalesce(max(version), 0) + 1 AS v FROM workflows WHERE tenant_id = \(tenantId) AND key = \(definition.key)")[0]
-                .decode("v", as: Int.self)
-            try db.execute("""
-                INSERT INTO workflows (tenant_id, key, version, trigger_event, definition)
-                VALUES (\(tenantId), \(definition.key), \(version), \(definition.triggerEvent), \(JSONB(source)))
-                """)
-            try db.execute("""
-                INSERT INTO workflow_heads (tenant_id, key, version, trigger_event, cancel_events)
-                VALUES (\(tenantId), \(definition.key), \(version), \(definition.triggerEvent), \(Array(Set(definition.cancelOn.map(\.event))).sorted())::text[])
-                ON CONFLICT (tenant_id, key) DO UPDATE SET version = EXCLUDED.version, trigger_event = EXCLUDED.trigger_event,
-                    -- Grows only: runs of older versions may still cancel on names the new version dropped.
-                    cancel_events = ARRAY(SELECT DISTINCT unnest(workflow_heads.cancel_events || EXCLUDED.cancel_events))
-                """)
-            return version
-        }
+    func putWorkflow(tenantId: String, definition: WorkflowDefinition, source: JSONValue) throws -> Int
+    /// The current version of a workflow: its number and the JSON as stored.
+    func workflow(tenantId: String, key: String) throws -> (version: Int, source: JSONValue)?
+}
+
+extension Directory {
+    public func createTenant(name: String) throws -> TenantCredentials { try createTenant(name: name, defaultTimezone: "UTC") }
+
+    /// Sets quiet hours (nil clears them) and the default timezone.
+    public func updateSettings(tenantId: String, quietHours: QuietHours?, defaultTimezone: String) throws {
+        try updateSettings(tenantId: tenantId, quietHours: .some(quietHours), defaultTimezone: .some(defaultTimezone), allowedTopics: nil)
     }
 
-    /// The current version of a workflow: its version number and the JSON as stored.
-    public func workflow(tenantId: String, key: String) throws -> (version: Int, source: JSONValue)? {
-        try pool.withConnection { db in
-            try db.query("""
-                SELECT w.version, w.definition FROM workflow_heads h JOIN workflows w ON w.tenant_id = h.tenant_id AND w.key = h.key AND w.version = h.version
-                WHERE h.tenant_id = \(tenantId) AND h.key = \(key)
-                """).first.map { (try $0.decode("version"), try $0.decode("definition", as: JSONB<JSONValue>.self).value) }
-        }
-    }
+    @discardableResult
+    public func putDevice(_ device: DeviceRecord) throws -> UUID { try putDevice(device, maxActive: 10) }
+}
 
-    /// A run of the tenant (nil for another tenant's run).
-    /// A run as its summary should show it: with the plan deliveries and acknowledgments
-    /// recorded since its state was last written folded in (``PendingFacts``; nothing is written).
-    public func run(tenantId: String, id: UUID) throws -> RunRecord? {
-        try pool.withConnection { db in
-            guard let run = try db.query("""
-                SELECT id, tenant_id, workflow_key, workflow_version, subscriber_id, dry_run, state FROM runs WHERE id = \(id) AND tenant_id = \(tenantId)
-                """).first.map({ try StoredRunState.record($0, db: db, definitions: definitions) }) else { return nil }
-            return try PendingFacts.folded(run, tx: PostgresStoreTransaction(db: db, definitions: definitions))
-        }
+/// A tenant's API key as listed (never its secret, which is stored only as a hash).
+public struct KeyListing: Sendable, Codable, Equatable {
+    public var id: String
+    public var kind: String
+    public var createdAt: Date
+    public var revokedAt: Date?
+
+    public init(id: String, kind: String, createdAt: Date, revokedAt: Date?) {
+        self.id = id
+        self.kind = kind
+        self.createdAt = createdAt
+        self.revokedAt = revokedAt
     }
+}
+
+/// What ``Directory/deactivateDevice(tenantId:subscriberId:token:reason:at:)`` found.
+public enum DeviceDeactivation: Sendable, Equatable {
+    /// The device was active and is now inactive.
+    case deactivated
+    /// The device was already inactive (logged out before, or refused by APNs): nothing changed.
+    case alreadyInactive
+    /// No device of that subscriber has this token (unknown, or registered to another subscriber).
+    case notFound
 }

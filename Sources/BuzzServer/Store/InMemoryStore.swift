@@ -11,17 +11,35 @@ public final class InMemoryStore: Store, @unchecked Sendable {
         public var subscribers: [String: SubscriberRecord] = [:]
         public var devices: [UUID: DeviceRecord] = [:]
         public var deviceOrder: [UUID] = []
+        /// The current version of each workflow (``InMemoryStore/key(_:)`` of tenant and key).
         public var workflows: [String: WorkflowRecord] = [:]
+        /// Every event name any version of a tenant's workflows cancels on (it only grows:
+        /// runs of older versions may still cancel on names a new version dropped).
+        public var cancelEvents: [String: Set<String>] = [:]
+        /// API keys by id.
+        public var keys: [String: StoredKey] = [:]
+        /// When each device was last registered, as a sequence (the device cap keeps the latest).
+        public var registrations: [UUID: Int] = [:]
+        public var nextRegistration = 0
         public var runs: [UUID: RunRecord] = [:]
         public var processedEvents: Set<String> = []
         /// By tenant, subscriber, local id and device (``InMemoryStore/key(_:)``); `deviceCounts` unused (computed on reading).
         public var acknowledgments: [String: PlanHolding] = [:]
-        public var plans: [String: LocalPlanDelivery] = [:]
+        public var plans: [String: (subscriberId: String?, delivery: LocalPlanDelivery)] = [:]
         public var opens: [(tenantId: String, messageId: String, at: Date)] = []
         public var outbox: [(id: Int64, runId: UUID?, message: OutboxMessage)] = []
         public var nextOutboxId: Int64 = 1
         public var deliveries: [String: (runId: UUID?, kind: String, messageId: String?, outcome: DeliveryOutcome?)] = [:]
         public var deactivated: [UUID: (reason: String, at: Date)] = [:]
+    }
+
+    /// An API key as stored: its secret only as a hash.
+    public struct StoredKey: Sendable {
+        public var tenantId: String
+        public var kind: APIKey.Kind
+        public var secretHash: String
+        public var createdAt: Date
+        public var revokedAt: Date?
     }
 
     private let lock = NSRecursiveLock()

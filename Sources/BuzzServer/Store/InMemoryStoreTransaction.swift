@@ -46,7 +46,7 @@ struct InMemoryStoreTransaction: StoreTransaction {
     }
 
     func cancelEventNames(tenantId: String) throws -> Set<String> {
-        read { state in Set(state.workflows.values.filter { $0.tenantId == tenantId }.flatMap { $0.definition.cancelOn.map(\.event) }) }
+        read { $0.cancelEvents[tenantId] ?? [] }
     }
 
     func currentWorkflow(tenantId: String, key: String) throws -> WorkflowRecord? {
@@ -68,7 +68,9 @@ struct InMemoryStoreTransaction: StoreTransaction {
 
     func lockRun(_ id: UUID) throws -> RunRecord? { read { $0.runs[id] } }
 
-    func lockRun(_ id: UUID, tenantId: String) throws -> RunRecord? { read { $0.runs[id].flatMap { $0.tenantId == tenantId ? $0 : nil } } }
+    func run(_ id: UUID, tenantId: String) throws -> RunRecord? { read { $0.runs[id].flatMap { $0.tenantId == tenantId ? $0 : nil } } }
+
+    func lockRun(_ id: UUID, tenantId: String) throws -> RunRecord? { try run(id, tenantId: tenantId) }
 
     func lockRuns(_ ids: [UUID]) throws -> [RunRecord] {
         read { state in Set(ids).sortedByBytes().compactMap { state.runs[$0] } }
@@ -139,7 +141,7 @@ struct InMemoryStoreTransaction: StoreTransaction {
     }
 
     func recordPlan(tenantId: String, subscriberId: String?, delivery: LocalPlanDelivery, at: Date) throws {
-        write { $0.plans[InMemoryStore.key(tenantId, delivery.localId)] = delivery }
+        write { $0.plans[InMemoryStore.key(tenantId, delivery.localId)] = (subscriberId, delivery) }
     }
 
     func recordOpen(tenantId: String, subscriberId: String, messageId: String, at: Date) throws {

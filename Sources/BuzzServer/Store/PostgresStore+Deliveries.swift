@@ -55,7 +55,7 @@ extension PostgresStoreTransaction {
         // Only devices still active for the run's own subscriber: a token logged out (or moved
         // to another subscriber since) gets nothing more for this one, not even a cancel.
         try db.query("""
-            SELECT DISTINCT d.id, d.tenant_id, d.subscriber_id, d.platform, d.token, d.topic, d.environment, d.created_at FROM deliveries x
+            SELECT DISTINCT d.id, d.tenant_id, d.subscriber_id, d.platform, d.token, d.topic, d.environment, d."authorization", d.created_at FROM deliveries x
             JOIN devices d ON d.id = x.device_id
             JOIN runs r ON r.id = x.run_id AND r.tenant_id = d.tenant_id AND r.subscriber_id = d.subscriber_id
             WHERE x.run_id = \(runId) AND x.kind = 'plan' AND x.status IN ('sent', 'pending') AND d.active

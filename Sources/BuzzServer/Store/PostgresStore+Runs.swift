@@ -30,6 +30,12 @@ extension PostgresStoreTransaction {
         try lockRuns([id]).first
     }
 
+    func run(_ id: UUID, tenantId: String) throws -> RunRecord? {
+        try db.query("""
+            SELECT id, tenant_id, workflow_key, workflow_version, subscriber_id, dry_run, state FROM runs WHERE id = \(id) AND tenant_id = \(tenantId)
+            """).first.map { try StoredRunState.record($0, db: db, definitions: definitions) }
+    }
+
     func lockRun(_ id: UUID, tenantId: String) throws -> RunRecord? {
         try db.query("""
             SELECT id, tenant_id, workflow_key, workflow_version, subscriber_id, dry_run, state FROM runs

@@ -49,7 +49,7 @@ struct PostgresStoreTransaction: StoreTransaction {
             SELECT id, name, default_timezone, quiet_start, quiet_end, signing_secret, previous_signing_secret, previous_signing_secret_until,
                    allowed_topics
             FROM tenants WHERE id = \(id)
-            """).first.map(Directory.tenant)
+            """).first.map(PostgresDirectory.tenant)
     }
 
     func subscriber(tenantId: String, id: String) throws -> SubscriberRecord? {
@@ -70,7 +70,7 @@ struct PostgresStoreTransaction: StoreTransaction {
 
     func activeDevices(tenantId: String, subscriberId: String) throws -> [DeviceRecord] {
         try db.query("""
-            SELECT id, platform, token, topic, environment FROM devices
+            SELECT id, platform, token, topic, environment, "authorization" FROM devices
             WHERE tenant_id = \(tenantId) AND subscriber_id = \(subscriberId) AND active ORDER BY created_at, id
             """).map { try device($0, tenantId: tenantId, subscriberId: subscriberId) }
     }
@@ -79,7 +79,7 @@ struct PostgresStoreTransaction: StoreTransaction {
         guard !subscriberIds.isEmpty else { return [:] }
         var out: [String: [DeviceRecord]] = [:]
         for row in try db.query("""
-            SELECT id, subscriber_id, platform, token, topic, environment FROM devices
+            SELECT id, subscriber_id, platform, token, topic, environment, "authorization" FROM devices
             WHERE tenant_id = \(tenantId) AND subscriber_id = ANY(\(Array(Set(subscriberIds)))::text[]) AND active ORDER BY created_at, id
             """) {
             let subscriberId: String = try row.decode("subscriber_id")
@@ -140,6 +140,7 @@ struct PostgresStoreTransaction: StoreTransaction {
 
     func device(_ row: PostgresRow, tenantId: String, subscriberId: String) throws -> DeviceRecord {
         DeviceRecord(id: try row.decode("id"), tenantId: tenantId, subscriberId: subscriberId, platform: try row.decode("platform"),
-                     token: try row.decode("token"), topic: try row.decode("topic"), environment: try row.decode("environment"))
+                     token: try row.decode("token"), topic: try row.decode("topic"), environment: try row.decode("environment"),
+                     authorization: try row.decode("authorization", as: String?.self))
     }
 }

@@ -35,6 +35,8 @@ public protocol StoreTransaction {
     func insertRuns(_ runs: [RunRecord]) throws
     /// The run, locked until the transaction ends (`SELECT … FOR UPDATE`).
     func lockRun(_ id: UUID) throws -> RunRecord?
+    /// The run of `tenantId`, read without a lock (nil for another tenant's).
+    func run(_ id: UUID, tenantId: String) throws -> RunRecord?
     /// The run locked only if it belongs to `tenantId` (another tenant's row is never locked).
     func lockRun(_ id: UUID, tenantId: String) throws -> RunRecord?
     /// Several runs locked in id order (no deadlocks between batches).

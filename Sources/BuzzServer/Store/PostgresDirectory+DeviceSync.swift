@@ -4,7 +4,7 @@ import PostgresClient
 
 /// Device sync and device lifecycle (contract §4b): the plans a device should hold, and a
 /// device leaving a subscriber.
-extension Directory {
+extension PostgresDirectory {
     /// The plans of the subscriber's live runs whose moment is after `now`, in moment order
     /// (then local id): each exactly the `bk.local` object its silent push carried.
     ///
@@ -28,16 +28,6 @@ extension Directory {
                 try LocalPlan(json: try JSONParser.parse(try row.decode("plan", as: String.self)), path: "bk.local")
             }
         }
-    }
-
-    /// What ``deactivateDevice(tenantId:subscriberId:token:reason:at:)`` found.
-    public enum DeviceDeactivation: Sendable, Equatable {
-        /// The device was active and is now inactive.
-        case deactivated
-        /// The device was already inactive (logged out before, or refused by APNs): nothing changed.
-        case alreadyInactive
-        /// No device of that subscriber has this token (unknown, or registered to another subscriber).
-        case notFound
     }
 
     /// Makes the subscriber's device with `token` inactive (`inactive_reason = reason`), so the

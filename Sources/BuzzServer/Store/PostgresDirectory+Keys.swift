@@ -2,18 +2,10 @@ import BuzzCrypto
 import Foundation
 import PostgresClient
 
-extension Directory {
+extension PostgresDirectory {
     /// The PostgreSQL `NOTIFY` channel that carries the id of a tenant whose keys, signing
     /// secret or settings just changed; API processes drop what they cached of it.
     public static let tenantChannel = "buzzkit_tenants"
-
-    /// A tenant's API key as listed (never its secret, which is stored only as a hash).
-    public struct KeyListing: Sendable, Codable, Equatable {
-        public var id: String
-        public var kind: String
-        public var createdAt: Date
-        public var revokedAt: Date?
-    }
 
     /// Creates another key of `kind` for the tenant and returns it (shown once). The old keys
     /// keep working until they are revoked, so clients can move over without downtime.
@@ -29,7 +21,7 @@ extension Directory {
     }
 
     /// Revokes a key by its id (the part between the underscores). Every API process is told
-    /// on ``Directory/tenantChannel`` and refuses it from then on.
+    /// on ``PostgresDirectory/tenantChannel`` and refuses it from then on.
     public func revokeKey(tenantId: String, keyId: String) throws {
         try pool.withConnection { db in
             let changed = try db.execute("UPDATE tenant_keys SET revoked_at = now() WHERE tenant_id = \(tenantId) AND id = \(keyId) AND revoked_at IS NULL")

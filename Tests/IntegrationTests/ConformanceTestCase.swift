@@ -1,0 +1,58 @@
+import BuzzEngine
+import BuzzKitWire
+import BuzzServer
+import Foundation
+import XCTest
+
+/// What every conformance suite shares: the drivers, and a fresh tenant with the leg-day
+/// workflow on each.
+class ConformanceTestCase: XCTestCase {
+    /// The drivers, by name.
+    let drivers: [(name: String, make: () throws -> StoreDriver)] = [
+        ("in-memory", { InMemoryStoreDriver() }),
+        ("postgres", { try PostgresStoreDriver() }),
+    ]
+
+    /// A tenant with the leg-day workflow on one driver.
+    struct Scenario {
+        let driver: StoreDriver
+        let tenantId: String
+        let workflow: WorkflowRecord
+        let now = Date(timeIntervalSince1970: 1_796_029_200)  // 2026-11-30T09:00:00Z
+
+        var store: any Store { driver.store }
+
+        /// A leg-day run of `subscriber`, started (waiting for its moment an hour from now).
+        func startedRun(_ subscriber: String) -> RunRecord {
+            let id = UUID()
+            let trigger = BuzzEvent(event: "workout.scheduled", subscriberId: subscriber,
+                                    properties: ["at": .string(ISO8601DateFormatter().string(from: now.addingTimeInterval(3600))), "workoutId": "w1"],
+                                    timestamp: now)
+            var state = RunState(workflow: workflow.definition, trigger: trigger, context: RunContext(runId: id.uuidString.lowercased()))
+            _ = state.handle(.start, now: now)
+            return RunRecord(id: id, tenantId: tenantId, workflowKey: workflow.key, workflowVersion: workflow.version, subscriberId: subscriber,
+                             dryRun: false, state: state)
+        }
+    }
+
+    /// Runs `body` once per driver, each on a fresh tenant; failures carry the driver's name.
+    func eachDriver(_ body: (Scenario) throws -> Void) throws {
+        for (name, make) in drivers {
+            let driver = try make()
+            defer { driver.close() }
+            let tenantId = try driver.tenant()
+            let scenario = Scenario(driver: driver, tenantId: tenantId, workflow: try driver.workflow(tenantId: tenantId, source: PipelineHarness.legDay))
+            let failuresBefore = testRun?.totalFailureCount ?? 0
+            do {
+                try body(scenario)
+            } catch {
+                XCTFail("\(name): \(error)")
+            }
+            if (testRun?.totalFailureCount ?? 0) > failuresBefore { XCTFail("the failures above are the \(name) driver's") }
+        }
+    }
+
+    static func newToken() -> String {
+        (UUID().uuidString + UUID().uuidString).replacingOccurrences(of: "-", with: "").lowercased()
+    }
+}
