@@ -69,7 +69,7 @@ let package = Package(
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"]),
         .testTarget(name: "BuzzKitTests", dependencies: ["BuzzKit", "BuzzKitWire"]),
         .testTarget(name: "PushDeliveryTests", dependencies: ["PushDelivery", "APNsStandIn", "COpenSSL"]),
-        .testTarget(name: "BuzzServerTests", dependencies: ["BuzzServer", "BuzzEngine", "BuzzKitWire", "PushDelivery"]),
+        .testTarget(name: "BuzzServerTests", dependencies: ["BuzzServer", "BuzzAPI", "HTTPServer", "BuzzEngine", "BuzzKitWire", "PushDelivery"]),
         // Tier 2: integration tests against real PostgreSQL and RabbitMQ.
         // Tier 3: the device simulator against the real server processes.
         .testTarget(name: "EndToEndTests", dependencies: ["DeviceSimulator", "APNsStandIn", "BuzzServer", "PostgresClient"]),

@@ -8,12 +8,13 @@ import PostgresClient
 struct APIContext: Sendable {
     let directory: any Directory
     let commands: RunCommands
-    let publisher: AMQPPublisher
+    let broker: any Broker
     let topology: Topology
     let metrics: Metrics
     let clock: any Clock
     let authenticator: Authenticator
-    let depths: QueueDepths
+    /// Exact queue depths for `/metrics` (nil: none reported).
+    let depths: (any QueueDepthSource)?
     let log: Log
     /// Active devices a subscriber may have (`BUZZKIT_MAX_DEVICES_PER_SUBSCRIBER`).
     let maxDevicesPerSubscriber: Int

@@ -13,22 +13,17 @@ public final class APIServer: Service, @unchecked Sendable {
 
     /// Builds the routes over `runtime` and binds `host:port`.
     public init(runtime: Runtime, host: String = "0.0.0.0", port: Int) {
-        let directory = PostgresDirectory(pool: runtime.pool)
-        let api = APIContext(directory: directory, commands: RunCommands(context: runtime.context, publisher: runtime.publisher, pool: runtime.pool),
-                             publisher: runtime.publisher, topology: runtime.topology, metrics: runtime.metrics, clock: runtime.context.clock,
-                             authenticator: Authenticator(directory: directory, limits: runtime.configuration.rateLimits,
-                                                          maxTokenLifetime: Double(runtime.configuration.maxSubscriberTokenDays) * 86_400), depths: QueueDepths(url: runtime.amqpURL, topology: runtime.topology), log: runtime.log,
-                             maxDevicesPerSubscriber: runtime.configuration.maxDevicesPerSubscriber)
-        var router = Router()
-        EventRoutes.register(&router, api)
-        DirectoryRoutes.register(&router, api)
-        DeviceRoutes.register(&router, api)
-        WorkflowRoutes.register(&router, api)
-        HealthRoutes.register(&router, api)
-        self.router = router
-        let authenticator = api.authenticator
+        let configuration = runtime.configuration
+        let api = APIRoutes(directory: PostgresDirectory(pool: runtime.pool),
+                            commands: RunCommands(context: runtime.context, broker: runtime.publisher, outbox: PostgresOutbox(pool: runtime.pool)),
+                            broker: runtime.publisher, topology: runtime.topology, metrics: runtime.metrics, clock: runtime.context.clock, log: runtime.log,
+                            rateLimits: configuration.rateLimits, maxSubscriberTokenDays: configuration.maxSubscriberTokenDays,
+                            maxDevicesPerSubscriber: configuration.maxDevicesPerSubscriber,
+                            depths: QueueDepths(url: runtime.amqpURL, topology: runtime.topology))
+        self.router = api.router
+        let authenticator = api.context.authenticator
         tenantChanges = TenantChangeListener(databaseURL: runtime.databaseURL, log: runtime.log) { authenticator.invalidate(tenantId: $0) }
-        let routes = router
+        let routes = api.router
         let metrics = runtime.metrics
         let log = runtime.log
         let limits = runtime.configuration
@@ -36,7 +31,7 @@ public final class APIServer: Service, @unchecked Sendable {
                                                perIPConnectionLimit: limits.httpConnectionsPerIP)
         // Authentication before the body: a request to /v1/ whose credentials are missing or
         // bad is refused without buffering its body.
-        let clock = api.clock
+        let clock = api.context.clock
         options.requestTimeout = limits.httpRequestSeconds
         options.headerCheck = { _, path, headers in
             guard path.hasPrefix("/v1/") else { return .proceed }

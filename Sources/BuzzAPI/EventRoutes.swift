@@ -50,7 +50,7 @@ enum EventRoutes {
             }
             if !messages.isEmpty {
                 do {
-                    try await api.publisher.publishBatch(messages)
+                    try await api.broker.publishBatch(messages)
                 } catch {
                     var unavailable = HTTPError(status: 503, code: "broker_unavailable",
                                                 message: "RabbitMQ did not confirm the events, so none is guaranteed accepted; retry (events with an id are deduplicated)")

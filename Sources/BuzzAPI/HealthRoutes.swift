@@ -18,7 +18,7 @@ enum HealthRoutes {
                 failing.append("postgres")
                 api.log.warning("not ready", ["dependency": "postgres", "cause": "\(error)"])
             }
-            if !api.publisher.isConnected { failing.append("rabbitmq") }
+            if !api.broker.isConnected { failing.append("rabbitmq") }
             if failing.isEmpty { return .json(["status": "ready"]) }
             return .json(["status": "not ready", "failing": failing.joined(separator: ","),
                           "problems": failing.map { "\($0) does not answer" }.joined(separator: "; ")], status: 503)
@@ -26,7 +26,7 @@ enum HealthRoutes {
 
         router.add("GET", "/metrics") { _ in
             let now = api.clock.now()
-            if let depths = try? await Blocking.run({ try api.depths.read(now: now) }) {
+            if let source = api.depths, let depths = try? await Blocking.run({ try source.read(now: now) }) {
                 for depth in depths {
                     api.metrics.set("buzzkit_queue_messages", ["queue": depth.queue], to: Double(depth.messages), help: "Ready messages in the queue (exact, from the broker)")
                     api.metrics.set("buzzkit_queue_consumers", ["queue": depth.queue], to: Double(depth.consumers), help: "Consumers of the queue")

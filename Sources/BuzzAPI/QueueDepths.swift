@@ -4,7 +4,7 @@ import Foundation
 
 /// Exact queue depths and consumer counts from the broker (passive declares on a connection
 /// of its own), cached for a second so scrapes stay cheap.
-final class QueueDepths: @unchecked Sendable {
+final class QueueDepths: QueueDepthSource, @unchecked Sendable {
     let url: AMQPURL
     let topology: Topology
     private let lock = NSLock()
@@ -17,7 +17,7 @@ final class QueueDepths: @unchecked Sendable {
     }
 
     /// Depths of every work queue and dead-letter queue (blocking).
-    func read(now: Date) throws -> [(queue: String, messages: Int, consumers: Int)] {
+    public func read(now: Date) throws -> [(queue: String, messages: Int, consumers: Int)] {
         lock.lock()
         defer { lock.unlock() }
         if let cached, now.timeIntervalSince(cached.at) < 1 { return cached.values }
@@ -39,4 +39,10 @@ final class QueueDepths: @unchecked Sendable {
             throw error
         }
     }
+}
+
+/// Where `/metrics` reads queue depths: messages ready and consumers, by queue name.
+public protocol QueueDepthSource: Sendable {
+    /// Every work queue's and dead-letter queue's depth now (blocking).
+    func read(now: Date) throws -> [(queue: String, messages: Int, consumers: Int)]
 }

@@ -58,15 +58,13 @@ public enum Outbox {
     /// A failure leaves them for the scheduler (after the lease), so nothing is lost.
     /// `copies` > 1 publishes each message several times (a fault drill: consumers must be
     /// idempotent, so the outcome may not change).
-    public static func relay(_ rows: [Row], publisher: AMQPPublisher, pool: PostgresPool, log: Log? = nil, copies: Int = 1) {
+    public static func relay(_ rows: [Row], broker: any Broker, outbox: any OutboxStore, log: Log? = nil, copies: Int = 1) {
         let immediate = rows.filter { $0.message.availableAt == nil }
         guard !immediate.isEmpty else { return }
         do {
             let messages = immediate.map { amqpMessage($0.message) }
-            try publisher.publishAndWait(Array(repeating: messages, count: max(1, copies)).flatMap { $0 })
-            try pool.withConnection { db in
-                try db.execute("DELETE FROM outbox WHERE id = ANY(\(immediate.map(\.id)))")
-            }
+            try broker.publishAndWait(Array(repeating: messages, count: max(1, copies)).flatMap { $0 })
+            try outbox.deleteRelayed(immediate.map(\.id))
         } catch {
             // Left in the outbox: the scheduler publishes it once the lease runs out.
             log?.warning("outbox relay failed; the scheduler publishes these messages after the lease",

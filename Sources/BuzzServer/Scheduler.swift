@@ -22,9 +22,10 @@ public final class Scheduler: Service, @unchecked Sendable {
         }
     }
 
-    let pool: PostgresPool
-    let publisher: AMQPPublisher
-    let databaseURL: String
+    let outbox: any OutboxStore
+    let broker: any Broker
+    /// Where to LISTEN for timers due soon (nil: look every `maxIdle` only).
+    let databaseURL: String?
     let configuration: Configuration
     let metrics: Metrics?
     let log: Log?
@@ -34,50 +35,34 @@ public final class Scheduler: Service, @unchecked Sendable {
     private var stopping = false
     private let done = DispatchSemaphore(value: 0)
 
-    public init(pool: PostgresPool, publisher: AMQPPublisher, databaseURL: String,
+    public init(outbox: any OutboxStore, broker: any Broker, databaseURL: String?,
                 configuration: Configuration = Configuration(), metrics: Metrics? = nil, log: Log? = nil) {
-        self.pool = pool
-        self.publisher = publisher
+        self.outbox = outbox
+        self.broker = broker
         self.log = log
         self.databaseURL = databaseURL
         self.configuration = configuration
         self.metrics = metrics
     }
 
+    /// On PostgreSQL, waking on its NOTIFY.
+    public convenience init(pool: PostgresPool, publisher: AMQPPublisher, databaseURL: String,
+                            configuration: Configuration = Configuration(), metrics: Metrics? = nil, log: Log? = nil) {
+        self.init(outbox: PostgresOutbox(pool: pool), broker: publisher, databaseURL: databaseURL, configuration: configuration, metrics: metrics, log: log)
+    }
+
     /// Publishes one batch of due rows; returns how many.
     @discardableResult
     public func relayDue() throws -> Int {
-        try pool.withTransaction { db in
-            let rows = try db.query("""
-                SELECT id, exchange, routing_key, message_id, body,
-                       EXTRACT(EPOCH FROM (clock_timestamp() - available_at)) AS late
-                FROM outbox WHERE available_at <= now()
-                ORDER BY available_at, id LIMIT \(configuration.batchSize) FOR UPDATE SKIP LOCKED
-                """)
-            guard !rows.isEmpty else { return 0 }
-            var ids: [Int64] = []
-            var messages: [AMQPMessage] = []
-            ids.reserveCapacity(rows.count)
-            messages.reserveCapacity(rows.count)
-            for row in rows {
-                ids.append(try row.decode("id"))
-                messages.append(AMQPMessage(exchange: try row.decode("exchange"), routingKey: try row.decode("routing_key"),
-                                            body: try row.decode("body"), messageId: try row.decode("message_id")))
-                metrics?.observeTimerLateness(try row.decode("late", as: Double.self))
-            }
-            try publisher.publishAndWait(Array(repeating: messages, count: max(1, publishCopies)).flatMap { $0 })
-            try db.execute("DELETE FROM outbox WHERE id = ANY(\(ids))")
-            return rows.count
+        try outbox.relayDue(limit: configuration.batchSize) { messages, lateness in
+            for late in lateness { self.metrics?.observeTimerLateness(late) }
+            let published = messages.map(Outbox.amqpMessage)
+            try broker.publishAndWait(Array(repeating: published, count: max(1, publishCopies)).flatMap { $0 })
         }
     }
 
     /// Seconds until the next row is due (0 when one is due now, nil when the outbox is empty).
-    func secondsUntilNextDue() throws -> Double? {
-        try pool.withConnection { db in
-            try db.query("SELECT EXTRACT(EPOCH FROM (min(available_at) - clock_timestamp())) AS wait FROM outbox")[0]
-                .decode("wait", as: Double?.self)
-        }
-    }
+    func secondsUntilNextDue() throws -> Double? { try outbox.secondsUntilNextDue() }
 
     /// Runs until ``stop()``: relay, then sleep until the next due row or a NOTIFY.
     public func run() {
@@ -86,14 +71,14 @@ public final class Scheduler: Service, @unchecked Sendable {
         var lastFailure: String?, lastLogged = Date.distantPast
         while !isStopping {
             do {
-                if listener == nil || listener?.isHealthy == false {
+                if let databaseURL, listener == nil || listener?.isHealthy == false {
                     listener = try PostgresConnection(url: databaseURL, applicationName: "buzzkit-scheduler")
                     try listener?.listen(Outbox.channel)
                 }
                 if try relayDue() >= configuration.batchSize { continue }
                 let wait = try secondsUntilNextDue() ?? configuration.maxIdle
                 let timeout = min(max(wait, 0.005), configuration.maxIdle)
-                _ = try listener?.waitForNotifications(timeout: timeout)
+                if let listener { _ = try listener.waitForNotifications(timeout: timeout) } else { Thread.sleep(forTimeInterval: timeout) }
             } catch {
                 // Logged when the failure starts or changes, and every 10 s while it lasts.
                 let cause = "\(error)"

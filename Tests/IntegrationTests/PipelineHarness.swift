@@ -39,7 +39,7 @@ final class PipelineHarness: @unchecked Sendable {
         context = PipelineContext(store: PostgresStore(pool: pool), topology: topology, push: self.provider, metrics: metrics)
         context.publishCopies = copies
         directory = PostgresDirectory(pool: pool)
-        commands = RunCommands(context: context, publisher: publisher, pool: pool)
+        commands = RunCommands(context: context, broker: publisher, outbox: PostgresOutbox(pool: pool))
         credentials = try directory.createTenant(name: "gym")
         if !workerQueues.isEmpty { startWorkers(workerQueues) }
         if startScheduler {

@@ -78,7 +78,7 @@ final class SchedulerIntegrationTests: XCTestCase {
         let rows = try pool.withTransaction { db in
             try Outbox.insert([OutboxMessage(routingKey: self.topology.name(.trigger), messageId: "fast", body: Data("{}".utf8))], now: now, on: db)
         }
-        Outbox.relay(rows, publisher: publisher, pool: pool)
+        Outbox.relay(rows, broker: publisher, outbox: PostgresOutbox(pool: pool))
         XCTAssertEqual(try pool.withConnection { try $0.query("SELECT count(*) AS n FROM outbox")[0].decode("n", as: Int.self) }, 0,
                        "the fast path deletes what it published")
 

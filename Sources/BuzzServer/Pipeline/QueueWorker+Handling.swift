@@ -87,7 +87,7 @@ extension QueueWorker {
     }
 
     private func relay(_ rows: [Outbox.Row]) {
-        Outbox.relay(rows, publisher: publisher, pool: relayPool, log: context.log, copies: context.publishCopies)
+        Outbox.relay(rows, broker: publisher, outbox: outbox, log: context.log, copies: context.publishCopies)
     }
 
     /// Publishes the message to the queue's dead-letter queue with the reason, then acks it.

@@ -22,7 +22,7 @@ final class QueueWorker: @unchecked Sendable {
     let queue: Topology.Queue
     let context: PipelineContext
     let publisher: AMQPPublisher
-    let relayPool: PostgresPool
+    let outbox: any OutboxStore
     let settings: Settings
     let processor: StageProcessor
     private let condition = NSCondition()
@@ -33,11 +33,11 @@ final class QueueWorker: @unchecked Sendable {
     private var threads: [Thread] = []
     private var consumer: AMQPConsumer!
 
-    init(queue: Topology.Queue, context: PipelineContext, amqpURL: AMQPURL, publisher: AMQPPublisher, relayPool: PostgresPool, settings: Settings) {
+    init(queue: Topology.Queue, context: PipelineContext, amqpURL: AMQPURL, publisher: AMQPPublisher, outbox: any OutboxStore, settings: Settings) {
         self.queue = queue
         self.context = context
         self.publisher = publisher
-        self.relayPool = relayPool
+        self.outbox = outbox
         self.settings = settings
         self.processor = StageProcessor(context: context)
         let topology = context.topology

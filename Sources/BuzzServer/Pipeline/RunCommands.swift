@@ -1,20 +1,18 @@
-import AMQPClient
 import BuzzEngine
 import BuzzKitWire
 import Foundation
-import PostgresClient
 
 /// Run operations the API performs directly: trigger a workflow (live or dry) and cancel a
 /// run. Each is one transaction with its outbox rows, relayed after commit.
 public struct RunCommands: Sendable {
     public let context: PipelineContext
-    public let publisher: AMQPPublisher
-    public let pool: PostgresPool
+    public let broker: any Broker
+    public let outbox: any OutboxStore
 
-    public init(context: PipelineContext, publisher: AMQPPublisher, pool: PostgresPool) {
+    public init(context: PipelineContext, broker: any Broker, outbox: any OutboxStore) {
         self.context = context
-        self.publisher = publisher
-        self.pool = pool
+        self.broker = broker
+        self.outbox = outbox
     }
 
     /// Starts a run of the current version of `workflowKey`. Returns nil when the workflow
@@ -31,7 +29,7 @@ public struct RunCommands: Sendable {
             return (run, try context.actions.apply(actions, run: run, tx: tx, now: now))
         }
         guard let (run, rows) = result else { return nil }
-        Outbox.relay(rows, publisher: publisher, pool: pool, log: context.log, copies: context.publishCopies)
+        Outbox.relay(rows, broker: broker, outbox: outbox, log: context.log, copies: context.publishCopies)
         context.metrics.increment("buzzkit_runs_started_total", help: "Workflow runs started")
         return run
     }
@@ -62,7 +60,7 @@ public struct RunCommands: Sendable {
             return (run, try context.actions.apply(actions, run: run, tx: tx, now: now))
         }
         guard let (run, rows) = result else { return nil }
-        Outbox.relay(rows, publisher: publisher, pool: pool, log: context.log, copies: context.publishCopies)
+        Outbox.relay(rows, broker: broker, outbox: outbox, log: context.log, copies: context.publishCopies)
         return run
     }
 }

@@ -9,32 +9,38 @@ enum WorkItem {
 
     /// Decodes a delivery of `queue`; a message that cannot be understood is permanent.
     static func decode(_ delivery: AMQPDelivery, queue: Topology.Queue, now: Date) throws -> WorkItem {
+        try decode(routingKey: delivery.routingKey, body: delivery.body, headers: delivery.headers, messageId: delivery.messageId, queue: queue, now: now)
+    }
+
+    /// Decodes a message of `queue` from its parts (any broker's delivery).
+    static func decode(routingKey: String, body: Data, headers: [String: AMQPFieldValue], messageId: String?, queue: Topology.Queue,
+                       now: Date) throws -> WorkItem {
         switch queue {
         case .trigger, .ackIngest:
-            guard let dot = delivery.routingKey.firstIndex(of: "."), dot != delivery.routingKey.startIndex else {
-                throw PipelineError.permanent("routing key \"\(delivery.routingKey)\" is not <tenantId>.<event>")
+            guard let dot = routingKey.firstIndex(of: "."), dot != routingKey.startIndex else {
+                throw PipelineError.permanent("routing key \"\(routingKey)\" is not <tenantId>.<event>")
             }
-            let tenantId = String(delivery.routingKey[..<dot])
+            let tenantId = String(routingKey[..<dot])
             let event: BuzzEvent
             do {
                 // The same validation as POST /v1/events.
-                event = try EventInput.parse(try JSONParser.parse(delivery.body), path: "", now: now)
+                event = try EventInput.parse(try JSONParser.parse(body), path: "", now: now)
             } catch let error as InputError {
                 throw PipelineError.permanent("the body is not a valid event: \(error)")
             } catch {
                 throw PipelineError.permanent("the body is not a valid event: it is not JSON")
             }
-            let expected = String(delivery.routingKey[delivery.routingKey.index(after: dot)...])
+            let expected = String(routingKey[routingKey.index(after: dot)...])
             guard expected == event.event else {
                 throw PipelineError.permanent("routing key names event \"\(expected)\" but the body says \"\(event.event)\"")
             }
             let dedupe = event.id.map { Topology.dedupeKey(eventId: $0, subscriberId: event.subscriberId,
-                                                           fromDevice: delivery.headers[Topology.originHeader]?.stringValue == Topology.deviceOrigin) }
-                ?? delivery.messageId.map { "msg:" + $0 }
+                                                           fromDevice: headers[Topology.originHeader]?.stringValue == Topology.deviceOrigin) }
+                ?? messageId.map { "msg:" + $0 }
             return .event(EventProcessor.Item(tenantId: tenantId, event: event, dedupeKey: dedupe))
         case .planDispatch, .fallbackCheck:
             do {
-                return .message(try PipelineMessage.decode(delivery.body))
+                return .message(try PipelineMessage.decode(body))
             } catch {
                 throw PipelineError.permanent("the body is not a pipeline message: \(error)")
             }

@@ -30,7 +30,7 @@ public final class WorkerService: Service, @unchecked Sendable {
         let settings = QueueWorker.Settings(prefetch: UInt16(clamping: configuration.prefetch), threads: configuration.threadsPerQueue,
                                             maxBatch: configuration.maxBatch)
         workers = configuration.queues.map {
-            QueueWorker(queue: $0, context: context, amqpURL: amqpURL, publisher: publisher, relayPool: pool, settings: settings)
+            QueueWorker(queue: $0, context: context, amqpURL: amqpURL, publisher: publisher, outbox: PostgresOutbox(pool: pool), settings: settings)
         }
     }
 

@@ -1,0 +1,64 @@
+import AMQPClient
+import Foundation
+
+/// The pipeline's workers and scheduler in one process over in-memory ports: each queue's
+/// stage takes its messages from an ``InMemoryBroker``, commits to the context's store,
+/// relays its outbox rows after the commit through the same ``Outbox/relay(_:broker:outbox:log:copies:)``
+/// the real workers use, and acks; due timers go out through a ``Scheduler`` on an
+/// ``InMemoryOutbox``. Played in turn, on the caller's thread, until nothing is left to do.
+public final class InMemoryWorkers: @unchecked Sendable {
+    public let context: PipelineContext
+    public let broker: InMemoryBroker
+    public let outbox: InMemoryOutbox
+    let scheduler: Scheduler
+
+    public init(context: PipelineContext, broker: InMemoryBroker, outbox: InMemoryOutbox) {
+        self.context = context
+        self.broker = broker
+        self.outbox = outbox
+        scheduler = Scheduler(outbox: outbox, broker: broker, databaseURL: nil, metrics: context.metrics, log: context.log)
+    }
+
+    /// Relays what is due and processes every ready message of every queue, again and again,
+    /// until none is left now. Returns how many messages were processed. A message that cannot
+    /// be understood is dead-lettered; any other failure puts it back and is thrown.
+    @discardableResult
+    public func runUntilIdle() throws -> Int {
+        var processed = 0
+        while true {
+            var round = try scheduler.relayDue()
+            for queue in Topology.Queue.allCases {
+                for delivery in broker.take(queue) {
+                    try handle(delivery)
+                    round += 1
+                    processed += 1
+                }
+            }
+            if round == 0 { return processed }
+        }
+    }
+
+    private func handle(_ delivery: InMemoryBroker.Delivery) throws {
+        let message = delivery.message
+        let item: WorkItem
+        do {
+            item = try WorkItem.decode(routingKey: message.routingKey, body: message.body, headers: message.headers, messageId: message.messageId,
+                                       queue: delivery.queue, now: context.clock.now())
+        } catch {
+            var headers = message.headers
+            headers["x-buzzkit-error"] = .string("\(error)")
+            try broker.publishAndWait([AMQPMessage(routingKey: context.topology.deadLetterName(delivery.queue), body: message.body, headers: headers,
+                                                   messageId: message.messageId)])
+            broker.ack(delivery)
+            return
+        }
+        do {
+            let rows = try StageProcessor(context: context).process([item])
+            Outbox.relay(rows, broker: broker, outbox: outbox, log: context.log, copies: context.publishCopies)
+            broker.ack(delivery)
+        } catch {
+            broker.nack(delivery, requeue: true)
+            throw error
+        }
+    }
+}
