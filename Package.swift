@@ -54,6 +54,12 @@ let package = Package(
 
         .target(name: "BuzzAPI", dependencies: ["BuzzServer", "BuzzEngine", "BuzzKitWire", "HTTPServer", "BuzzCrypto", "AMQPClient", "PostgresClient"]),
 
+        // In-memory twins of the server's ports (store, directory, outbox, broker) and a manual
+        // clock, for tests that run without services.
+        .target(name: "BuzzServerTesting", dependencies: ["BuzzServer", "BuzzEngine", "BuzzKitWire", "AMQPClient", "BuzzCrypto"]),
+        // The SDK's test clock and push source.
+        .target(name: "BuzzKitTesting", dependencies: ["BuzzKit", "BuzzKitWire"]),
+
         .executableTarget(name: "buzzkit", dependencies: ["BuzzServer", "BuzzAPI", "BuzzEngineCLI", "PostgresClient", "AMQPClient", "PushDelivery"]),
         .executableTarget(name: "buzzkit-devicesim", dependencies: ["DeviceSimulator", "APNsStandIn"], path: "Sources/buzzkit-devicesim"),
         .executableTarget(name: "buzzkit-apns", dependencies: ["APNsStandIn"], path: "Sources/buzzkit-apns"),
@@ -67,13 +73,13 @@ let package = Package(
         .testTarget(name: "PostgresClientTests", dependencies: ["PostgresClient"]),
         .testTarget(name: "AMQPClientTests", dependencies: ["AMQPClient"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"]),
-        .testTarget(name: "BuzzKitTests", dependencies: ["BuzzKit", "BuzzKitWire"]),
+        .testTarget(name: "BuzzKitTests", dependencies: ["BuzzKit", "BuzzKitWire", "BuzzKitTesting"]),
         .testTarget(name: "PushDeliveryTests", dependencies: ["PushDelivery", "APNsStandIn", "COpenSSL"]),
-        .testTarget(name: "BuzzServerTests", dependencies: ["BuzzServer", "BuzzAPI", "HTTPServer", "BuzzEngine", "BuzzKitWire", "PushDelivery"]),
+        .testTarget(name: "BuzzServerTests", dependencies: ["BuzzServer", "BuzzServerTesting", "BuzzAPI", "HTTPServer", "BuzzEngine", "BuzzKitWire", "PushDelivery"]),
         // Tier 2: integration tests against real PostgreSQL and RabbitMQ.
         // Tier 3: the device simulator against the real server processes.
         .testTarget(name: "EndToEndTests", dependencies: ["DeviceSimulator", "APNsStandIn", "BuzzServer", "PostgresClient"]),
-        .testTarget(name: "IntegrationTests", dependencies: ["PostgresClient", "AMQPClient", "BuzzServer", "BuzzAPI", "BuzzEngine",
+        .testTarget(name: "IntegrationTests", dependencies: ["PostgresClient", "AMQPClient", "BuzzServer", "BuzzServerTesting", "BuzzAPI", "BuzzEngine",
                                                              "BuzzKitWire", "PushDelivery", "HTTPServer", "APNsStandIn"]),
     ],
     swiftLanguageModes: [.v6]

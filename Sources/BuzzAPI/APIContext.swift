@@ -34,15 +34,8 @@ struct APIContext: Sendable {
         } catch let error as HTTPError {
             throw error
         } catch let error as ServerError {
-            switch error.code {
-            case .invalidInput: throw HTTPError.badRequest(error.message, field: error.field)
-            case .notFound: throw HTTPError(status: 404, code: "not_found", message: error.message, field: error.field)
-            case .conflict: throw HTTPError(status: 409, code: "conflict", message: error.message, field: error.field)
-            case .unavailable: throw Self.storageUnavailable
-            case .configuration, .internal:
-                log.error("request failed", ["context": context, "cause": error.description])
-                throw Self.internalError
-            }
+            if error.httpError.status >= 500 { log.error("request failed", ["context": context, "cause": error.description]) }
+            throw error.httpError
         } catch let error as PostgresError {
             if error.isConnectionProblem || error.code == .poolTimeout || error.code == .closed { throw Self.storageUnavailable }
             if error.sqlState?.hasPrefix("22") == true || error.code == .invalidBind {

@@ -19,12 +19,7 @@ enum WorkflowRoutes {
             if case .string(let bodyKey)? = source["key"], bodyKey != key {
                 throw HTTPError.badRequest("the body's key \"\(bodyKey)\" differs from the path's \"\(key)\"", code: "key_mismatch", field: "key")
             }
-            let definition: WorkflowDefinition
-            do {
-                definition = try WorkflowDefinition.parse(source)
-            } catch let error as EngineError {
-                throw InvalidWorkflow(error)
-            }
+            let definition = try WorkflowDefinition.parse(source)  // an EngineError answers 422 (EngineError+HTTP)
             let tenantId = principal.tenant.id, stored = source
             let version = try await api.blocking { try api.directory.putWorkflow(tenantId: tenantId, definition: definition, source: stored) }
             return .json(WorkflowBody(key: key, version: version, definition: stored))
@@ -85,19 +80,5 @@ enum WorkflowRoutes {
         var key: String
         var version: Int
         var definition: JSONValue
-    }
-}
-
-/// A refused definition: 422 listing every problem with its path.
-struct InvalidWorkflow: Error, HTTPErrorConvertible {
-    let error: EngineError
-
-    init(_ error: EngineError) { self.error = error }
-
-    var httpError: HTTPError {
-        let problems = error.problems.isEmpty ? [error] : error.problems
-        let text = problems.map { "\($0)" }.joined(separator: "; ")
-        return HTTPError(status: 422, code: "invalid_workflow", message: text, field: problems.first?.path,
-                         problems: problems.map { HTTPError.Problem(field: $0.path, message: $0.message) })
     }
 }

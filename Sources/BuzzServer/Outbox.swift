@@ -23,6 +23,11 @@ public enum Outbox {
     public struct Row: Sendable {
         public var id: Int64
         public var message: OutboxMessage
+
+        public init(id: Int64, message: OutboxMessage) {
+            self.id = id
+            self.message = message
+        }
     }
 
     /// Inserts `messages` on `db` (inside the caller's transaction) and returns the rows.

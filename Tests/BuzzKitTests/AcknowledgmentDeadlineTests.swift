@@ -1,7 +1,8 @@
 import BuzzKitWire
 import Foundation
 import XCTest
-@testable import BuzzKit
+@_spi(BuzzKitTesting) @testable import BuzzKit
+import BuzzKitTesting
 
 /// A plan whose acknowledgment cannot reach the server before its deadline (fire time minus
 /// `acknowledgmentDeadline`) is withdrawn, so the server's fallback shows it once instead of

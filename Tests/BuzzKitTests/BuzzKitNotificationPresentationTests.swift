@@ -1,7 +1,8 @@
 import BuzzKitWire
 import Foundation
 import XCTest
-@testable import BuzzKit
+@_spi(BuzzKitTesting) @testable import BuzzKit
+import BuzzKitTesting
 
 /// While the app is open, BuzzKit's own notifications (a planned local notification, a
 /// fallback alert) are shown as a banner with sound and go to BuzzKit when tapped; the app's

@@ -1,7 +1,8 @@
 import BuzzKitWire
 import Foundation
 import XCTest
-@testable import BuzzKit
+@_spi(BuzzKitTesting) @testable import BuzzKit
+import BuzzKitTesting
 
 /// `track(name)` removes what the plans' `cancelOn` registered under `name`, at once and
 /// offline, and the registry survives restarts.

@@ -1,7 +1,8 @@
 import BuzzKitWire
 import Foundation
 import XCTest
-@testable import BuzzKit
+@_spi(BuzzKitTesting) @testable import BuzzKit
+import BuzzKitTesting
 
 /// `bk.cancel` removes pending BuzzKit requests whose id equals the cancel id or starts with it.
 final class CancelPushTests: XCTestCase {

@@ -1,7 +1,8 @@
 import BuzzKitWire
 import Foundation
 import XCTest
-@testable import BuzzKit
+@_spi(BuzzKitTesting) @testable import BuzzKit
+import BuzzKitTesting
 
 /// At most 64 pending notifications: the soonest are kept; a plan that does not fit is not
 /// acknowledged; an acknowledged plan pushed out is parked, restored or lost (documented).

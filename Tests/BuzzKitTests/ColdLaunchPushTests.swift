@@ -1,7 +1,8 @@
 import BuzzKitWire
 import Foundation
 import XCTest
-@testable import BuzzKit
+@_spi(BuzzKitTesting) @testable import BuzzKit
+import BuzzKitTesting
 
 /// A silent push (or a tap) that launches the app reaches BuzzKit even though it arrives
 /// before the app configured it: it waits for the client (up to the source's limit) instead of

@@ -1,7 +1,8 @@
 import BuzzKitWire
 import Foundation
 import XCTest
-@testable import BuzzKit
+@_spi(BuzzKitTesting) @testable import BuzzKit
+import BuzzKitTesting
 
 /// The event queue: persisted, batched, ordered, bounded.
 final class EventQueueTests: XCTestCase {

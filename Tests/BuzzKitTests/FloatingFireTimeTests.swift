@@ -1,7 +1,8 @@
 import BuzzKitWire
 import Foundation
 import XCTest
-@testable import BuzzKit
+@_spi(BuzzKitTesting) @testable import BuzzKit
+import BuzzKitTesting
 
 /// `fireAt` is a floating wall clock: its instant depends on the device's zone, with the
 /// server's DST rules.

@@ -1,7 +1,8 @@
 import BuzzKitWire
 import Foundation
 import XCTest
-@testable import BuzzKit
+@_spi(BuzzKitTesting) @testable import BuzzKit
+import BuzzKitTesting
 
 /// On an iPhone a plan becomes a calendar trigger from ``FireAt/floatingDateComponents``: the
 /// person gets it at the planned wall clock in whatever zone the phone is in, and on the planned

@@ -1,7 +1,8 @@
 import BuzzKitWire
 import Foundation
 import XCTest
-@testable import BuzzKit
+@_spi(BuzzKitTesting) @testable import BuzzKit
+import BuzzKitTesting
 
 /// The in-memory center behaves like iOS: floating fire times in the current zone, 64 kept,
 /// replacement by id, and it reports what it shows.

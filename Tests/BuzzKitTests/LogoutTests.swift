@@ -1,7 +1,8 @@
 import BuzzKitWire
 import Foundation
 import XCTest
-@testable import BuzzKit
+@_spi(BuzzKitTesting) @testable import BuzzKit
+import BuzzKitTesting
 
 /// After `logout()` nothing of the subscriber stays on the phone (pending and shown BuzzKit
 /// notifications, the `cancelOn` registry, queued events) while the app's own notifications

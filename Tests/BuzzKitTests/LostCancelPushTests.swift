@@ -1,7 +1,8 @@
 import BuzzKitWire
 import Foundation
 import XCTest
-@testable import BuzzKit
+@_spi(BuzzKitTesting) @testable import BuzzKit
+import BuzzKitTesting
 
 /// A notification of a run that was cancelled never shows, even when the cancel push was
 /// lost: the next sync finds that the server no longer lists the plan and removes it. And a

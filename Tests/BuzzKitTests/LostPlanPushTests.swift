@@ -1,7 +1,8 @@
 import BuzzKitWire
 import Foundation
 import XCTest
-@testable import BuzzKit
+@_spi(BuzzKitTesting) @testable import BuzzKit
+import BuzzKitTesting
 
 /// A plan whose silent push never arrived (APNs keeps one notification per app for an offline
 /// phone, iOS throttles silent pushes) still reaches the phone: the SDK asks the server for the

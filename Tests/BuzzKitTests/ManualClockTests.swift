@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
-@testable import BuzzKit
+@_spi(BuzzKitTesting) @testable import BuzzKit
+import BuzzKitTesting
 
 /// The manual clock wakes sleepers when moved past their deadline and never loses a wake-up.
 final class ManualClockTests: XCTestCase {

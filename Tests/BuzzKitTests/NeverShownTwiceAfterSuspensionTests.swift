@@ -1,7 +1,8 @@
 import BuzzKitWire
 import Foundation
 import XCTest
-@testable import BuzzKit
+@_spi(BuzzKitTesting) @testable import BuzzKit
+import BuzzKitTesting
 
 /// A suspended app cannot withdraw a notification when the server's fallback comes, so a plan
 /// whose acknowledgment has not reached the server is taken out of the notification center

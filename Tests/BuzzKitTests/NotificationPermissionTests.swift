@@ -1,7 +1,8 @@
 import BuzzKitWire
 import Foundation
 import XCTest
-@testable import BuzzKit
+@_spi(BuzzKitTesting) @testable import BuzzKit
+import BuzzKitTesting
 
 /// When the person has turned notifications off, the phone does not claim a plan it cannot
 /// show (no acknowledgment, so the server's fallback reaches the subscriber's other devices),

@@ -1,7 +1,8 @@
 import BuzzKitWire
 import Foundation
 import XCTest
-@testable import BuzzKit
+@_spi(BuzzKitTesting) @testable import BuzzKit
+import BuzzKitTesting
 
 /// A `bk.local` plan becomes a floating calendar request and is acknowledged at once.
 final class PlanSchedulingTests: XCTestCase {

@@ -1,7 +1,8 @@
 import BuzzKitWire
 import Foundation
 import XCTest
-@testable import BuzzKit
+@_spi(BuzzKitTesting) @testable import BuzzKit
+import BuzzKitTesting
 
 /// The server may have deactivated the device's token after an APNs rejection (a restored
 /// backup, a reinstall); Apple asks apps to register at every launch, so each launch sends the

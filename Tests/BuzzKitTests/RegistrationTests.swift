@@ -1,7 +1,8 @@
 import BuzzKitWire
 import Foundation
 import XCTest
-@testable import BuzzKit
+@_spi(BuzzKitTesting) @testable import BuzzKit
+import BuzzKitTesting
 
 /// The push subscription: `PUT /v1/subscribers/{id}/devices` with
 /// `{platform: "ios", token, topic, environment}`.

@@ -1,7 +1,8 @@
 import BuzzKitWire
 import Foundation
 import XCTest
-@testable import BuzzKit
+@_spi(BuzzKitTesting) @testable import BuzzKit
+import BuzzKitTesting
 
 /// Before the person signs in (an app configured with
 /// `Configuration(apiBaseURL:publishableKey:pushTopic:)`), the phone shows and acknowledges no

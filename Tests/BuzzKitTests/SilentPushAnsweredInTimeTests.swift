@@ -1,7 +1,8 @@
 import BuzzKitWire
 import Foundation
 import XCTest
-@testable import BuzzKit
+@_spi(BuzzKitTesting) @testable import BuzzKit
+import BuzzKitTesting
 
 /// A silent push is answered within ``Configuration/backgroundBudget`` even when the network or
 /// the server hangs (iOS gives an app about 30 s and throttles apps that take longer, so late

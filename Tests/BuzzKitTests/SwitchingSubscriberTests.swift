@@ -1,7 +1,8 @@
 import BuzzKitWire
 import Foundation
 import XCTest
-@testable import BuzzKit
+@_spi(BuzzKitTesting) @testable import BuzzKit
+import BuzzKitTesting
 
 /// Two people share a phone: when B signs in after A, nothing of A is shown to B, the device
 /// is removed from A and registered for B. And a subscriber's short-lived token is fetched

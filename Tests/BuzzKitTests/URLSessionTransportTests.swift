@@ -1,7 +1,8 @@
 #if canImport(Glibc)
 import Foundation
 import XCTest
-@testable import BuzzKit
+@_spi(BuzzKitTesting) @testable import BuzzKit
+import BuzzKitTesting
 
 /// The real transport over FoundationNetworking: what it sends, what it returns, and how
 /// failures are classified.

@@ -2,6 +2,7 @@ import BuzzAPI
 import BuzzEngine
 import BuzzKitWire
 import BuzzServer
+import BuzzServerTesting
 import Foundation
 import HTTPServer
 import PushDelivery

@@ -115,7 +115,7 @@ final class PipelineStageTests: InMemoryPipelineTestCase {
     func testUnknownTenantIsAPermanentError() throws {
         let item = EventProcessor.Item(tenantId: "t_nobody", event: BuzzEvent(event: "x", subscriberId: "s", timestamp: Date()), dedupeKey: nil)
         XCTAssertThrowsError(try StageProcessor(context: pipeline.context).process([.event(item)])) { error in
-            XCTAssertEqual((error as? PipelineError)?.permanent, true)
+            XCTAssertEqual((error as? ServerError)?.outcome, .permanent)
         }
     }
 

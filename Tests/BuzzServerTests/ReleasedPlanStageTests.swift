@@ -96,7 +96,7 @@ final class ReleasedPlanStageTests: InMemoryPipelineTestCase {
         let event = BuzzEvent(event: BuzzEvent.localReleased, subscriberId: "ren",
                               properties: ["localId": "not-a-run/nudge", "messageId": "m"], timestamp: pipeline.clock.now())
         XCTAssertThrowsError(try StageProcessor(context: pipeline.context).process([.event(.init(tenantId: pipeline.tenantId, event: event, dedupeKey: nil))])) { error in
-            XCTAssertEqual((error as? PipelineError)?.permanent, true)
+            XCTAssertEqual((error as? ServerError)?.outcome, .permanent)
             XCTAssertTrue("\(error)".contains("$local.released needs properties.localId"), "\(error)")
         }
     }
@@ -139,18 +139,18 @@ final class ReleasedPlanInputTests: XCTestCase {
         let localId = "0f8fad5b-d9cb-469f-a165-70867728950e/nudge"
         XCTAssertThrowsError(try EventInput.parse(["event": "$local.released", "subscriberId": "u",
                                                    "properties": ["localId": "r/s", "messageId": "m"]], path: "", now: now)) { error in
-            XCTAssertEqual((error as? InputError)?.field, "properties.localId", "a local id names its run's UUID")
+            XCTAssertEqual((error as? ServerError)?.field, "properties.localId", "a local id names its run's UUID")
         }
         let event = try EventInput.parse(["event": "$local.released", "subscriberId": "u",
                                           "properties": ["localId": .string(localId), "messageId": "m", "device": .string(token)]], path: "", now: now)
         XCTAssertEqual(event.event, BuzzEvent.localReleased)
         XCTAssertThrowsError(try EventInput.parse(["event": "$local.released", "subscriberId": "u", "properties": ["localId": .string(localId)]], path: "", now: now)) { error in
-            XCTAssertEqual((error as? InputError)?.field, "properties.messageId")
+            XCTAssertEqual((error as? ServerError)?.field, "properties.messageId")
         }
         for bad: JSONValue in [3, "not hex", .string(String(repeating: "a", count: 202))] {
             XCTAssertThrowsError(try EventInput.parse(["event": "$local.scheduled", "subscriberId": "u",
                                                        "properties": ["localId": .string(localId), "messageId": "m", "device": bad]], path: "events[1]", now: now)) { error in
-                XCTAssertEqual((error as? InputError)?.field, "events[1].properties.device")
+                XCTAssertEqual((error as? ServerError)?.field, "events[1].properties.device")
             }
         }
         XCTAssertNoThrow(try EventInput.parse(["event": "$local.scheduled", "subscriberId": "u",

@@ -57,14 +57,14 @@ final class EventInputTests: XCTestCase {
         let ok = try EventInput.parse(["event": "workout.completed", "subscriberId": "u_1"], path: "", now: now)
         XCTAssertEqual(ok.timestamp, now, "a missing timestamp is the time of receipt")
         XCTAssertThrowsError(try EventInput.parse(["event": "a", "subscriberId": "u", "extra": 1], path: "", now: now)) { error in
-            XCTAssertEqual((error as? InputError)?.code, "unknown_field")
-            XCTAssertEqual((error as? InputError)?.field, "extra")
+            XCTAssertEqual((error as? ServerError)?.reason, "unknown_field")
+            XCTAssertEqual((error as? ServerError)?.field, "extra")
         }
         XCTAssertThrowsError(try EventInput.parse(["event": "$local.scheduled", "subscriberId": "u", "properties": ["localId": "r/s"]], path: "", now: now)) { error in
-            XCTAssertEqual((error as? InputError)?.field, "properties.messageId")
+            XCTAssertEqual((error as? ServerError)?.field, "properties.messageId")
         }
         XCTAssertThrowsError(try EventInput.parse(["event": "a b", "subscriberId": "u"], path: "events[3]", now: now)) { error in
-            XCTAssertEqual((error as? InputError)?.field, "events[3].event")
+            XCTAssertEqual((error as? ServerError)?.field, "events[3].event")
         }
     }
 }

@@ -1,5 +1,6 @@
 import BuzzEngine
 import BuzzKitWire
+import BuzzServerTesting
 import Foundation
 import PushDelivery
 import XCTest

@@ -1,6 +1,7 @@
 import BuzzEngine
 import BuzzKitWire
 import BuzzServer
+import BuzzServerTesting
 import Foundation
 import PostgresClient
 

@@ -26,41 +26,41 @@ public enum EventInput {
         let fields = try InputFields(value, path: path, allowed: allowed)
         let name = try fields.requiredString("event", maxLength: 200)
         guard !name.contains(where: { $0.isWhitespace || $0 == "*" || $0 == "#" }) else {
-            throw InputError("\(fields.field("event")) may not contain spaces, * or #", code: "invalid_value", field: fields.field("event"))
+            throw ServerError.input("\(fields.field("event")) may not contain spaces, * or #", reason: "invalid_value", field: fields.field("event"))
         }
         if name.hasPrefix("$") && !sdkEvents.contains(name) {
-            throw InputError("\(fields.field("event")): names starting with $ are reserved for the SDK ($local.scheduled, $local.released, $push.opened)",
-                                       code: "invalid_value", field: fields.field("event"))
+            throw ServerError.input("\(fields.field("event")): names starting with $ are reserved for the SDK ($local.scheduled, $local.released, $push.opened)",
+                                       reason: "invalid_value", field: fields.field("event"))
         }
         let subscriberId = try fields.requiredString("subscriberId", maxLength: 200)
         let properties = try fields.object("properties") ?? [:]
         var timestamp = now
         if let text = try fields.string("timestamp", required: false, maxLength: 64) {
             guard let parsed = RFC3339.parse(text) else {
-                throw InputError("\(fields.field("timestamp")) must be an RFC 3339 instant such as 2026-11-30T09:00:00Z", code: "invalid_value", field: fields.field("timestamp"))
+                throw ServerError.input("\(fields.field("timestamp")) must be an RFC 3339 instant such as 2026-11-30T09:00:00Z", reason: "invalid_value", field: fields.field("timestamp"))
             }
             timestamp = parsed
         }
         if name == BuzzEvent.localScheduled || name == BuzzEvent.localReleased {
             for key in ["localId", "messageId"] {
                 guard case .string(let text)? = properties[key], !text.isEmpty else {
-                    throw InputError("\(name) needs properties.\(key) (a string)", code: "missing_field", field: InputFields.join(fields.field("properties"), key))
+                    throw ServerError.input("\(name) needs properties.\(key) (a string)", reason: "missing_field", field: InputFields.join(fields.field("properties"), key))
                 }
             }
             if case .string(let localId)? = properties["localId"], !isLocalId(localId) {
-                throw InputError("\(name) needs properties.localId of the form <runId>/<stepName> (the run's UUID, a slash, the step name)",
-                                 code: "invalid_value", field: InputFields.join(fields.field("properties"), "localId"))
+                throw ServerError.input("\(name) needs properties.localId of the form <runId>/<stepName> (the run's UUID, a slash, the step name)",
+                                 reason: "invalid_value", field: InputFields.join(fields.field("properties"), "localId"))
             }
             if let device = properties["device"], !device.isNull {
                 guard case .string(let token) = device, isDeviceToken(token) else {
                     let got = device.stringValue == nil ? ", got \(device.typeDescription)" : ""
-                    throw InputError("\(name): properties.device must be the device's push token in hex (at most \(maxDeviceBytes) digits)\(got)",
-                                     code: "invalid_value", field: InputFields.join(fields.field("properties"), "device"))
+                    throw ServerError.input("\(name): properties.device must be the device's push token in hex (at most \(maxDeviceBytes) digits)\(got)",
+                                     reason: "invalid_value", field: InputFields.join(fields.field("properties"), "device"))
                 }
             }
         }
         if name == BuzzEvent.pushOpened, properties["messageId"]?.stringValue == nil {
-            throw InputError("$push.opened needs properties.messageId (a string)", code: "missing_field", field: InputFields.join(fields.field("properties"), "messageId"))
+            throw ServerError.input("$push.opened needs properties.messageId (a string)", reason: "missing_field", field: InputFields.join(fields.field("properties"), "messageId"))
         }
         return BuzzEvent(id: try fields.string("id", required: false, maxLength: 200), event: name, subscriberId: subscriberId,
                          properties: properties, timestamp: timestamp)

@@ -7,12 +7,12 @@ public struct InputFields {
 
     public init(_ value: JSONValue, path: String, allowed: Set<String>) throws {
         guard case .object(let members) = value else {
-            throw InputError("\(path.isEmpty ? "the body" : path) must be a JSON object, got \(value.typeDescription)",
-                                       code: "invalid_type", field: path.isEmpty ? nil : path)
+            throw ServerError.input("\(path.isEmpty ? "the body" : path) must be a JSON object, got \(value.typeDescription)",
+                                       reason: "invalid_type", field: path.isEmpty ? nil : path)
         }
         for key in members.keys.sorted() where !allowed.contains(key) {
-            throw InputError("unknown field \(Self.join(path, key)); allowed: \(allowed.sorted().joined(separator: ", "))",
-                                       code: "unknown_field", field: Self.join(path, key))
+            throw ServerError.input("unknown field \(Self.join(path, key)); allowed: \(allowed.sorted().joined(separator: ", "))",
+                                       reason: "unknown_field", field: Self.join(path, key))
         }
         self.members = members
         self.path = path
@@ -29,17 +29,17 @@ public struct InputFields {
     /// would cut the value there).
     public func string(_ key: String, required: Bool = true, maxLength: Int = 256) throws -> String? {
         guard let value = members[key], !value.isNull else {
-            if required { throw InputError("\(field(key)) is required", code: "missing_field", field: field(key)) }
+            if required { throw ServerError.input("\(field(key)) is required", reason: "missing_field", field: field(key)) }
             return nil
         }
         guard case .string(let text) = value else {
-            throw InputError("\(field(key)) must be a string, got \(value.typeDescription)", code: "invalid_type", field: field(key))
+            throw ServerError.input("\(field(key)) must be a string, got \(value.typeDescription)", reason: "invalid_type", field: field(key))
         }
         guard !text.isEmpty, text.utf8.count <= maxLength else {
-            throw InputError("\(field(key)) must be 1 to \(maxLength) bytes of UTF-8, got \(text.utf8.count)", code: "invalid_value", field: field(key))
+            throw ServerError.input("\(field(key)) must be 1 to \(maxLength) bytes of UTF-8, got \(text.utf8.count)", reason: "invalid_value", field: field(key))
         }
         guard !text.utf8.contains(0) else {
-            throw InputError("\(field(key)) may not contain NUL (\\u0000)", code: "invalid_value", field: field(key))
+            throw ServerError.input("\(field(key)) may not contain NUL (\\u0000)", reason: "invalid_value", field: field(key))
         }
         return text
     }
@@ -51,7 +51,7 @@ public struct InputFields {
     public func bool(_ key: String) throws -> Bool? {
         guard let value = members[key], !value.isNull else { return nil }
         guard case .bool(let flag) = value else {
-            throw InputError("\(field(key)) must be true or false, got \(value.typeDescription)", code: "invalid_type", field: field(key))
+            throw ServerError.input("\(field(key)) must be true or false, got \(value.typeDescription)", reason: "invalid_type", field: field(key))
         }
         return flag
     }
@@ -60,7 +60,7 @@ public struct InputFields {
     public func object(_ key: String) throws -> [String: JSONValue]? {
         guard let value = members[key], !value.isNull else { return nil }
         guard case .object(let members) = value else {
-            throw InputError("\(field(key)) must be an object, got \(value.typeDescription)", code: "invalid_type", field: field(key))
+            throw ServerError.input("\(field(key)) must be an object, got \(value.typeDescription)", reason: "invalid_type", field: field(key))
         }
         return members
     }

@@ -23,7 +23,7 @@ struct EventProcessor {
         var fresh: [String: Set<String>] = [:]
         for (tenantId, group) in Dictionary(grouping: items, by: \.tenantId) {
             guard try settings.tenant(tenantId) != nil else {
-                throw PipelineError.permanent("unknown tenant \"\(tenantId)\" in the routing key")
+                throw ServerError.input("unknown tenant \"\(tenantId)\" in the routing key")
             }
             // Acknowledgments and releases are idempotent in their own table (each device's latest
             // time of each kind): no event id to keep.
@@ -156,7 +156,7 @@ struct EventProcessor {
     /// A `localId` that names no run is permanent (dead-lettered with the reason).
     static func deviceAcknowledgment(_ event: BuzzEvent) throws -> DeviceAcknowledgment {
         guard runId(ofAcknowledgment: event) != nil, case .string(let localId)? = event.properties["localId"] else {
-            throw PipelineError.permanent("\(event.event) needs properties.localId of the form <runId>/<stepName>")
+            throw ServerError.input("\(event.event) needs properties.localId of the form <runId>/<stepName>")
         }
         return DeviceAcknowledgment(subscriberId: event.subscriberId, localId: localId,
                                     device: event.properties["device"]?.stringValue?.lowercased() ?? "",

@@ -51,14 +51,14 @@ extension QueueWorker {
     /// Permanent → dead-letter now; outage → hold and retry; anything else → back to the
     /// queue (its delivery limit dead-letters a message that keeps failing).
     private func settleFailure(_ delivery: AMQPDelivery, item: WorkItem, error: Error) {
-        if let pipeline = error as? PipelineError, pipeline.permanent {
-            deadLetter(delivery, reason: pipeline.message)
+        if Self.outcome(of: error) == .permanent {
+            deadLetter(delivery, reason: "\(error)")
             return
         }
         var lastError = error
         let deadline = Date().addingTimeInterval(settings.outageHold)
         var backoff = 0.1
-        while Self.isOutage(lastError) && Date() < deadline && !isDraining {
+        while Self.outcome(of: lastError) == .outage && Date() < deadline && !isDraining {
             Thread.sleep(forTimeInterval: backoff)
             backoff = min(backoff * 2, 2)
             do {
@@ -70,8 +70,8 @@ extension QueueWorker {
                 lastError = error
             }
         }
-        if let pipeline = lastError as? PipelineError, pipeline.permanent {
-            deadLetter(delivery, reason: pipeline.message)
+        if Self.outcome(of: lastError) == .permanent {
+            deadLetter(delivery, reason: "\(lastError)")
             return
         }
         count("failed", 1)
@@ -80,10 +80,14 @@ extension QueueWorker {
         delivery.nack(requeue: true)
     }
 
-    static func isOutage(_ error: Error) -> Bool {
-        if let pg = error as? PostgresError { return pg.isConnectionProblem || pg.code == .poolTimeout || pg.isRetryableConflict }
-        if let amqp = error as? AMQPError { return amqp.isConnectionProblem || amqp.code == .closed }
-        return false
+    /// What to do about a failure: ``ServerError``s say so themselves; PostgreSQL or RabbitMQ
+    /// unreachable (or a serialization conflict) is an outage; anything else is retried
+    /// through the queue.
+    static func outcome(of error: Error) -> ServerError.Outcome {
+        if let server = error as? ServerError { return server.outcome }
+        if let pg = error as? PostgresError { return pg.isConnectionProblem || pg.code == .poolTimeout || pg.isRetryableConflict ? .outage : .retry }
+        if let amqp = error as? AMQPError { return amqp.isConnectionProblem || amqp.code == .closed ? .outage : .retry }
+        return .retry
     }
 
     private func relay(_ rows: [Outbox.Row]) {

@@ -18,21 +18,21 @@ enum WorkItem {
         switch queue {
         case .trigger, .ackIngest:
             guard let dot = routingKey.firstIndex(of: "."), dot != routingKey.startIndex else {
-                throw PipelineError.permanent("routing key \"\(routingKey)\" is not <tenantId>.<event>")
+                throw ServerError.input("routing key \"\(routingKey)\" is not <tenantId>.<event>")
             }
             let tenantId = String(routingKey[..<dot])
             let event: BuzzEvent
             do {
                 // The same validation as POST /v1/events.
                 event = try EventInput.parse(try JSONParser.parse(body), path: "", now: now)
-            } catch let error as InputError {
-                throw PipelineError.permanent("the body is not a valid event: \(error)")
+            } catch let error as ServerError where error.code == .invalidInput {
+                throw ServerError.input("the body is not a valid event: \(error)")
             } catch {
-                throw PipelineError.permanent("the body is not a valid event: it is not JSON")
+                throw ServerError.input("the body is not a valid event: it is not JSON")
             }
             let expected = String(routingKey[routingKey.index(after: dot)...])
             guard expected == event.event else {
-                throw PipelineError.permanent("routing key names event \"\(expected)\" but the body says \"\(event.event)\"")
+                throw ServerError.input("routing key names event \"\(expected)\" but the body says \"\(event.event)\"")
             }
             let dedupe = event.id.map { Topology.dedupeKey(eventId: $0, subscriberId: event.subscriberId,
                                                            fromDevice: headers[Topology.originHeader]?.stringValue == Topology.deviceOrigin) }
@@ -42,7 +42,7 @@ enum WorkItem {
             do {
                 return .message(try PipelineMessage.decode(body))
             } catch {
-                throw PipelineError.permanent("the body is not a pipeline message: \(error)")
+                throw ServerError.input("the body is not a pipeline message: \(error)")
             }
         }
     }

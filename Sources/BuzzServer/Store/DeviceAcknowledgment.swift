@@ -37,7 +37,7 @@ public struct DeviceAcknowledgment: Sendable, Equatable {
     /// `facts` folded to one entry per (subscriber, plan, device) with the latest time of each
     /// kind (one statement may change a row only once), in key order (concurrent batches then
     /// lock shared rows in the same order and never deadlock).
-    static func latest(_ facts: [DeviceAcknowledgment])
+    public static func latest(_ facts: [DeviceAcknowledgment])
         -> [(subscriberId: String, localId: String, device: String, messageId: String?, scheduledAt: Date?, releasedAt: Date?)] {
         var out: [(subscriberId: String, localId: String, device: String, messageId: String?, scheduledAt: Date?, releasedAt: Date?)] = []
         var index: [String: Int] = [:]

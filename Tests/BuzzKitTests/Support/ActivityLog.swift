@@ -1,5 +1,6 @@
 import Foundation
-@testable import BuzzKit
+@_spi(BuzzKitTesting) @testable import BuzzKit
+import BuzzKitTesting
 
 /// Collects a client's activity for assertions.
 final class ActivityLog: Sendable {

@@ -1,7 +1,8 @@
 #if canImport(Glibc)
 import Foundation
 import Glibc
-@testable import BuzzKit
+@_spi(BuzzKitTesting) @testable import BuzzKit
+import BuzzKitTesting
 
 /// A one-request HTTP/1.1 server on 127.0.0.1 for testing the real transport: it accepts one
 /// connection on a background thread, records the raw request and answers with a fixed

@@ -1,6 +1,7 @@
 import BuzzKitWire
 import Foundation
-@testable import BuzzKit
+@_spi(BuzzKitTesting) @testable import BuzzKit
+import BuzzKitTesting
 
 /// A scriptable transport that records every request: replies come from a rule, then a
 /// FIFO script, then a fallback (202 by default).

@@ -1,7 +1,8 @@
 import BuzzKitWire
 import Foundation
 import XCTest
-@testable import BuzzKit
+@_spi(BuzzKitTesting) @testable import BuzzKit
+import BuzzKitTesting
 
 /// One simulated phone for a test: manual clock (2026-11-30T09:00:00Z, Europe/Berlin), an
 /// in-memory center, store and push source, a recording transport behind a network switch,

@@ -1,3 +1,4 @@
+import BuzzServer
 import Foundation
 
 /// ``OutboxStore`` over an ``InMemoryStore``'s outbox rows; due by `clock`. Immediate rows

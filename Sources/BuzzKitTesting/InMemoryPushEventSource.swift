@@ -1,4 +1,5 @@
 import BuzzKitWire
+@_spi(BuzzKitTesting) import BuzzKit
 import Foundation
 
 /// A simulated platform push channel: what the device simulator calls when its APNs

@@ -1,5 +1,6 @@
 import BuzzEngine
 import BuzzKitWire
+import BuzzServer
 import Foundation
 
 /// A ``Store`` in memory, for unit tests of the pipeline's stages without services.

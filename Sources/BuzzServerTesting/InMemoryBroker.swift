@@ -1,4 +1,5 @@
 import AMQPClient
+import BuzzServer
 import Foundation
 
 /// The ``Broker`` port in memory, routed like ``Topology``: events to `trigger` (a device's

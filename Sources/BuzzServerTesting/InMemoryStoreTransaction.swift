@@ -1,5 +1,6 @@
 import BuzzEngine
 import BuzzKitWire
+import BuzzServer
 import Foundation
 
 /// ``StoreTransaction`` over ``InMemoryStore``'s state (the store's lock is held).
@@ -55,7 +56,7 @@ struct InMemoryStoreTransaction: StoreTransaction {
 
     func insertRun(_ run: RunRecord) throws {
         try write { state in
-            guard state.runs[run.id] == nil else { throw StoreFailure("run \(run.id) exists") }
+            guard state.runs[run.id] == nil else { throw ServerError(.conflict, "run \(run.id) exists") }
             state.runs[run.id] = run
         }
     }
@@ -199,8 +200,3 @@ struct InMemoryStoreTransaction: StoreTransaction {
     }
 }
 
-/// A failed in-memory store operation.
-struct StoreFailure: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
-}

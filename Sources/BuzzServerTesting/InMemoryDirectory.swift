@@ -1,6 +1,7 @@
 import BuzzCrypto
 import BuzzEngine
 import BuzzKitWire
+import BuzzServer
 import Foundation
 
 /// The ``Directory`` port over an ``InMemoryStore``'s state: what the API writes, the

@@ -1,4 +1,5 @@
 import AMQPClient
+import BuzzServer
 import Foundation
 
 /// The pipeline's workers and scheduler in one process over in-memory ports: each queue's
@@ -40,21 +41,16 @@ public final class InMemoryWorkers: @unchecked Sendable {
 
     private func handle(_ delivery: InMemoryBroker.Delivery) throws {
         let message = delivery.message
-        let item: WorkItem
         do {
-            item = try WorkItem.decode(routingKey: message.routingKey, body: message.body, headers: message.headers, messageId: message.messageId,
-                                       queue: delivery.queue, now: context.clock.now())
-        } catch {
+            let rows = try QueueStage(context: context, queue: delivery.queue)
+                .process(routingKey: message.routingKey, body: message.body, headers: message.headers, messageId: message.messageId)
+            Outbox.relay(rows, broker: broker, outbox: outbox, log: context.log, copies: context.publishCopies)
+            broker.ack(delivery)
+        } catch let error as ServerError where error.outcome == .permanent {
             var headers = message.headers
             headers["x-buzzkit-error"] = .string("\(error)")
             try broker.publishAndWait([AMQPMessage(routingKey: context.topology.deadLetterName(delivery.queue), body: message.body, headers: headers,
                                                    messageId: message.messageId)])
-            broker.ack(delivery)
-            return
-        }
-        do {
-            let rows = try StageProcessor(context: context).process([item])
-            Outbox.relay(rows, broker: broker, outbox: outbox, log: context.log, copies: context.publishCopies)
             broker.ack(delivery)
         } catch {
             broker.nack(delivery, requeue: true)

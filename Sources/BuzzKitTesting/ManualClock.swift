@@ -1,3 +1,4 @@
+@_spi(BuzzKitTesting) import BuzzKit
 import Foundation
 
 /// A clock that moves only when told to, for tests and deterministic simulations.
