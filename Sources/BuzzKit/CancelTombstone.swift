@@ -12,13 +12,6 @@ public struct CancelTombstone: Sendable, Hashable, Codable {
     /// When the cancellation happened.
     public var recordedAt: Date
 
-    /// A tombstone from its parts.
-    public init(id: String, matchesPrefix: Bool, recordedAt: Date) {
-        self.id = id
-        self.matchesPrefix = matchesPrefix
-        self.recordedAt = recordedAt
-    }
-
     /// Whether a plan with `localId` was cancelled by this tombstone. Prefix matching is the
     /// contract's plain string prefix (``CancelPayload/matches(localId:)``).
     public func matches(localId: String) -> Bool {

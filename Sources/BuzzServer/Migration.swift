@@ -6,12 +6,6 @@ public struct Migration: Sendable, Equatable {
     public var name: String
     public var sql: String
 
-    public init(version: Int, name: String, sql: String) {
-        self.version = version
-        self.name = name
-        self.sql = sql
-    }
-
     /// The migrations shipped with this build, in version order.
     public static func bundled() throws -> [Migration] {
         guard let directory = Bundle.module.url(forResource: "Migrations", withExtension: nil) else {

@@ -24,10 +24,7 @@ public enum Outbox {
         public var id: Int64
         public var message: OutboxMessage
 
-        public init(id: Int64, message: OutboxMessage) {
-            self.id = id
-            self.message = message
-        }
+        public init(id: Int64, message: OutboxMessage) { (self.id, self.message) = (id, message) }
     }
 
     /// Inserts `messages` on `db` (inside the caller's transaction) and returns the rows.
@@ -61,14 +58,12 @@ public enum Outbox {
 
     /// The fast path: publishes committed immediate rows with confirms, then deletes them.
     /// A failure leaves them for the scheduler (after the lease), so nothing is lost.
-    /// `copies` > 1 publishes each message several times (a fault drill: consumers must be
-    /// idempotent, so the outcome may not change).
-    public static func relay(_ rows: [Row], broker: any Broker, outbox: any OutboxStore, log: Log? = nil, copies: Int = 1) {
+    public static func relay(_ rows: [Row], broker: any Broker, outbox: any OutboxStore, log: Log? = nil) {
         let immediate = rows.filter { $0.message.availableAt == nil }
         guard !immediate.isEmpty else { return }
         do {
             let messages = immediate.map { amqpMessage($0.message) }
-            try broker.publishAndWait(Array(repeating: messages, count: max(1, copies)).flatMap { $0 })
+            try broker.publishAndWait(messages)
             try outbox.deleteRelayed(immediate.map(\.id))
         } catch {
             // Left in the outbox: the scheduler publishes it once the lease runs out.

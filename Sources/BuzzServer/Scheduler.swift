@@ -29,8 +29,6 @@ public final class Scheduler: Service, @unchecked Sendable {
     let configuration: Configuration
     let metrics: Metrics?
     let log: Log?
-    /// Publishes every due row this many times (fault drills only).
-    public var publishCopies = 1
     private let lock = NSLock()
     private var stopping = false
     private let done = DispatchSemaphore(value: 0)
@@ -57,7 +55,7 @@ public final class Scheduler: Service, @unchecked Sendable {
         try outbox.relayDue(limit: configuration.batchSize) { messages, lateness in
             for late in lateness { self.metrics?.observeTimerLateness(late) }
             let published = messages.map(Outbox.amqpMessage)
-            try broker.publishAndWait(Array(repeating: published, count: max(1, publishCopies)).flatMap { $0 })
+            try broker.publishAndWait(published)
         }
     }
 

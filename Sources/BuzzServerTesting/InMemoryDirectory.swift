@@ -5,15 +5,12 @@ import BuzzServer
 import Foundation
 
 /// The ``Directory`` port over an ``InMemoryStore``'s state: what the API writes, the
-/// in-memory pipeline reads, as with PostgreSQL. Times come from `clock`.
+/// in-memory pipeline reads, as with PostgreSQL. Times come from the store's clock.
 public struct InMemoryDirectory: Directory {
     public let store: InMemoryStore
-    public let clock: any Clock
+    var clock: any Clock { store.clock }
 
-    public init(store: InMemoryStore, clock: any Clock = SystemClock()) {
-        self.store = store
-        self.clock = clock
-    }
+    public init(store: InMemoryStore) { self.store = store }
 
     public func ping() throws {}
 

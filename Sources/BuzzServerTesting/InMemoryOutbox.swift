@@ -1,16 +1,13 @@
 import BuzzServer
 import Foundation
 
-/// ``OutboxStore`` over an ``InMemoryStore``'s outbox rows; due by `clock`. Immediate rows
-/// are due at once here (no lease: nothing else would relay them in one process).
+/// ``OutboxStore`` over an ``InMemoryStore``'s outbox rows; due by the store's clock.
+/// Immediate rows are due at once here (no lease: nothing else would relay them in one process).
 public struct InMemoryOutbox: OutboxStore {
     public let store: InMemoryStore
-    public let clock: any Clock
+    var clock: any Clock { store.clock }
 
-    public init(store: InMemoryStore, clock: any Clock = SystemClock()) {
-        self.store = store
-        self.clock = clock
-    }
+    public init(store: InMemoryStore) { self.store = store }
 
     public func deleteRelayed(_ ids: [Int64]) throws {
         let gone = Set(ids)

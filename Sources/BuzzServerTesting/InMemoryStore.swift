@@ -45,8 +45,10 @@ public final class InMemoryStore: Store, @unchecked Sendable {
 
     private let lock = NSRecursiveLock()
     var state = State()
+    /// The in-memory world's one clock: the directory's and the outbox's times.
+    public let clock: any Clock
 
-    public init() {}
+    public init(clock: any Clock = SystemClock()) { self.clock = clock }
 
     public func transaction<T>(_ body: (any StoreTransaction) throws -> T) throws -> T {
         lock.lock()

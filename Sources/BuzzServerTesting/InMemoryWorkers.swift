@@ -4,7 +4,7 @@ import Foundation
 
 /// The pipeline's workers and scheduler in one process over in-memory ports: each queue's
 /// stage takes its messages from an ``InMemoryBroker``, commits to the context's store,
-/// relays its outbox rows after the commit through the same ``Outbox/relay(_:broker:outbox:log:copies:)``
+/// relays its outbox rows after the commit through the same ``Outbox/relay(_:broker:outbox:log:)``
 /// the real workers use, and acks; due timers go out through a ``Scheduler`` on an
 /// ``InMemoryOutbox``. Played in turn, on the caller's thread, until nothing is left to do.
 public final class InMemoryWorkers: @unchecked Sendable {
@@ -44,7 +44,7 @@ public final class InMemoryWorkers: @unchecked Sendable {
         do {
             let rows = try QueueStage(context: context, queue: delivery.queue)
                 .process(routingKey: message.routingKey, body: message.body, headers: message.headers, messageId: message.messageId)
-            Outbox.relay(rows, broker: broker, outbox: outbox, log: context.log, copies: context.publishCopies)
+            Outbox.relay(rows, broker: broker, outbox: outbox, log: context.log)
             broker.ack(delivery)
         } catch let error as ServerError where error.outcome == .permanent {
             var headers = message.headers

@@ -9,12 +9,6 @@ public struct FleetWave: Sendable, Hashable {
     /// The moment every plan of the wave is for.
     public var moment: Date
 
-    public init(index: Int, postAt: Date, moment: Date) {
-        self.index = index
-        self.postAt = postAt
-        self.moment = moment
-    }
-
     /// Waves `interval` seconds apart from `start`, each planning `lead` seconds ahead
     /// (rounded up to a whole second, as the workflow's `at` is).
     public static func plan(count: Int, start: Date, interval: Double, lead: Double) -> [FleetWave] {

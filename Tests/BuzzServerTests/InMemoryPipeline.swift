@@ -8,21 +8,22 @@ import PushDelivery
 /// The pipeline's stages over the in-memory store and push provider, with a manual clock:
 /// `pump()` plays the queues by feeding outbox messages (timers once due) to the stages.
 final class InMemoryPipeline {
-    let store = InMemoryStore()
-    let push = InMemoryPushProvider()
     let clock = ManualClock(Date(timeIntervalSince1970: 1_796_029_200))  // 2026-11-30T09:00:00Z
+    let store: InMemoryStore
+    let push = InMemoryPushProvider()
     let context: PipelineContext
     let tenantId = "t_1"
     var delivered: [PipelineMessage] = []
 
     init() {
+        store = InMemoryStore(clock: clock)
         context = PipelineContext(store: store, topology: Topology(), push: push, clock: clock)
         store.withState { state in
             state.tenants[tenantId] = TenantRecord(id: tenantId, name: "gym", signingSecret: "s")
         }
     }
 
-    var directory: InMemoryDirectory { InMemoryDirectory(store: store, clock: clock) }
+    var directory: InMemoryDirectory { InMemoryDirectory(store: store) }
 
     func addWorkflow(_ json: String) throws {
         let source = try JSONDecoder().decode(JSONValue.self, from: Data(json.utf8))

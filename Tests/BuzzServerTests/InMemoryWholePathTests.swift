@@ -14,7 +14,7 @@ import XCTest
 /// phone and a backend do over HTTP, and what each phone is sent.
 final class InMemoryWholePathTests: XCTestCase {
     let clock = ManualClock(Date(timeIntervalSince1970: 1_796_029_200))  // 2026-11-30T09:00:00Z
-    let store = InMemoryStore()
+    lazy var store = InMemoryStore(clock: clock)
     let push = InMemoryPushProvider()
     var broker: InMemoryBroker!
     var workers: InMemoryWorkers!
@@ -25,8 +25,8 @@ final class InMemoryWholePathTests: XCTestCase {
         let topology = Topology()
         broker = InMemoryBroker(topology: topology)
         let context = PipelineContext(store: store, topology: topology, push: push, clock: clock)
-        let outbox = InMemoryOutbox(store: store, clock: clock)
-        let directory = InMemoryDirectory(store: store, clock: clock)
+        let outbox = InMemoryOutbox(store: store)
+        let directory = InMemoryDirectory(store: store)
         workers = InMemoryWorkers(context: context, broker: broker, outbox: outbox)
         api = APIRoutes(directory: directory, commands: RunCommands(context: context, broker: broker, outbox: outbox), broker: broker,
                         topology: topology, metrics: context.metrics, clock: clock, log: context.log)

@@ -23,6 +23,14 @@ class ConformanceTestCase: XCTestCase {
 
         var store: any Store { driver.store }
 
+        /// A started run of a subscriber with `devices` phones, stored; with its plan's local id.
+        func storedRun(_ subscriber: String, devices: Int) throws -> (run: RunRecord, devices: [DeviceRecord], localId: String) {
+            let phones = try driver.subscriber(tenantId: tenantId, id: subscriber, devices: devices)
+            let run = startedRun(subscriber)
+            try store.transaction { try $0.insertRun(run) }
+            return (run, phones, run.id.uuidString.lowercased() + "/nudge")
+        }
+
         /// A leg-day run of `subscriber`, started (waiting for its moment an hour from now).
         func startedRun(_ subscriber: String) -> RunRecord {
             let id = UUID()

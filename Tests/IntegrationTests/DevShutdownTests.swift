@@ -17,11 +17,7 @@ final class DevShutdownTests: XCTestCase {
         defer { harness.shutdown() }
         let grace = 3.0
         let port = try Self.freePort()
-        var environment = ProcessInfo.processInfo.environment
-        environment["BUZZKIT_DATABASE_URL"] = TestServices.databaseURL
-        environment["BUZZKIT_DB_SCHEMA"] = harness.schema
-        environment["BUZZKIT_AMQP_URL"] = TestServices.amqpURLString
-        environment["BUZZKIT_QUEUE_PREFIX"] = harness.schema + "."
+        var environment = TestServices.processEnvironment(schema: harness.schema)
         environment["BUZZKIT_HTTP_PORT"] = "\(port)"
         environment["BUZZKIT_SHUTDOWN_GRACE_SECONDS"] = "\(Int(grace))"
         let dev = Process()

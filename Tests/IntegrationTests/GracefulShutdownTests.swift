@@ -18,11 +18,7 @@ final class GracefulShutdownTests: XCTestCase {
         let harness = try PipelineHarness(workers: [], startScheduler: false)
         defer { harness.shutdown() }
         let total = 6000
-        var environment = ProcessInfo.processInfo.environment
-        environment["BUZZKIT_DATABASE_URL"] = TestServices.databaseURL
-        environment["BUZZKIT_DB_SCHEMA"] = harness.schema
-        environment["BUZZKIT_AMQP_URL"] = TestServices.amqpURLString
-        environment["BUZZKIT_QUEUE_PREFIX"] = harness.schema + "."
+        var environment = TestServices.processEnvironment(schema: harness.schema)
         environment["BUZZKIT_PREFETCH"] = "300"
         environment["BUZZKIT_SHUTDOWN_GRACE_SECONDS"] = "15"
         let worker = Process()

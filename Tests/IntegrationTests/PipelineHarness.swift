@@ -2,6 +2,7 @@ import AMQPClient
 import BuzzEngine
 import BuzzKitWire
 import BuzzServer
+import BuzzServerTesting
 import Foundation
 import PostgresClient
 import PushDelivery
@@ -25,6 +26,8 @@ final class PipelineHarness: @unchecked Sendable {
     var extraWorkers: [WorkerService] = []
     var scheduler: Scheduler?
     let credentials: TenantCredentials
+    /// Publishes every relayed message `copies` times (at-least-once drills).
+    let relay: DuplicatingBroker
 
     init(workers workerQueues: [Topology.Queue] = Topology.Queue.allCases, startScheduler: Bool = true, copies: Int = 1,
          provider: (any PushProvider)? = nil) throws {
@@ -37,14 +40,13 @@ final class PipelineHarness: @unchecked Sendable {
         try topology.declare(on: setup)
         setup.close()
         context = PipelineContext(store: PostgresStore(pool: pool), topology: topology, push: self.provider, metrics: metrics)
-        context.publishCopies = copies
+        relay = DuplicatingBroker(publisher, copies: copies)
         directory = PostgresDirectory(pool: pool)
-        commands = RunCommands(context: context, broker: publisher, outbox: PostgresOutbox(pool: pool))
+        commands = RunCommands(context: context, broker: relay, outbox: PostgresOutbox(pool: pool))
         credentials = try directory.createTenant(name: "gym")
         if !workerQueues.isEmpty { startWorkers(workerQueues) }
         if startScheduler {
-            let scheduler = Scheduler(pool: pool, publisher: publisher, databaseURL: TestServices.url(schema: schema), metrics: metrics)
-            scheduler.publishCopies = copies
+            let scheduler = Scheduler(outbox: PostgresOutbox(pool: pool), broker: relay, databaseURL: TestServices.url(schema: schema), metrics: metrics)
             self.scheduler = scheduler
             Thread { scheduler.run() }.start()
         }
@@ -52,7 +54,7 @@ final class PipelineHarness: @unchecked Sendable {
 
     func startWorkers(_ queues: [Topology.Queue]) {
         let service = WorkerService(configuration: .init(queues: queues, prefetch: 100, threadsPerQueue: 2, maxBatch: 50),
-                                    context: context, amqpURL: TestServices.amqpURL, publisher: publisher, pool: pool)
+                                    context: context, amqpURL: TestServices.amqpURL, publisher: publisher, pool: pool, relay: relay)
         service.start()
         if workers == nil { workers = service } else { extraWorkers.append(service) }
     }
@@ -105,7 +107,7 @@ final class PipelineHarness: @unchecked Sendable {
         let body = try JSONEncoder().encode(event)
         let message = AMQPMessage(exchange: topology.eventsExchange, routingKey: Topology.routingKey(tenantId: tenantId, event: event.event),
                                   body: body, messageId: UUID().uuidString)
-        try publisher.publishAndWait(Array(repeating: message, count: context.publishCopies))
+        try relay.publishAndWait([message])
     }
 
     func scheduleWorkout(_ subscriber: String, at: Date, workoutId: String = "w1") throws {

@@ -58,10 +58,7 @@ final class StoreConformanceTests: ConformanceTestCase {
 
     func testEachDeviceKeepsItsLatestWordOnAPlanAndOnlyActiveDevicesCount() throws {
         try eachDriver { s in
-            let devices = try s.driver.subscriber(tenantId: s.tenantId, id: "u1", devices: 2)
-            let run = s.startedRun("u1")
-            try s.store.transaction { try $0.insertRun(run) }
-            let localId = run.id.uuidString.lowercased() + "/nudge"
+            let (run, devices, localId) = try s.storedRun("u1", devices: 2)
             func word(_ device: String, _ kind: DeviceAcknowledgment.Kind, _ seconds: TimeInterval) -> DeviceAcknowledgment {
                 DeviceAcknowledgment(subscriberId: "u1", localId: localId, device: device, messageId: nil, kind: kind, at: s.now.addingTimeInterval(seconds))
             }
@@ -89,10 +86,7 @@ final class StoreConformanceTests: ConformanceTestCase {
 
     func testADeliveryIsClaimedOnceAndAgainOnlyAfterItFailed() throws {
         try eachDriver { s in
-            let devices = try s.driver.subscriber(tenantId: s.tenantId, id: "u1", devices: 3)
-            let run = s.startedRun("u1")
-            try s.store.transaction { try $0.insertRun(run) }
-            let localId = run.id.uuidString.lowercased() + "/nudge"
+            let (run, devices, localId) = try s.storedRun("u1", devices: 3)
             let requests = devices.map { DeliveryRequest(tenantId: s.tenantId, runId: run.id, idempotencyKey: localId, deviceId: $0.id, kind: "plan", messageId: "m1") }
             try s.store.transaction { tx in
                 XCTAssertEqual(try tx.claimDeliveries(requests, at: s.now), [.send, .send, .send])

@@ -13,6 +13,16 @@ enum TestServices {
     static let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
     /// A fresh, unique name for a schema or queue, so tests never see each other's data.
+    /// The environment a spawned `buzzkit` process needs for the harness's schema and queues.
+    static func processEnvironment(schema: String) -> [String: String] {
+        var environment = ProcessInfo.processInfo.environment
+        environment["BUZZKIT_DATABASE_URL"] = databaseURL
+        environment["BUZZKIT_DB_SCHEMA"] = schema
+        environment["BUZZKIT_AMQP_URL"] = amqpURLString
+        environment["BUZZKIT_QUEUE_PREFIX"] = schema + "."
+        return environment
+    }
+
     static func uniqueName(_ prefix: String) -> String {
         "\(prefix)_\(UUID().uuidString.prefix(8).lowercased())"
     }

@@ -81,13 +81,6 @@ public enum Moments {
         /// Whether quiet hours moved the moment.
         public var shiftedByQuietHours: Bool
 
-        /// A result from its parts.
-        public init(moment: Date, fireAt: FireAt, shiftedByQuietHours: Bool) {
-            self.moment = moment
-            self.fireAt = fireAt
-            self.shiftedByQuietHours = shiftedByQuietHours
-        }
-
         /// `{"moment": "2026-11-30T12:00:00Z", "fireAt": {…}, "shiftedByQuietHours": false}`,
         /// the shape of `Tests/BuzzEngineTests/Fixtures/moments.json`'s `expect`.
         public var jsonText: String {

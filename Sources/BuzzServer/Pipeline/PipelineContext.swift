@@ -10,9 +10,6 @@ public struct PipelineContext: Sendable {
     public var push: any PushProvider
     public var clock: any Clock
     public var metrics: Metrics
-    /// How many times each message is published (1; more only in fault drills, to prove
-    /// that redelivered messages change nothing).
-    public var publishCopies: Int = 1
     /// Where stages report failures (one JSON line each).
     public var log = Log(format: .json, component: "pipeline")
 

@@ -91,7 +91,7 @@ extension QueueWorker {
     }
 
     private func relay(_ rows: [Outbox.Row]) {
-        Outbox.relay(rows, broker: publisher, outbox: outbox, log: context.log, copies: context.publishCopies)
+        Outbox.relay(rows, broker: relayBroker, outbox: outbox, log: context.log)
     }
 
     /// Publishes the message to the queue's dead-letter queue with the reason, then acks it.

@@ -22,6 +22,8 @@ final class QueueWorker: @unchecked Sendable {
     let queue: Topology.Queue
     let context: PipelineContext
     let publisher: AMQPPublisher
+    /// Where committed outbox rows are published (the publisher, unless a drill wraps it).
+    let relayBroker: any Broker
     let outbox: any OutboxStore
     let settings: Settings
     let processor: StageProcessor
@@ -33,10 +35,12 @@ final class QueueWorker: @unchecked Sendable {
     private var threads: [Thread] = []
     private var consumer: AMQPConsumer!
 
-    init(queue: Topology.Queue, context: PipelineContext, amqpURL: AMQPURL, publisher: AMQPPublisher, outbox: any OutboxStore, settings: Settings) {
+    init(queue: Topology.Queue, context: PipelineContext, amqpURL: AMQPURL, publisher: AMQPPublisher, relayBroker: any Broker, outbox: any OutboxStore,
+         settings: Settings) {
         self.queue = queue
         self.context = context
         self.publisher = publisher
+        self.relayBroker = relayBroker
         self.outbox = outbox
         self.settings = settings
         self.processor = StageProcessor(context: context)

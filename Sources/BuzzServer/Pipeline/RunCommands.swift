@@ -29,7 +29,7 @@ public struct RunCommands: Sendable {
             return (run, try context.actions.apply(actions, run: run, tx: tx, now: now))
         }
         guard let (run, rows) = result else { return nil }
-        Outbox.relay(rows, broker: broker, outbox: outbox, log: context.log, copies: context.publishCopies)
+        Outbox.relay(rows, broker: broker, outbox: outbox, log: context.log)
         context.metrics.increment("buzzkit_runs_started_total", help: "Workflow runs started")
         return run
     }
@@ -60,7 +60,7 @@ public struct RunCommands: Sendable {
             return (run, try context.actions.apply(actions, run: run, tx: tx, now: now))
         }
         guard let (run, rows) = result else { return nil }
-        Outbox.relay(rows, broker: broker, outbox: outbox, log: context.log, copies: context.publishCopies)
+        Outbox.relay(rows, broker: broker, outbox: outbox, log: context.log)
         return run
     }
 }

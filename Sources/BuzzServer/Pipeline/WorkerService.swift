@@ -25,12 +25,15 @@ public final class WorkerService: Service, @unchecked Sendable {
     private let shutdownRequest = ShutdownRequest()
     public let name = "workers"
 
-    /// `pool` serves the outbox fast path; `publisher` relays and dead-letters.
-    public init(configuration: Configuration, context: PipelineContext, amqpURL: AMQPURL, publisher: AMQPPublisher, pool: PostgresPool) {
+    /// `pool` serves the outbox fast path; `publisher` dead-letters and, unless `relay` is
+    /// given, relays committed outbox rows.
+    public init(configuration: Configuration, context: PipelineContext, amqpURL: AMQPURL, publisher: AMQPPublisher, pool: PostgresPool,
+                relay: (any Broker)? = nil) {
         let settings = QueueWorker.Settings(prefetch: UInt16(clamping: configuration.prefetch), threads: configuration.threadsPerQueue,
                                             maxBatch: configuration.maxBatch)
         workers = configuration.queues.map {
-            QueueWorker(queue: $0, context: context, amqpURL: amqpURL, publisher: publisher, outbox: PostgresOutbox(pool: pool), settings: settings)
+            QueueWorker(queue: $0, context: context, amqpURL: amqpURL, publisher: publisher, relayBroker: relay ?? publisher,
+                        outbox: PostgresOutbox(pool: pool), settings: settings)
         }
     }
 

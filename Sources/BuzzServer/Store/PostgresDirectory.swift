@@ -58,14 +58,16 @@ public struct PostgresDirectory: Directory {
     }
 
     public func tenant(_ id: String) throws -> TenantRecord? {
-        try pool.withConnection { db in
-            try db.query("""
-                SELECT id, name, default_timezone, quiet_start, quiet_end, signing_secret, previous_signing_secret, previous_signing_secret_until,
-                       allowed_topics
-                FROM tenants WHERE id = \(id)
-                """)
-                .first.map(Self.tenant)
-        }
+        try pool.withConnection { try Self.tenant(id, on: $0) }
+    }
+
+    /// Reads a tenant on `db` (the directory's reads and the pipeline's transactions alike).
+    static func tenant(_ id: String, on db: PostgresConnection) throws -> TenantRecord? {
+        try db.query("""
+            SELECT id, name, default_timezone, quiet_start, quiet_end, signing_secret, previous_signing_secret, previous_signing_secret_until,
+                   allowed_topics
+            FROM tenants WHERE id = \(id)
+            """).first.map(tenant)
     }
 
     /// Changes only the settings given, in one statement on the row as it is (a field not

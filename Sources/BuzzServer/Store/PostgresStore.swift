@@ -44,13 +44,7 @@ struct PostgresStoreTransaction: StoreTransaction {
     let db: PostgresConnection
     let definitions: DefinitionCache
 
-    func tenant(_ id: String) throws -> TenantRecord? {
-        try db.query("""
-            SELECT id, name, default_timezone, quiet_start, quiet_end, signing_secret, previous_signing_secret, previous_signing_secret_until,
-                   allowed_topics
-            FROM tenants WHERE id = \(id)
-            """).first.map(PostgresDirectory.tenant)
-    }
+    func tenant(_ id: String) throws -> TenantRecord? { try PostgresDirectory.tenant(id, on: db) }
 
     func subscriber(tenantId: String, id: String) throws -> SubscriberRecord? {
         try subscribers(tenantId: tenantId, ids: [id]).first
