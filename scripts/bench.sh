@@ -56,8 +56,9 @@ single=$(wrk -t2 -c50 -d"${SECONDS_EACH}s" --latency -s bench/single.lua "http:/
 export API_SINGLE_RPS=$(echo "$single" | wrk_rps)
 export API_SINGLE_P99_MS=$(echo "$single" | awk '$1 == "99%" { v=$2; if (v ~ /us$/) { sub(/us$/,"",v); v=v/1000 } else if (v ~ /ms$/) { sub(/ms$/,"",v) } else if (v ~ /s$/) { sub(/s$/,"",v); v=v*1000 }; print v }')
 # The same ordinary traffic beside a flood of made-up keys (a different one each request).
-echo "API single events beside a flood of unknown keys (wrk -t1 -c20 bad keys, wrk -t1 -c50 ordinary)..." >&2
-wrk -t1 -c20 -d"$((SECONDS_EACH + 1))s" -s bench/badkeys.lua "http://127.0.0.1:$API_PORT/v1/events" >/tmp/buzzkit-bench-flood.txt & flood=$!
+export BENCH_FLOOD_RATE=${BENCH_FLOOD_RATE:-5000} BENCH_FLOOD_CONNECTIONS=40
+echo "API single events beside a flood of unknown keys ($BENCH_FLOOD_RATE bad-key requests/s on wrk -t1 -c40, wrk -t1 -c50 ordinary)..." >&2
+wrk -t1 -c"$BENCH_FLOOD_CONNECTIONS" -d"$((SECONDS_EACH + 1))s" -s bench/badkeys.lua "http://127.0.0.1:$API_PORT/v1/events" >/tmp/buzzkit-bench-flood.txt & flood=$!
 sleep 0.5
 flooded=$(wrk -t1 -c50 -d"${SECONDS_EACH}s" --latency -s bench/single.lua "http://127.0.0.1:$API_PORT/v1/events")
 wait "$flood" || true

@@ -20,7 +20,15 @@ func httpAccessHandler(_ cls: UnsafeMutableRawPointer?, _ connection: OpaquePoin
         case .proceed:
             return MHD_Result.YES
         case .answer(let response):
-            return refuse(state, request, response, on: connection)
+            // A small body is read and dropped so the connection stays open for the client's
+            // next request (a flood of refused requests must not become a flood of new
+            // connections); a large or unknown-length one is refused at once and the connection closed.
+            guard let length = request.headers["content-length"].flatMap(Int.init), length <= smallBodyBytes,
+                  request.headers["transfer-encoding"] == nil else {
+                return refuse(state, request, response, on: connection)
+            }
+            state.withLock { $0.request = request; $0.refusal = response }
+            return MHD_Result.YES
         case .verify(let verification):
             // Suspended before any of the body is read.
             state.withLock { $0.request = request; $0.verifying = true }
@@ -125,6 +133,10 @@ func httpCompletedHandler(_ cls: UnsafeMutableRawPointer?, _ connection: OpaqueP
                                          seconds: Date().timeIntervalSince(state.startedAt), requestId: request.requestId))
     }
 }
+
+/// Bodies up to this size are drained (not buffered) after a refusal from the headers, keeping
+/// the connection alive.
+let smallBodyBytes = 64 * 1024
 
 /// Answers from the headers alone (or their verification); the body, if any, is never buffered.
 private func refuse(_ state: HTTPRequestState, _ request: HTTPRequest, _ response: HTTPResponse, on connection: OpaquePointer) -> MHD_Result {

@@ -129,4 +129,21 @@ final class SlowClientIntegrationTests: APITestCase {
         XCTAssertTrue(answer.hasPrefix("HTTP/1.1 401"), "answered although 999,999 bytes of the body never came: \(answer)")
         XCTAssertTrue(answer.contains("invalid_key"), answer)
     }
+
+    /// A refused request with a small body keeps its connection: a client sending bad
+    /// credentials again and again does not cost a new connection each time.
+    func testARefusedSmallRequestKeepsItsConnection() throws {
+        let body = #"{"event":"a.b","subscriberId":"u"}"#
+        let request = "POST /v1/events HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer nonsense\r\nContent-Length: \(body.utf8.count)\r\n\r\n" + body
+        let fd = try connect()
+        defer { close(fd) }
+        var timeout = timeval(tv_sec: 2, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        for round in 0..<3 {
+            _ = request.withCString { send(fd, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
+            var buffer = [UInt8](repeating: 0, count: 2048)
+            let n = recv(fd, &buffer, buffer.count, 0)
+            XCTAssertTrue(String(decoding: buffer.prefix(max(0, n)), as: UTF8.self).hasPrefix("HTTP/1.1 401"), "round \(round) on the same connection")
+        }
+    }
 }
