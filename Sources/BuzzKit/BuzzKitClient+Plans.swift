@@ -42,6 +42,12 @@ extension BuzzKitClient {
             report(.planRejected(localId: plan.id, messageId: plan.messageId, reason: .pastFireTime))
             return .noData
         }
+        // Too late to be sure the server counts its acknowledgment before the moment (as sync
+        // does): left to the fallback, which shows it once.
+        if let margin = configuration.acknowledgmentDeadline, instant.addingTimeInterval(-margin) <= now {
+            report(.planRejected(localId: plan.id, messageId: plan.messageId, reason: .insideAcknowledgmentDeadline))
+            return .noData
+        }
         let pending = await center.pendingRequests().filter { $0.id != plan.id }
         let entries = pending.map {
             CapacityPlanner.Entry(id: $0.id, instant: $0.fireInstant(in: zone),

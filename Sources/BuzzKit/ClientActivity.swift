@@ -67,6 +67,10 @@ public enum ClientActivity: Sendable, Hashable {
     public enum RejectionReason: String, Sendable, Hashable, Codable {
         /// Its `fireAt` names a moment that has passed in the device's zone.
         case pastFireTime
+        /// It arrived within ``Configuration/acknowledgmentDeadline`` of its moment: an
+        /// acknowledgment sent now might reach the server after the moment, when the fallback
+        /// is already out, and the person would see it twice.
+        case insideAcknowledgmentDeadline
         /// The pending limit is full of sooner notifications.
         case noCapacity
         /// It was cancelled on this device before it arrived (a cancel event or `bk.cancel`).
