@@ -27,11 +27,15 @@ extension AMQPPublisher {
             connection = nil
             lock.lock(); connectedFlag = false; lock.unlock()
         }
-        func write(_ entry: Pending) throws {
-            entry.tag = nextTag
-            nextTag += 1
-            unconfirmed.append(entry)
-            try connection!.basicPublish(entry.message)
+        /// Tags and records every entry as unconfirmed first, then publishes them: if the
+        /// connection breaks halfway, none is lost (all are resent after reconnecting).
+        func write(_ entries: [Pending]) throws {
+            for entry in entries {
+                entry.tag = nextTag
+                nextTag += 1
+                unconfirmed.append(entry)
+            }
+            for entry in entries { try connection!.basicPublish(entry.message) }
         }
 
         while true {
@@ -74,7 +78,7 @@ extension AMQPPublisher {
                     unconfirmed.removeAll(keepingCapacity: true)
                     head = 0
                     nextTag = 1
-                    for entry in resend { try write(entry) }
+                    try write(resend)
                 } catch {
                     dropConnection()
                     lock.lock()
@@ -96,7 +100,7 @@ extension AMQPPublisher {
             }
 
             do {
-                for entry in batch where !entry.done { try write(entry) }
+                try write(batch.filter { !$0.done })
                 let heartbeat = Double(max(configuration.url.heartbeat, 2)) / 2
                 // Always read (a zero timeout when idle): rabbitmq-c sends heartbeats from its reads.
                 let readable = connection!.waitReadable(waker: waker, timeout: min(heartbeat, 1))
