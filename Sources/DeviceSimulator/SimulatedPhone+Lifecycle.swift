@@ -108,7 +108,9 @@ extension SimulatedPhone {
         sdk.deviceToken = token
         sdk.automaticPushHandling = false
         sdk.eventFlushDelay = 0.5
-        if behaviour == .lastSecond { sdk.acknowledgmentDeadline = Self.lastSecondDeadline }
+        // Last-second phones, and the canary's kiosk (always on screen, probes 3 s ahead), rely
+        // on a short acknowledgment deadline: a plan arriving inside it is left to the fallback.
+        if behaviour == .lastSecond || alwaysInForeground { sdk.acknowledgmentDeadline = Self.lastSecondDeadline }
         let ports = BuzzKitPorts(notificationCenter: center, clock: AppClock(system: systemClock, gate: gate), store: store,
                                  transport: AppTransport(base: baseTransport, network: network, gate: gate))
         guard let client = try? BuzzKitClient(configuration: sdk, ports: ports) else {
