@@ -35,19 +35,15 @@ final class DevShutdownTests: XCTestCase {
 
         // Four clients post events with their own ids until the process is gone.
         let accepted = AcceptedIds()
-        let clients = DispatchGroup()
-        for client in 0..<4 {
-            clients.enter()
-            Thread {
-                defer { clients.leave() }
-                var n = 0
-                while dev.isRunning {
-                    n += 1
-                    let id = "c\(client)-\(n)"
-                    let body = ["id": id, "event": "page.viewed", "subscriberId": "u\(n % 20)"]
-                    if Self.status("POST", base + "/v1/events", body: body, key: harness.credentials.secretKey) == 202 { accepted.add(id) }
-                }
-            }.start()
+        let key = harness.credentials.secretKey
+        let clients = TestServices.threads(4) { client in
+            var n = 0
+            while dev.isRunning {
+                n += 1
+                let id = "c\(client)-\(n)"
+                let body = ["id": id, "event": "page.viewed", "subscriberId": "u\(n % 20)"]
+                if Self.status("POST", base + "/v1/events", body: body, key: key) == 202 { accepted.add(id) }
+            }
         }
         XCTAssertTrue(TestServices.eventually(timeout: 30) { accepted.count >= 300 }, "the clients are busy")
 

@@ -12,15 +12,9 @@ final class MigrationIntegrationTests: XCTestCase {
         let migrations = try Migration.bundled()
         XCTAssertFalse(migrations.isEmpty)
         let results = LockedList()
-        let group = DispatchGroup()
-        for _ in 0..<3 {
-            group.enter()
-            Thread {
-                defer { group.leave() }
-                do { results.append(try MigrationRunner(pool: pool, schema: schema).migrate(migrations)) } catch { XCTFail("\(error)") }
-            }.start()
-        }
-        group.wait()
+        TestServices.threads(3) { _ in
+            do { results.append(try MigrationRunner(pool: pool, schema: schema).migrate(migrations)) } catch { XCTFail("\(error)") }
+        }.wait()
         XCTAssertEqual(results.items.sorted(), migrations.map(\.version).sorted(), "each migration applied exactly once")
         let recorded = try pool.withConnection { db in
             try db.query("SELECT version FROM \(unsafeRaw: schema).schema_migrations ORDER BY version").map { try $0.decode("version", as: Int.self) }

@@ -140,16 +140,8 @@ final class PostgresIntegrationTests: XCTestCase {
     func testPoolBoundsConnections() throws {
         let small = try TestServices.pool(schema: schema, maxConnections: 2)
         defer { small.close() }
-        let group = DispatchGroup()
         let started = Date()
-        for _ in 0..<8 {
-            group.enter()
-            Thread {
-                _ = try? small.withConnection { try $0.query("SELECT pg_sleep(0.1)") }
-                group.leave()
-            }.start()
-        }
-        group.wait()
+        TestServices.threads(8) { _ in _ = try? small.withConnection { try $0.query("SELECT pg_sleep(0.1)") } }.wait()
         // Eight 0.1 s statements over two connections take at least four rounds.
         XCTAssertGreaterThanOrEqual(Date().timeIntervalSince(started), 0.39)
         XCTAssertLessThanOrEqual(small.openConnections, 2)

@@ -106,15 +106,10 @@ final class SchedulerIntegrationTests: XCTestCase {
             Scheduler(pool: pool, publisher: publisher, databaseURL: TestServices.url(schema: schema), configuration: .init(batchSize: 100))
         }
         let counts = LockedList()
-        let group = DispatchGroup()
-        for scheduler in schedulers {
-            group.enter()
-            Thread {
-                var total = 0
-                while let n = try? scheduler.relayDue(), n > 0 { total += n }
-                counts.append([total])
-                group.leave()
-            }.start()
+        let group = TestServices.threads(schedulers.count) { index in
+            var total = 0
+            while let n = try? schedulers[index].relayDue(), n > 0 { total += n }
+            counts.append([total])
         }
         group.wait()
         XCTAssertEqual(counts.items.reduce(0, +), 3000)

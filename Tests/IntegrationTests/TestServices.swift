@@ -23,6 +23,19 @@ enum TestServices {
         return environment
     }
 
+    /// Runs `body(0..<count)` on `count` threads of their own; wait on the group for all of them.
+    static func threads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) -> DispatchGroup {
+        let group = DispatchGroup()
+        for index in 0..<count {
+            group.enter()
+            Thread {
+                body(index)
+                group.leave()
+            }.start()
+        }
+        return group
+    }
+
     static func uniqueName(_ prefix: String) -> String {
         "\(prefix)_\(UUID().uuidString.prefix(8).lowercased())"
     }
