@@ -121,6 +121,7 @@ rmq_env() {
   export RABBITMQ_ENABLED_PLUGINS_FILE="$RMQ_DIR/enabled_plugins"
   export RABBITMQ_CONFIG_FILE="$RMQ_DIR/rabbitmq.conf"
   export RABBITMQ_PID_FILE="$RMQ_DIR/rabbitmq.pid"
+  export ERL_CRASH_DUMP="$RMQ_DIR/erl_crash.dump"
 }
 
 rmq_running() { [ -f "$RMQ_DIR/rabbitmq.pid" ] && kill -0 "$(cat "$RMQ_DIR/rabbitmq.pid")" 2>/dev/null; }
