@@ -18,6 +18,9 @@ struct APIContext: Sendable {
     let log: Log
     /// Active devices a subscriber may have (`BUZZKIT_MAX_DEVICES_PER_SUBSCRIBER`).
     let maxDevicesPerSubscriber: Int
+    /// Each tenant's interactive allowance for unmarked events (``LaneSettings``).
+    var lanes: LaneSettings { commands.context.lanes }
+    let laneAdmission = TokenBuckets(maxKeys: 100_000)
 
     /// Authenticates the request (401 on failure).
     func principal(_ request: HTTPRequest) async throws -> Principal {

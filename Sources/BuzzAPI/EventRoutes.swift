@@ -5,71 +5,100 @@ import PostgresClient
 import Foundation
 import HTTPServer
 
-/// `POST /v1/events`: one event or `{"events": [...]}` (at most 1,000), answered `202` only
-/// after every event is safe: devices' acknowledgments and releases recorded in PostgreSQL
-/// (so they count from now on), every other event confirmed by RabbitMQ.
+/// `POST /v1/events` and `POST /v1/events/bulk`: one event or `{"events": [...]}` (at most
+/// 1,000), answered `202` only after every event is safe: devices' acknowledgments and
+/// releases recorded in PostgreSQL (so they count from now on), every other event confirmed
+/// by RabbitMQ.
+///
+/// `/v1/events/bulk` (secret key only) sends campaigns through the bulk lane, which yields to
+/// interactive work. On `/v1/events`, a tenant's server events beyond its interactive
+/// allowance at this process (``LaneSettings/interactiveEventsPerSecond``) are accepted the
+/// same way but handled in the bulk lane, so one tenant's flood does not queue ahead of every
+/// other tenant's events. Devices' events are always interactive (each subscriber is held to
+/// its own rate limit).
 enum EventRoutes {
     static let maxBatch = 1000
 
     static func register(_ router: inout Router, _ api: APIContext) {
         router.add("POST", "/v1/events") { request in
-            let principal = try await api.principal(request)
-            let body = try JSONBody(request)
-            var items: [(JSONValue, String)] = []
-            if case .object(let members) = body.value, let batch = members["events"] {
-                guard members.count == 1 else {
-                    throw HTTPError.badRequest("a batch is {\"events\": [...]} with nothing else", code: "unknown_field", field: members.keys.sorted().first { $0 != "events" })
-                }
-                guard case .array(let events) = batch else {
-                    throw HTTPError.badRequest("events must be an array, got \(batch.typeDescription)", code: "invalid_type", field: "events")
-                }
-                guard !events.isEmpty else { throw HTTPError.badRequest("events is empty", code: "invalid_value", field: "events") }
-                guard events.count <= maxBatch else {
-                    throw HTTPError(status: 413, code: "too_many_events", message: "a batch holds at most \(maxBatch) events, got \(events.count); split it", field: "events")
-                }
-                items = events.enumerated().map { ($1, "events[\($0)]") }
-            } else {
-                items = [(body.value, "")]
-            }
-            let now = api.clock.now()
-            // A device's event ids are deduplicated in its subscriber's own space (Topology.dedupeKey).
-            let origin: [String: AMQPFieldValue] = principal.isServer ? [:] : [Topology.originHeader: .string(Topology.deviceOrigin)]
-            var messages: [AMQPMessage] = []
-            var deviceWords: [BuzzEvent] = []
-            messages.reserveCapacity(items.count)
-            for (value, path) in items {
-                let event = try EventInput.parse(value, path: path, now: now)
-                try principal.authorize(subscriberId: event.subscriberId, now: now)
-                if RunCommands.isDeviceWord(event) {
-                    deviceWords.append(event)
-                    continue
-                }
-                messages.append(AMQPMessage(exchange: api.topology.eventsExchange,
-                                            routingKey: Topology.routingKey(tenantId: principal.tenant.id, event: event.event),
-                                            body: event.jsonData, headers: origin, messageId: UUID().lowercasedText))
-            }
-            if !messages.isEmpty {
-                do {
-                    try await api.broker.publishBatch(messages)
-                } catch {
-                    var unavailable = HTTPError(status: 503, code: "broker_unavailable",
-                                                message: "RabbitMQ did not confirm the events, so none is guaranteed accepted; retry (events with an id are deduplicated)")
-                    unavailable.retryAfter = 1
-                    throw unavailable
-                }
-            }
-            // Acknowledgments and releases are recorded last, just before the answer: one
-            // accepted before a window's moment counts at that moment, however far behind
-            // ack-ingest is, and one the client was told failed (503) was not recorded, so a
-            // phone that withdraws its copy after a 503 is covered by the fallback.
-            if !deviceWords.isEmpty {
-                let (commands, tenantId, words) = (api.commands, principal.tenant.id, deviceWords)
-                try await api.blocking { try commands.recordDeviceWords(tenantId: tenantId, words) }
-            }
-            let accepted = messages.count + deviceWords.count
-            api.metrics.increment("buzzkit_events_accepted_total", by: Double(accepted), help: "Events accepted by the API (recorded, or confirmed by RabbitMQ)")
-            return .json(["accepted": accepted], status: 202)
+            try await accept(request, api: api, bulk: false)
+        }
+        router.add("POST", "/v1/events/bulk") { request in
+            try await accept(request, api: api, bulk: true)
         }
     }
 
+    private static func accept(_ request: HTTPRequest, api: APIContext, bulk: Bool) async throws -> HTTPResponse {
+        let principal = try await api.principal(request)
+        if bulk { try principal.requireServer() }
+        let items = try batch(JSONBody(request))
+        let now = api.clock.now()
+        // A device's event ids are deduplicated in its subscriber's own space (Topology.dedupeKey).
+        let origin: [String: AMQPFieldValue] = principal.isServer ? [:] : [Topology.originHeader: .string(Topology.deviceOrigin)]
+        var events: [BuzzEvent] = []
+        var deviceWords: [BuzzEvent] = []
+        events.reserveCapacity(items.count)
+        for (value, path) in items {
+            let event = try EventInput.parse(value, path: path, now: now)
+            try principal.authorize(subscriberId: event.subscriberId, now: now)
+            if RunCommands.isDeviceWord(event) {
+                deviceWords.append(event)
+            } else {
+                events.append(event)
+            }
+        }
+        // The first `interactive` events (in order) take the interactive lane, the rest bulk.
+        var interactive = bulk ? 0 : events.count
+        if !bulk, principal.isServer, !events.isEmpty {
+            interactive = api.laneAdmission.take(principal.tenant.id, upTo: events.count, perSecond: api.lanes.interactiveEventsPerSecond,
+                                                 burst: api.lanes.interactiveEventBurst, now: now)
+            if interactive < events.count {
+                api.metrics.increment("buzzkit_events_demoted_total", by: Double(events.count - interactive),
+                                      help: "Unmarked events past their tenant's interactive allowance, handled in the bulk lane")
+            }
+        }
+        let messages = events.enumerated().map { index, event in
+            AMQPMessage(exchange: api.topology.eventsExchange(index < interactive ? .interactive : .bulk),
+                        routingKey: Topology.routingKey(tenantId: principal.tenant.id, event: event.event),
+                        body: event.jsonData, headers: origin, messageId: UUID().lowercasedText)
+        }
+        if !messages.isEmpty {
+            do {
+                try await api.broker.publishBatch(messages)
+            } catch {
+                var unavailable = HTTPError(status: 503, code: "broker_unavailable",
+                                            message: "RabbitMQ did not confirm the events, so none is guaranteed accepted; retry (events with an id are deduplicated)")
+                unavailable.retryAfter = 1
+                throw unavailable
+            }
+        }
+        // Acknowledgments and releases are recorded last, just before the answer: one
+        // accepted before a window's moment counts at that moment, however far behind
+        // ack-ingest is, and one the client was told failed (503) was not recorded, so a
+        // phone that withdraws its copy after a 503 is covered by the fallback.
+        if !deviceWords.isEmpty {
+            let (commands, tenantId, words) = (api.commands, principal.tenant.id, deviceWords)
+            try await api.blocking { try commands.recordDeviceWords(tenantId: tenantId, words) }
+        }
+        let accepted = messages.count + deviceWords.count
+        api.metrics.increment("buzzkit_events_accepted_total", ["lane": bulk ? "bulk" : "interactive"], by: Double(accepted),
+                              help: "Events accepted by the API (recorded, or confirmed by RabbitMQ), by the route's lane")
+        return .json(["accepted": accepted], status: 202)
+    }
+
+    /// The body's events with their JSON paths: one event, or `{"events": [...]}`.
+    private static func batch(_ body: JSONBody) throws -> [(JSONValue, String)] {
+        guard case .object(let members) = body.value, let batch = members["events"] else { return [(body.value, "")] }
+        guard members.count == 1 else {
+            throw HTTPError.badRequest("a batch is {\"events\": [...]} with nothing else", code: "unknown_field", field: members.keys.sorted().first { $0 != "events" })
+        }
+        guard case .array(let events) = batch else {
+            throw HTTPError.badRequest("events must be an array, got \(batch.typeDescription)", code: "invalid_type", field: "events")
+        }
+        guard !events.isEmpty else { throw HTTPError.badRequest("events is empty", code: "invalid_value", field: "events") }
+        guard events.count <= maxBatch else {
+            throw HTTPError(status: 413, code: "too_many_events", message: "a batch holds at most \(maxBatch) events, got \(events.count); split it", field: "events")
+        }
+        return events.enumerated().map { ($1, "events[\($0)]") }
+    }
 }

@@ -32,6 +32,20 @@ final class TokenBuckets: @unchecked Sendable {
         return allowed ? nil : (1 - bucket.tokens) / rate
     }
 
+    /// Takes up to `count` tokens from `key`'s bucket; returns how many it had.
+    func take(_ key: String, upTo count: Int, perSecond: Int, burst: Int, now: Date) -> Int {
+        let rate = Double(perSecond), capacity = Double(burst)
+        lock.lock(); defer { lock.unlock() }
+        var bucket = buckets[key] ?? Bucket(tokens: capacity, at: now)
+        bucket.tokens = min(capacity, bucket.tokens + max(0, now.timeIntervalSince(bucket.at)) * rate)
+        bucket.at = now
+        let granted = min(count, Int(bucket.tokens.rounded(.down)))
+        bucket.tokens -= Double(granted)
+        if buckets[key] == nil, buckets.count >= maxKeys { sweep(now: now, perSecond: rate, capacity: capacity) }
+        buckets[key] = bucket
+        return granted
+    }
+
     private func sweep(now: Date, perSecond: Double, capacity: Double) {
         buckets = buckets.filter { $0.value.tokens + now.timeIntervalSince($0.value.at) * perSecond < capacity }
         if buckets.count >= maxKeys { buckets.removeAll(keepingCapacity: true) }

@@ -57,6 +57,8 @@ public struct Configuration: Sendable, Equatable {
     public var httpRequestSeconds = 30
     /// The API's request limits (`BUZZKIT_RATE_*`, see ``RateLimits``).
     public var rateLimits = RateLimits()
+    /// Interactive before bulk (`BUZZKIT_LANE_*`, see ``LaneSettings``).
+    public var lanes = LaneSettings()
 
     /// The documented defaults (they match `scripts/services.sh`).
     public init() {
@@ -117,6 +119,7 @@ public struct Configuration: Sendable, Equatable {
         try int("BUZZKIT_HTTP_REQUEST_SECONDS", &httpRequestSeconds)
         try int("BUZZKIT_HTTP_CONNECTIONS_PER_IP", &httpConnectionsPerIP)
         rateLimits = try RateLimits(environment: environment)
+        lanes = try LaneSettings(environment: environment)
         try validate()
     }
 
@@ -158,5 +161,6 @@ public struct Configuration: Sendable, Equatable {
         try Self.require(httpIdleSeconds, in: 1...3600, "BUZZKIT_HTTP_IDLE_SECONDS", unit: "seconds")
         try Self.require(httpRequestSeconds, in: 1...3600, "BUZZKIT_HTTP_REQUEST_SECONDS", unit: "seconds")
         try rateLimits.validate()
+        try lanes.validate()
     }
 }

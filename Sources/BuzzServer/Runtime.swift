@@ -30,6 +30,7 @@ public final class Runtime: @unchecked Sendable {
         context = PipelineContext(store: PostgresStore(pool: pool), topology: topology, push: push, metrics: metrics)
         log = Log(format: Log.Format(rawValue: configuration.logFormat) ?? .json, component: component)
         context.log = log
+        context.lanes = configuration.lanes
     }
 
     /// The database URL with the schema applied (for LISTEN connections).

@@ -12,15 +12,50 @@ import AMQPClient
 /// (Operators who add their own bindings to `buzzkit.events` must also bind `trigger`
 /// explicitly for the events they route elsewhere.)
 ///
+/// Campaigns take the bulk lane: events published to `buzzkit.events.bulk` (the API's
+/// `POST /v1/events/bulk`, or a tenant's unmarked events beyond its interactive allowance) go
+/// to `trigger-bulk`, and the plans of the runs they start go to `plan-dispatch-bulk` unless
+/// their moment is near. Bulk consumers yield to their interactive partner queue while it has
+/// work waiting (``Lane``, `LaneGate`), so a campaign never delays an interactive event.
+///
 /// Work queues are quorum queues with a delivery limit: a message that keeps failing is
 /// dead-lettered (at least once) to `<queue>.dlq` instead of looping forever.
 public struct Topology: Sendable {
     /// The queues workers consume.
     public enum Queue: String, Sendable, CaseIterable {
         case trigger
+        case triggerBulk = "trigger-bulk"
         case planDispatch = "plan-dispatch"
+        case planDispatchBulk = "plan-dispatch-bulk"
         case ackIngest = "ack-ingest"
         case fallbackCheck = "fallback-check"
+
+        /// The lane the queue serves.
+        public var lane: Lane { self == .triggerBulk || self == .planDispatchBulk ? .bulk : .interactive }
+
+        /// The queue of the same stage in the interactive lane (itself for an interactive queue).
+        public var interactivePartner: Queue {
+            switch self {
+            case .triggerBulk: return .trigger
+            case .planDispatchBulk: return .planDispatch
+            default: return self
+            }
+        }
+
+        /// The queue of the same stage in `lane` (ack-ingest and fallback-check have one lane).
+        public func inLane(_ lane: Lane) -> Queue {
+            switch (self.interactivePartner, lane) {
+            case (.trigger, .bulk): return .triggerBulk
+            case (.planDispatch, .bulk): return .planDispatchBulk
+            default: return self.interactivePartner
+            }
+        }
+    }
+
+    /// Interactive work (the default) or bulk work (campaigns), which yields to it.
+    public enum Lane: String, Sendable, CaseIterable {
+        case interactive
+        case bulk
     }
 
     /// Prepended to every exchange and queue name (empty in production; tests isolate with it).
@@ -35,6 +70,12 @@ public struct Topology: Sendable {
 
     public var eventsExchange: String { prefix + "buzzkit.events" }
     public var otherEventsExchange: String { prefix + "buzzkit.events.other" }
+    /// The bulk lane's ingest exchange: the same routing keys as ``eventsExchange``.
+    public var bulkEventsExchange: String { prefix + "buzzkit.events.bulk" }
+    public var otherBulkEventsExchange: String { prefix + "buzzkit.events.bulk.other" }
+
+    /// The ingest exchange of `lane`.
+    public func eventsExchange(_ lane: Lane) -> String { lane == .bulk ? bulkEventsExchange : eventsExchange }
 
     public func name(_ queue: Queue) -> String { prefix + queue.rawValue }
     public func deadLetterName(_ queue: Queue) -> String { prefix + queue.rawValue + ".dlq" }
@@ -63,7 +104,9 @@ public struct Topology: Sendable {
     /// Declares everything (idempotent). Run it on every (re)connect.
     public func declare(on connection: AMQPConnection) throws {
         try connection.declareExchange(otherEventsExchange, type: "fanout")
-        try declareEventsExchange(on: connection)
+        try connection.declareExchange(otherBulkEventsExchange, type: "fanout")
+        try connection.declareExchange(eventsExchange, type: "topic", arguments: ["alternate-exchange": .string(otherEventsExchange)])
+        try connection.declareExchange(bulkEventsExchange, type: "topic", arguments: ["alternate-exchange": .string(otherBulkEventsExchange)])
         for queue in Queue.allCases {
             try connection.declareQueue(deadLetterName(queue))
             try connection.declareQueue(name(queue), arguments: [
@@ -74,12 +117,12 @@ public struct Topology: Sendable {
                 "x-delivery-limit": .int(Int64(deliveryLimit)),
             ])
         }
-        for key in Self.ackIngestKeys { try connection.bindQueue(name(.ackIngest), exchange: eventsExchange, routingKey: key) }
+        // A device's word on a plan is never bulk: it goes to ack-ingest from either exchange.
+        for exchange in [eventsExchange, bulkEventsExchange] {
+            for key in Self.ackIngestKeys { try connection.bindQueue(name(.ackIngest), exchange: exchange, routingKey: key) }
+        }
         try connection.bindQueue(name(.trigger), exchange: otherEventsExchange, routingKey: "")
-    }
-
-    private func declareEventsExchange(on connection: AMQPConnection) throws {
-        try connection.declareExchange(eventsExchange, type: "topic", arguments: ["alternate-exchange": .string(otherEventsExchange)])
+        try connection.bindQueue(name(.triggerBulk), exchange: otherBulkEventsExchange, routingKey: "")
     }
 
     /// Deletes every queue and exchange (tests only).
@@ -88,7 +131,8 @@ public struct Topology: Sendable {
             try connection.deleteQueue(name(queue))
             try connection.deleteQueue(deadLetterName(queue))
         }
-        try connection.deleteExchange(eventsExchange)
-        try connection.deleteExchange(otherEventsExchange)
+        for exchange in [eventsExchange, otherEventsExchange, bulkEventsExchange, otherBulkEventsExchange] {
+            try connection.deleteExchange(exchange)
+        }
     }
 }

@@ -49,9 +49,10 @@ public final class InMemoryBroker: Broker, @unchecked Sendable {
     /// The queue `message` lands in (nil: unroutable, dropped as RabbitMQ would).
     func route(_ message: AMQPMessage) -> Topology.Queue? {
         if message.exchange.isEmpty { return Topology.Queue.allCases.first { topology.name($0) == message.routingKey } }
-        guard message.exchange == topology.eventsExchange, let dot = message.routingKey.firstIndex(of: ".") else { return nil }
+        guard let lane = Topology.Lane.allCases.first(where: { topology.eventsExchange($0) == message.exchange }),
+              let dot = message.routingKey.firstIndex(of: ".") else { return nil }
         let event = message.routingKey[message.routingKey.index(after: dot)...]
-        return Topology.ackIngestKeys.contains { $0.dropFirst(2) == event } ? .ackIngest : .trigger
+        return Topology.ackIngestKeys.contains { $0.dropFirst(2) == event } ? .ackIngest : Topology.Queue.trigger.inLane(lane)
     }
 
     /// Hands out up to `limit` ready messages of `queue`, oldest first.

@@ -24,6 +24,8 @@ public final class InMemoryStore: Store, @unchecked Sendable {
         public var nextRegistration = 0
         public var runs: [UUID: RunRecord] = [:]
         public var processedEvents: Set<String> = []
+        /// By tenant, subscriber and event name (``InMemoryStore/key(_:)``).
+        public var cancelMarks: [String: CancelMark] = [:]
         /// By tenant, subscriber, local id and device (``InMemoryStore/key(_:)``); `deviceCounts` unused (computed on reading).
         public var acknowledgments: [String: PlanHolding] = [:]
         public var plans: [String: (subscriberId: String?, delivery: LocalPlanDelivery)] = [:]

@@ -116,6 +116,24 @@ struct InMemoryStoreTransaction: StoreTransaction {
         }
     }
 
+    func recordCancelMarks(tenantId: String, _ marks: [CancelMark]) throws {
+        write { state in
+            for mark in CancelMark.latest(marks) {
+                let key = InMemoryStore.key(tenantId, mark.subscriberId, mark.event)
+                if let kept = state.cancelMarks[key], kept.at > mark.at { continue }
+                state.cancelMarks[key] = mark
+            }
+        }
+    }
+
+    func cancelMarks(tenantId: String, subscriberIds: [String]) throws -> [CancelMark] {
+        read { state in
+            let wanted = Set(subscriberIds)
+            return state.cancelMarks.filter { $0.key.hasPrefix(InMemoryStore.key(tenantId) + "\u{0}") && wanted.contains($0.value.subscriberId) }
+                .map(\.value).sorted { ($0.subscriberId, $0.event) < ($1.subscriberId, $1.event) }
+        }
+    }
+
     func markEventsProcessed(tenantId: String, eventIds: [String], at: Date) throws -> Set<String> {
         write { state in Set(eventIds.filter { state.processedEvents.insert(InMemoryStore.key(tenantId, $0)).inserted }) }
     }

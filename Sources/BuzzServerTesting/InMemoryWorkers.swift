@@ -39,6 +39,15 @@ public final class InMemoryWorkers: @unchecked Sendable {
         }
     }
 
+    /// Processes the messages ready in `queue` now, and only those (what lands in other queues
+    /// waits): a test orders the stages as workers racing each other might.
+    @discardableResult
+    public func run(_ queue: Topology.Queue) throws -> Int {
+        let deliveries = broker.take(queue, limit: .max)
+        try deliveries.forEach(handle)
+        return deliveries.count
+    }
+
     private func handle(_ delivery: InMemoryBroker.Delivery) throws {
         let message = delivery.message
         do {

@@ -45,6 +45,34 @@ final class StoreConformanceTests: ConformanceTestCase {
         }
     }
 
+    func testACancelMarkKeepsTheLatestEventPerSubscriberAndNameAndABulkRunStaysBulk() throws {
+        try eachDriver { s in
+            let other = try s.driver.tenant()
+            let (early, late) = (s.now.addingTimeInterval(-60), s.now.addingTimeInterval(-1))
+            try s.store.transaction { tx in
+                try tx.recordCancelMarks(tenantId: s.tenantId, [
+                    CancelMark(subscriberId: "u1", event: "workout.completed", at: late, properties: ["workoutId": "w2"]),
+                    CancelMark(subscriberId: "u1", event: "workout.completed", at: early, properties: ["workoutId": "w1"]),
+                    CancelMark(subscriberId: "u2", event: "workout.moved", at: early, properties: [:]),
+                ])
+                try tx.recordCancelMarks(tenantId: other, [CancelMark(subscriberId: "u1", event: "workout.completed", at: s.now, properties: [:])])
+            }
+            try s.store.transaction { tx in
+                // An older event arriving afterwards never replaces a newer mark.
+                try tx.recordCancelMarks(tenantId: s.tenantId, [CancelMark(subscriberId: "u1", event: "workout.completed", at: early, properties: [:])])
+                let marks = try tx.cancelMarks(tenantId: s.tenantId, subscriberIds: ["u1", "u3"])
+                XCTAssertEqual(marks.count, 1, "one mark per subscriber and name, of this tenant only")
+                XCTAssertEqual(marks.first?.properties, ["workoutId": "w2"])
+                XCTAssertEqual(marks.first.map { abs($0.at.timeIntervalSince(late)) < 0.001 }, true)
+            }
+            _ = try s.driver.subscriber(tenantId: s.tenantId, id: "u1", devices: 1)
+            var run = s.startedRun("u1")
+            run.bulk = true
+            try s.store.transaction { try $0.insertRuns([run, s.startedRun("u1")]) }
+            try s.store.transaction { tx in XCTAssertEqual(try tx.lockRun(run.id)?.bulk, true, "read back as written") }
+        }
+    }
+
     func testEventIdsAreDeduplicatedWithinATenant() throws {
         try eachDriver { s in
             let other = try s.driver.tenant()

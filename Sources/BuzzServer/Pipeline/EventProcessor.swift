@@ -11,6 +11,8 @@ struct EventProcessor {
         var tenantId: String
         var event: BuzzEvent
         var dedupeKey: String?
+        /// The lane it came in on: a bulk event's runs are bulk runs.
+        var lane: Topology.Lane = .interactive
     }
 
     let context: PipelineContext
@@ -58,6 +60,7 @@ struct EventProcessor {
         for (tenantId, group) in Dictionary(grouping: starting, by: \.tenantId) {
             try settings.preloadSubscribers(tenantId: tenantId, ids: group.map(\.event.subscriberId))
         }
+        let marks = try CancelMarks.exchange(starting, settings: settings, tx: tx, now: now)
         // Acknowledgments and releases: recorded per device in one statement per tenant. The
         // runs are not locked or rewritten: they learn it when next handled (``PendingFacts``).
         for (tenantId, group) in Dictionary(grouping: work.filter { Self.isDeviceWord($0.event) }, by: \.tenantId) {
@@ -86,7 +89,7 @@ struct EventProcessor {
                 }
             default:
                 try cancelRuns(item, batch: &batch, tx: tx, now: now)
-                try startRuns(item, batch: &batch, tx: tx, settings: settings, now: now)
+                try startRuns(item, batch: &batch, tx: tx, settings: settings, marks: marks, now: now)
             }
         }
         // Everything the batch changed, in a few statements: new runs, changed runs, then the
@@ -164,11 +167,19 @@ struct EventProcessor {
                                     kind: event.event == BuzzEvent.localScheduled ? .scheduled : .released, at: event.timestamp)
     }
 
-    /// Starts a run of every current workflow triggered by the event.
-    func startRuns(_ item: Item, batch: inout Batch, tx: any StoreTransaction, settings: SettingsCache, now: Date) throws {
+    /// Starts a run of every current workflow triggered by the event. A run whose cancelling
+    /// event was handled first, though it happened after the trigger, starts cancelled and
+    /// sends nothing (``CancelMarks``).
+    func startRuns(_ item: Item, batch: inout Batch, tx: any StoreTransaction, settings: SettingsCache, marks: CancelMarks, now: Date) throws {
         for workflow in try settings.workflows(tenantId: item.tenantId, triggeredBy: item.event.event) {
-            let (run, actions) = try Self.newRun(workflow: workflow, trigger: item.event, subscriberId: item.event.subscriberId,
-                                                 dryRun: false, settings: settings, now: now)
+            let (created, started) = try Self.newRun(workflow: workflow, trigger: item.event, subscriberId: item.event.subscriberId,
+                                                     dryRun: false, settings: settings, now: now)
+            var run = created
+            run.bulk = item.lane == .bulk
+            let actions = marks.apply(to: &run, startActions: started, tenantId: item.tenantId, now: now)
+            if run.state.status == .cancelled {
+                context.metrics.increment("buzzkit_cancels_total", ["by": "earlier_event"], help: "Runs cancelled")
+            }
             batch.add(run, created: true)  // a later event of this batch may cancel it
             try context.actions.collect(actions, run: run, tx: tx, now: now, into: &batch.pending)
             context.metrics.increment("buzzkit_runs_started_total", help: "Workflow runs started")

@@ -12,6 +12,8 @@ public struct PipelineContext: Sendable {
     public var metrics: Metrics
     /// Where stages report failures (one JSON line each).
     public var log = Log(format: .json, component: "pipeline")
+    /// Which lane each message of a run takes, and the least lead a plan is sent with.
+    public var lanes = LaneSettings()
 
     public init(store: any Store, topology: Topology, push: any PushProvider, clock: any Clock = SystemClock(), metrics: Metrics = Metrics()) {
         self.store = store
@@ -21,7 +23,7 @@ public struct PipelineContext: Sendable {
         self.metrics = metrics
     }
 
-    var actions: RunActions { RunActions(topology: topology) }
+    var actions: RunActions { RunActions(topology: topology, lanes: lanes) }
 }
 
 /// Reads tenants and subscribers once per transaction.
@@ -73,6 +75,12 @@ final class SettingsCache {
         let names = try tx.cancelEventNames(tenantId: tenantId)
         cancelNames[tenantId] = names
         return names.contains(event)
+    }
+
+    /// Whether any workflow of the tenant cancels on some event.
+    func hasCancellingWorkflows(tenantId: String) throws -> Bool {
+        _ = try cancels(tenantId: tenantId, event: "")
+        return !(cancelNames[tenantId] ?? []).isEmpty
     }
 
     /// Brings the run's view of the subscriber and tenant up to date before it handles input.

@@ -34,6 +34,8 @@ final class QueueWorker: @unchecked Sendable {
     private var busy = 0
     private var threads: [Thread] = []
     private var consumer: AMQPConsumer!
+    /// A bulk queue's pacing while interactive work waits (nil for interactive queues).
+    var gate: LaneGate?
 
     init(queue: Topology.Queue, context: PipelineContext, amqpURL: AMQPURL, publisher: AMQPPublisher, relayBroker: any Broker, outbox: any OutboxStore,
          settings: Settings) {
@@ -80,10 +82,17 @@ final class QueueWorker: @unchecked Sendable {
         condition.unlock()
         context.log.info("work drained", ["queue": queue.rawValue, "pending": "\(pending.count)", "unsettled": "\(consumer.unsettledCount)"])
         consumer.stop(grace: max(0, deadline.timeIntervalSinceNow))
+        gate?.close()
         context.log.info("consumer closed", ["queue": queue.rawValue, "unsettled": "\(consumer.unsettledCount)"])
     }
 
     var isConnected: Bool { consumer.isConnected }
+
+    /// Deliveries handed to this worker and not yet begun.
+    var waitingCount: Int {
+        condition.lock(); defer { condition.unlock() }
+        return pending.count
+    }
 
     /// True once a stop began: held messages go back to the queue instead of waiting out an outage.
     var isDraining: Bool {
@@ -107,11 +116,19 @@ final class QueueWorker: @unchecked Sendable {
             pending.removeFirst(batch.count)
             busy += 1
             condition.unlock()
+            let started = Date()
             handle(batch)
             condition.lock()
             busy -= 1
             condition.broadcast()
             condition.unlock()
+            if let gate {
+                let paused = gate.yield(afterBusy: Date().timeIntervalSince(started)) { self.isDraining }
+                if paused > 0 {
+                    context.metrics.increment("buzzkit_bulk_yield_seconds_total", ["queue": queue.rawValue], by: paused,
+                                              help: "Seconds bulk consumers paused because interactive work was waiting")
+                }
+            }
         }
     }
 }

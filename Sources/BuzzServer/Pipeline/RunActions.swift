@@ -7,6 +7,7 @@ import Foundation
 /// the stage that performs them. Nothing is sent from inside the transaction.
 struct RunActions {
     let topology: Topology
+    let lanes: LaneSettings
 
     /// Outbox rows collected from several runs, written with one statement by ``flush(_:tx:now:)``.
     struct Pending {
@@ -46,7 +47,7 @@ struct RunActions {
             switch action {
             case .scheduleTimer(let timer):
                 let pipeline = PipelineMessage.timer(tenantId: run.tenantId, runId: run.id, timer: timer)
-                timers.append(OutboxMessage(routingKey: topology.name(pipeline.queue), messageId: pipeline.messageId,
+                timers.append(OutboxMessage(routingKey: topology.name(lanes.queue(of: pipeline, bulk: run.bulk, now: now)), messageId: pipeline.messageId,
                                             body: try pipeline.encoded(), availableAt: timer.at))
                 continue
             case .cancelTimers:
@@ -71,7 +72,7 @@ struct RunActions {
             case .sendCancel(let delivery):
                 message = .sendCancel(tenantId: run.tenantId, runId: run.id, subscriberId: subscriberId, delivery: delivery)
             }
-            immediate.append(OutboxMessage(routingKey: topology.name(message.queue), messageId: message.messageId, body: try message.encoded()))
+            immediate.append(OutboxMessage(routingKey: topology.name(lanes.queue(of: message, bulk: run.bulk, now: now)), messageId: message.messageId, body: try message.encoded()))
         }
         pending.messages += immediate
         pending.runIds += Array(repeating: nil, count: immediate.count)

@@ -77,6 +77,12 @@ struct SendProcessor {
             var messageId: String?
             switch message {
             case .sendPlan(let tenantId, _, let subscriberId, let delivery):
+                // Too late to be scheduled on a phone before its moment: the fallback covers it.
+                guard delivery.moment.timeIntervalSince(now) >= context.lanes.planMinimumLeadSeconds else {
+                    context.metrics.increment("buzzkit_plans_skipped_total", ["reason": "too_late"],
+                                              help: "Plans not sent because their moment was too near when their turn came (the fallback covers them)")
+                    continue
+                }
                 devices = devicesBy[tenantId + "\u{0}" + subscriberId] ?? []
                 (key, kind, messageId) = (delivery.localId, "plan", delivery.messageId)
             case .sendAlert(let tenantId, _, let subscriberId, let fallback, let delivery):

@@ -16,7 +16,7 @@ enum WorkItem {
     static func decode(routingKey: String, body: Data, headers: [String: AMQPFieldValue], messageId: String?, queue: Topology.Queue,
                        now: Date) throws -> WorkItem {
         switch queue {
-        case .trigger, .ackIngest:
+        case .trigger, .triggerBulk, .ackIngest:
             guard let dot = routingKey.firstIndex(of: "."), dot != routingKey.startIndex else {
                 throw ServerError.input("routing key \"\(routingKey)\" is not <tenantId>.<event>")
             }
@@ -37,8 +37,8 @@ enum WorkItem {
             let dedupe = event.id.map { Topology.dedupeKey(eventId: $0, subscriberId: event.subscriberId,
                                                            fromDevice: headers[Topology.originHeader]?.stringValue == Topology.deviceOrigin) }
                 ?? messageId.map { "msg:" + $0 }
-            return .event(EventProcessor.Item(tenantId: tenantId, event: event, dedupeKey: dedupe))
-        case .planDispatch, .fallbackCheck:
+            return .event(EventProcessor.Item(tenantId: tenantId, event: event, dedupeKey: dedupe, lane: queue.lane))
+        case .planDispatch, .planDispatchBulk, .fallbackCheck:
             do {
                 return .message(try PipelineMessage.decode(body))
             } catch {

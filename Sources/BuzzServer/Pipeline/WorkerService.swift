@@ -35,6 +35,12 @@ public final class WorkerService: Service, @unchecked Sendable {
             QueueWorker(queue: $0, context: context, amqpURL: amqpURL, publisher: publisher, relayBroker: relay ?? publisher,
                         outbox: PostgresOutbox(pool: pool), settings: settings)
         }
+        // Bulk queues yield to their interactive partner: consumed here or by another process.
+        for worker in workers where worker.queue.lane == .bulk {
+            let partner = workers.first { $0.queue == worker.queue.interactivePartner }
+            worker.gate = LaneGate(share: context.lanes.bulkShare, partner: worker.queue.interactivePartner, topology: context.topology,
+                                   url: amqpURL) { partner?.waitingCount ?? 0 }
+        }
     }
 
     public func start() {

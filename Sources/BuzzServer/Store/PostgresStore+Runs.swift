@@ -7,8 +7,8 @@ import PostgresClient
 extension PostgresStoreTransaction {
     func insertRun(_ run: RunRecord) throws {
         try db.execute("""
-            INSERT INTO runs (id, tenant_id, workflow_key, workflow_version, subscriber_id, dry_run, status, cancel_events, state)
-            VALUES (\(run.id), \(run.tenantId), \(run.workflowKey), \(run.workflowVersion), \(run.subscriberId), \(run.dryRun),
+            INSERT INTO runs (id, tenant_id, workflow_key, workflow_version, subscriber_id, dry_run, bulk, status, cancel_events, state)
+            VALUES (\(run.id), \(run.tenantId), \(run.workflowKey), \(run.workflowVersion), \(run.subscriberId), \(run.dryRun), \(run.bulk),
                     \(run.state.status.rawValue), \(run.cancelEvents)::text[], \(try StoredRunState.encode(run.state))::json)
             """)
     }
@@ -18,11 +18,11 @@ extension PostgresStoreTransaction {
         let states = try runs.map { try StoredRunState.encode($0.state) }
         let cancels = runs.map { Self.jsonArray($0.cancelEvents) }
         try db.execute("""
-            INSERT INTO runs (id, tenant_id, workflow_key, workflow_version, subscriber_id, dry_run, status, cancel_events, state)
-            SELECT i, t, k, v, NULLIF(s, ''), d, st, ARRAY(SELECT jsonb_array_elements_text(c::jsonb)), j::json
+            INSERT INTO runs (id, tenant_id, workflow_key, workflow_version, subscriber_id, dry_run, bulk, status, cancel_events, state)
+            SELECT i, t, k, v, NULLIF(s, ''), d, b, st, ARRAY(SELECT jsonb_array_elements_text(c::jsonb)), j::json
             FROM unnest(\(runs.map(\.id))::uuid[], \(runs.map(\.tenantId))::text[], \(runs.map(\.workflowKey))::text[],
-                        \(runs.map(\.workflowVersion))::int[], \(runs.map { $0.subscriberId ?? "" })::text[], \(runs.map(\.dryRun))::bool[],
-                        \(runs.map(\.state.status.rawValue))::text[], \(cancels)::text[], \(states)::text[]) AS u(i, t, k, v, s, d, st, c, j)
+                        \(runs.map(\.workflowVersion))::int[], \(runs.map { $0.subscriberId ?? "" })::text[], \(runs.map(\.dryRun))::bool[], \(runs.map(\.bulk))::bool[],
+                        \(runs.map(\.state.status.rawValue))::text[], \(cancels)::text[], \(states)::text[]) AS u(i, t, k, v, s, d, b, st, c, j)
             """)
     }
 
@@ -32,13 +32,13 @@ extension PostgresStoreTransaction {
 
     func run(_ id: UUID, tenantId: String) throws -> RunRecord? {
         try db.query("""
-            SELECT id, tenant_id, workflow_key, workflow_version, subscriber_id, dry_run, state FROM runs WHERE id = \(id) AND tenant_id = \(tenantId)
+            SELECT id, tenant_id, workflow_key, workflow_version, subscriber_id, dry_run, bulk, state FROM runs WHERE id = \(id) AND tenant_id = \(tenantId)
             """).first.map { try StoredRunState.record($0, db: db, definitions: definitions) }
     }
 
     func lockRun(_ id: UUID, tenantId: String) throws -> RunRecord? {
         try db.query("""
-            SELECT id, tenant_id, workflow_key, workflow_version, subscriber_id, dry_run, state FROM runs
+            SELECT id, tenant_id, workflow_key, workflow_version, subscriber_id, dry_run, bulk, state FROM runs
             WHERE id = \(id) AND tenant_id = \(tenantId) FOR UPDATE
             """).first.map { try StoredRunState.record($0, db: db, definitions: definitions) }
     }
@@ -47,7 +47,7 @@ extension PostgresStoreTransaction {
         guard !ids.isEmpty else { return [] }
         let sorted = Set(ids).sortedByBytes()
         return try db.query("""
-            SELECT id, tenant_id, workflow_key, workflow_version, subscriber_id, dry_run, state FROM runs
+            SELECT id, tenant_id, workflow_key, workflow_version, subscriber_id, dry_run, bulk, state FROM runs
             WHERE id = ANY(\(sorted)::uuid[]) ORDER BY id FOR UPDATE
             """).map { try StoredRunState.record($0, db: db, definitions: definitions) }
     }
@@ -109,6 +109,30 @@ extension PostgresStoreTransaction {
             SELECT id FROM runs WHERE tenant_id = \(tenantId) AND subscriber_id = \(subscriberId)
             AND status IN ('running', 'waiting') AND \(cancelEvent) = ANY(cancel_events)
             """).map { try $0.decode("id") }
+    }
+
+    func recordCancelMarks(tenantId: String, _ marks: [CancelMark]) throws {
+        let latest = CancelMark.latest(marks)
+        guard !latest.isEmpty else { return }
+        let properties = try latest.map { String(decoding: try JSONEncoder().encode(JSONValue.object($0.properties)), as: UTF8.self) }
+        try db.execute("""
+            INSERT INTO cancel_marks AS m (tenant_id, subscriber_id, event, at, properties)
+            SELECT \(tenantId), s, e, a, p::jsonb FROM unnest(\(latest.map(\.subscriberId))::text[], \(latest.map(\.event))::text[],
+                   \(latest.map(\.at))::timestamptz[], \(properties)::text[]) AS u(s, e, a, p)
+            ON CONFLICT (tenant_id, subscriber_id, event) DO UPDATE SET at = EXCLUDED.at, properties = EXCLUDED.properties
+            WHERE m.at <= EXCLUDED.at
+            """)
+    }
+
+    func cancelMarks(tenantId: String, subscriberIds: [String]) throws -> [CancelMark] {
+        guard !subscriberIds.isEmpty else { return [] }
+        return try db.query("""
+            SELECT subscriber_id, event, at, properties FROM cancel_marks
+            WHERE tenant_id = \(tenantId) AND subscriber_id = ANY(\(Array(Set(subscriberIds)))::text[])
+            """).map {
+            CancelMark(subscriberId: try $0.decode("subscriber_id"), event: try $0.decode("event"), at: try $0.decode("at"),
+                       properties: try $0.decode("properties", as: JSONB<[String: JSONValue]>.self).value)
+        }
     }
 
     func markEventsProcessed(tenantId: String, eventIds: [String], at: Date) throws -> Set<String> {

@@ -46,6 +46,10 @@ public protocol StoreTransaction {
     func updateRuns(_ runs: [RunRecord]) throws
     /// Open runs of the subscriber that `event` may cancel.
     func openRuns(tenantId: String, subscriberId: String, cancelEvent: String) throws -> [UUID]
+    /// Keeps the latest mark per subscriber and event name (an older one never replaces a newer).
+    func recordCancelMarks(tenantId: String, _ marks: [CancelMark]) throws
+    /// Every mark of the given subscribers.
+    func cancelMarks(tenantId: String, subscriberIds: [String]) throws -> [CancelMark]
 
     // Idempotency and acknowledgments.
     /// Records many event ids at once; returns those seen for the first time.

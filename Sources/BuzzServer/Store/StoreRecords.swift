@@ -108,8 +108,12 @@ public struct RunRecord: Sendable, Equatable {
     public var subscriberId: String?
     public var dryRun: Bool
     public var state: RunState
+    /// Started by a bulk event: its plans and wait timers take the bulk lane (``LaneSettings``).
+    public var bulk: Bool
 
-    public init(id: UUID, tenantId: String, workflowKey: String, workflowVersion: Int, subscriberId: String?, dryRun: Bool, state: RunState) {
+    public init(id: UUID, tenantId: String, workflowKey: String, workflowVersion: Int, subscriberId: String?, dryRun: Bool, state: RunState,
+                bulk: Bool = false) {
+        self.bulk = bulk
         self.id = id
         self.tenantId = tenantId
         self.workflowKey = workflowKey

@@ -21,7 +21,7 @@ enum StoredRunState {
         }
     }
 
-    /// A run row (`id, tenant_id, workflow_key, workflow_version, subscriber_id, dry_run, state`).
+    /// A run row (`id, tenant_id, workflow_key, workflow_version, subscriber_id, dry_run, bulk, state`).
     static func record(_ row: PostgresRow, db: PostgresConnection, definitions: DefinitionCache) throws -> RunRecord {
         let tenantId: String = try row.decode("tenant_id")
         let key: String = try row.decode("workflow_key")
@@ -35,6 +35,6 @@ enum StoredRunState {
         }
         return RunRecord(id: try row.decode("id"), tenantId: tenantId, workflowKey: key, workflowVersion: version,
                          subscriberId: try row.decode("subscriber_id"), dryRun: try row.decode("dry_run"),
-                         state: try decode(try row.decode("state"), workflow: workflow))
+                         state: try decode(try row.decode("state"), workflow: workflow), bulk: try row.decode("bulk"))
     }
 }

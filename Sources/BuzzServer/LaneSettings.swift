@@ -1,0 +1,86 @@
+import Foundation
+
+/// How interactive work is kept ahead of bulk work (campaigns), and one tenant's burst away
+/// from every other tenant's events. Read from `BUZZKIT_LANE_*` and checked like the rest of
+/// ``Configuration``.
+///
+/// - An event is bulk when it is sent to the bulk lane (`POST /v1/events/bulk`, or the
+///   `buzzkit.events.bulk` exchange), or when its tenant's unmarked events at one API process
+///   run past ``interactiveEventsPerSecond`` (burst ``interactiveEventBurst``): the excess is
+///   accepted as usual and handled in the bulk lane, so one tenant's flood cannot fill the
+///   queue every tenant's interactive events wait in.
+/// - A bulk run's plans take `plan-dispatch-bulk`, unless the moment is within
+///   ``urgentPlanSeconds``: then they go out with the interactive plans.
+/// - A bulk consumer uses at most ``bulkShare`` of its time while its interactive partner
+///   queue has messages waiting, and all of it otherwise.
+/// - A plan whose moment is less than ``planMinimumLeadSeconds`` away when its turn comes is
+///   not sent: it could not be scheduled in time, and the fallback at the moment covers it.
+public struct LaneSettings: Sendable, Equatable {
+    /// Unmarked events a second per tenant that stay interactive, per API process
+    /// (`BUZZKIT_LANE_INTERACTIVE_EVENTS_PER_SECOND`, default 1,000).
+    public var interactiveEventsPerSecond = 1_000
+    /// Unmarked events a tenant may send at once before the rest go bulk
+    /// (`BUZZKIT_LANE_INTERACTIVE_EVENT_BURST`, default 2,000: two full batches).
+    public var interactiveEventBurst = 2_000
+    /// A bulk run's plan whose moment is within this many seconds takes the interactive lane
+    /// (`BUZZKIT_LANE_URGENT_PLAN_SECONDS`, default 600).
+    public var urgentPlanSeconds: Double = 600
+    /// Share of a bulk consumer's time while interactive work waits
+    /// (`BUZZKIT_LANE_BULK_SHARE`, default 0.2).
+    public var bulkShare: Double = 0.2
+    /// The least lead a plan is still sent with, in seconds
+    /// (`BUZZKIT_LANE_PLAN_MINIMUM_LEAD_SECONDS`, default 1).
+    public var planMinimumLeadSeconds: Double = 1
+
+    public init() {}
+
+    /// Reads `BUZZKIT_LANE_*` over the defaults.
+    init(environment: [String: String]) throws {
+        func number<T: LosslessStringConvertible>(_ key: String, _ value: inout T) throws {
+            guard let text = environment[key], !text.isEmpty else { return }
+            guard let parsed = T(text) else {
+                throw ServerError(.configuration, "\(key) must be a number, got \"\(text)\"", field: key)
+            }
+            value = parsed
+        }
+        try number("BUZZKIT_LANE_INTERACTIVE_EVENTS_PER_SECOND", &interactiveEventsPerSecond)
+        try number("BUZZKIT_LANE_INTERACTIVE_EVENT_BURST", &interactiveEventBurst)
+        try number("BUZZKIT_LANE_URGENT_PLAN_SECONDS", &urgentPlanSeconds)
+        try number("BUZZKIT_LANE_BULK_SHARE", &bulkShare)
+        try number("BUZZKIT_LANE_PLAN_MINIMUM_LEAD_SECONDS", &planMinimumLeadSeconds)
+    }
+
+    /// Checks every field and names the first wrong one.
+    func validate() throws {
+        try Configuration.require(interactiveEventsPerSecond, in: 1...10_000_000, "BUZZKIT_LANE_INTERACTIVE_EVENTS_PER_SECOND")
+        try Configuration.require(interactiveEventBurst, in: interactiveEventsPerSecond...10_000_000, "BUZZKIT_LANE_INTERACTIVE_EVENT_BURST",
+                                  note: " (BUZZKIT_LANE_INTERACTIVE_EVENTS_PER_SECOND)")
+        guard (0...86_400).contains(urgentPlanSeconds) else {
+            throw ServerError(.configuration, "must be between 0 and 86400 seconds, got \(urgentPlanSeconds)", field: "BUZZKIT_LANE_URGENT_PLAN_SECONDS")
+        }
+        guard bulkShare > 0, bulkShare <= 1 else {
+            throw ServerError(.configuration, "must be above 0 and at most 1, got \(bulkShare)", field: "BUZZKIT_LANE_BULK_SHARE")
+        }
+        guard (0...3600).contains(planMinimumLeadSeconds) else {
+            throw ServerError(.configuration, "must be between 0 and 3600 seconds, got \(planMinimumLeadSeconds)",
+                              field: "BUZZKIT_LANE_PLAN_MINIMUM_LEAD_SECONDS")
+        }
+    }
+
+    /// The queue `message` of a run takes. A bulk run's plans go to `plan-dispatch-bulk` while
+    /// their moment is more than ``urgentPlanSeconds`` away, and its wait timers to the same
+    /// lane; cancels always go interactive (one that waited could arrive after the moment),
+    /// as do local-window timers (`fallback-check` has one lane).
+    public func queue(of message: PipelineMessage, bulk: Bool, now: Date) -> Topology.Queue {
+        let queue = message.queue
+        guard bulk else { return queue }
+        switch message {
+        case .sendPlan(_, _, _, let delivery):
+            return delivery.moment.timeIntervalSince(now) > urgentPlanSeconds ? queue.inLane(.bulk) : queue
+        case .timer:
+            return queue.inLane(.bulk)
+        case .sendAlert, .sendCancel:
+            return queue
+        }
+    }
+}
