@@ -21,14 +21,15 @@ case "hello-server" where arguments.count == 2:
     try HelloServer.serve(port: Int(arguments[1]) ?? 18090)
 case "run":
     var report = BenchReport()
-    let only = arguments.count > 1 ? Set(arguments[1...]) : ["engine", "clients", "pipeline", "timers"]
+    let only = arguments.count > 1 ? Set(arguments[1...]) : ["engine", "clients", "pipeline", "fairness", "timers"]
     if only.contains("engine") { EngineBench.run(settings: settings, report: &report) }
     if only.contains("clients") { try ClientBench.run(settings: settings, report: &report) }
     if only.contains("pipeline") { try PipelineBench.run(settings: settings, report: &report) }
+    if only.contains("fairness") { try FairnessBench.run(settings: settings, report: &report) }
     if only.contains("timers") { try TimerBench.run(settings: settings, report: &report) }
     APIFigures.add(from: environment, to: &report)
     report.print()
 default:
-    FileHandle.standardError.write(Data("usage: buzzkit-bench run [engine] [clients] [pipeline] [timers] | declare-queue NAME | delete-queue NAME\n".utf8))
+    FileHandle.standardError.write(Data("usage: buzzkit-bench run [engine] [clients] [pipeline] [fairness] [timers] | declare-queue NAME | delete-queue NAME\n".utf8))
     exit(2)
 }
