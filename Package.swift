@@ -64,7 +64,7 @@ let package = Package(
         .executableTarget(name: "buzzkit-devicesim", dependencies: ["DeviceSimulator", "APNsStandIn"], path: "Sources/buzzkit-devicesim"),
         .executableTarget(name: "buzzkit-apns", dependencies: ["APNsStandIn"], path: "Sources/buzzkit-apns"),
         .executableTarget(name: "apns-bench", dependencies: ["PushDelivery", "APNsStandIn"], path: "Sources/apns-bench"),
-        .executableTarget(name: "buzzkit-bench", dependencies: ["BuzzEngine", "BuzzKitWire", "BuzzServer", "PushDelivery", "PostgresClient", "AMQPClient", "HTTPServer"],
+        .executableTarget(name: "buzzkit-bench", dependencies: ["BuzzAPI", "BuzzEngine", "BuzzKitWire", "BuzzServer", "PushDelivery", "PostgresClient", "AMQPClient", "HTTPServer"],
                           path: "Sources/buzzkit-bench"),
 
         // Tier 1: pure unit tests (no services).

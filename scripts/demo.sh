@@ -55,7 +55,7 @@ trap cleanup EXIT
 
 say "starting api, a worker per queue and the scheduler (logs in $DEMO/logs)"
 $BIN/buzzkit api 2>"$DEMO/logs/api.log" & pids+=($!)
-for queue in trigger plan-dispatch ack-ingest fallback-check; do
+for queue in trigger trigger-bulk plan-dispatch plan-dispatch-bulk ack-ingest fallback-check; do
   $BIN/buzzkit worker --queues "$queue" 2>"$DEMO/logs/worker-$queue.log" & pids+=($!)
 done
 $BIN/buzzkit scheduler 2>"$DEMO/logs/scheduler.log" & pids+=($!)

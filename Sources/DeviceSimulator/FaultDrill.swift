@@ -63,7 +63,9 @@ public final class FaultDrill: @unchecked Sendable {
         }
     }
 
-    static let queues = ["trigger", "plan-dispatch", "ack-ingest", "fallback-check"]
+    /// Every work queue of both lanes: a tenant's events past its interactive allowance are
+    /// handled in the bulk lane.
+    static let queues = ["trigger", "trigger-bulk", "plan-dispatch", "plan-dispatch-bulk", "ack-ingest", "fallback-check"]
 
     /// Every behaviour but the crowded ones (whose dozens of plans a subscriber would swamp the
     /// drill's waves; they run in the fleet of `make test` and `make bench`).

@@ -1,4 +1,5 @@
 import AMQPClient
+import BuzzAPI
 import BuzzEngine
 import BuzzKitWire
 import BuzzServer
@@ -7,7 +8,8 @@ import PostgresClient
 import PushDelivery
 
 /// Urgent before bulk: one tenant's campaign of `BENCH_CAMPAIGN` events (default 1,000,000,
-/// due 20 minutes ahead) is published to the bulk lane; while it is in flight, every half
+/// due 20 minutes ahead) is published to the bulk lane, then the workers start; while the
+/// campaign is in flight, every half
 /// second an ordinary event due in 15 s arrives from another tenant and one from the
 /// campaign's own tenant. The figures are how long each ordinary event took to become a plan
 /// pushed to its phone (p50, p99, worst), and the campaign's own throughput meanwhile.
@@ -35,9 +37,18 @@ enum FairnessBench {
         let topology = Topology(prefix: "bench.fair.")
         let runtime = try Runtime(configuration: configuration, push: push, component: "bench", topology: topology)
         defer { runtime.close() }
-        let setup = try AMQPConnection(url: runtime.amqpURL)
-        try topology.declare(on: setup)
-        for queue in Topology.Queue.allCases { try setup.purgeQueue(topology.name(queue)) }
+        // A connection for each look at the broker: one held idle through the campaign's
+        // publishing would miss its heartbeats.
+        func broker<T>(_ body: (AMQPConnection) throws -> T) throws -> T {
+            let connection = try AMQPConnection(url: runtime.amqpURL)
+            defer { connection.close() }
+            return try body(connection)
+        }
+        let depth = { (queues: [Topology.Queue]) in try broker { c in try queues.reduce(0) { $0 + (try c.queueDepth(topology.name($1)).messages) } } }
+        try broker { connection in
+            try topology.declare(on: connection)
+            for queue in Topology.Queue.allCases { try connection.purgeQueue(topology.name(queue)) }
+        }
 
         let directory = PostgresDirectory(pool: runtime.pool)
         let campaigner = try directory.createTenant(name: "campaigner"), other = try directory.createTenant(name: "other")
@@ -69,18 +80,6 @@ enum FairnessBench {
         }
         let tokenOf = Dictionary(uniqueKeysWithValues: probeTokens)
 
-        let workers = runtime.workers(Topology.Queue.allCases)
-        workers.start()
-        let scheduler = runtime.scheduler()
-        Thread { scheduler.run() }.start()
-        defer {
-            for queue in [Topology.Queue.triggerBulk, .planDispatchBulk] { _ = try? setup.purgeQueue(topology.name(queue)) }
-            workers.stop(grace: 5)
-            scheduler.stop()
-            _ = scheduler.waitUntilStopped(timeout: 5)
-            setup.close()
-        }
-
         // The campaign, published to the bulk lane as fast as RabbitMQ confirms it.
         let far = RFC3339.format(Date().addingTimeInterval(1200))
         let published = Date()
@@ -95,47 +94,109 @@ enum FairnessBench {
             }
         }
         let publishSeconds = Date().timeIntervalSince(published)
+        // The workers start once the whole campaign is queued: every probe finds it in flight.
+        let workers = runtime.workers(Topology.Queue.allCases)
+        workers.start()
+        let scheduler = runtime.scheduler()
+        Thread { scheduler.run() }.start()
+        defer {
+            _ = try? broker { c in try [Topology.Queue.triggerBulk, .planDispatchBulk].map { try c.purgeQueue(topology.name($0)) } }
+            workers.stop(grace: 5)
+            scheduler.stop()
+            _ = scheduler.waitUntilStopped(timeout: 5)
+        }
+
+        FileHandle.standardError.write(Data(String(format: "fairness: campaign published in %.1f s; probing for %.0f s...\n", publishSeconds, probeSeconds).utf8))
         let campaignPlans = { (from: Int) in push.sent(from: from).filter { $0.pushType == .background }.count }
 
         // The probes: every half second, one ordinary event of each tenant, due in 15 s.
         let sentAtStart = push.sent.count
-        let watch = ProbeWatch(push: push, tokens: Set(tokenOf.values), from: sentAtStart)
-        defer { watch.stop() }
+        let inFlightAtStart = try depth([.triggerBulk])
         let probesStarted = Date()
-        let inFlightAtStart = try setup.queueDepth(topology.name(.triggerBulk)).messages
+        let latencies = try probe([other.tenantId, campaigner.tenantId], seconds: probeSeconds, subscribers: 1...100, push: push, tokens: tokenOf) { tenantId, event in
+            try runtime.publisher.publishAndWait([AMQPMessage(exchange: topology.eventsExchange, routingKey: Topology.routingKey(tenantId: tenantId, event: event.event),
+                                                              body: event.jsonData, messageId: UUID().uuidString)])
+        }
+        let probeWindow = Date().timeIntervalSince(probesStarted)
+        let campaignSent = campaignPlans(sentAtStart) - latencies.values.map(\.count).reduce(0, +)
+        let inFlightAtEnd = try depth([.triggerBulk])
+
+        report.add("fairness: campaign of \(campaign) published to the bulk lane", Double(campaign) / publishSeconds, unit: "events/s confirmed")
+        for (name, tenantId) in [("another tenant's event", other.tenantId), ("the campaign tenant's own unmarked event", campaigner.tenantId)] {
+            add(report: &report, "fairness: \(name), due in 15 s: plan on the phone", latencies[tenantId] ?? [])
+        }
+        report.add("fairness: campaign plans pushed meanwhile", Double(max(0, campaignSent)) / probeWindow,
+                   unit: String(format: "plans/s (events in flight: %d at the first probe, %d at the last)", inFlightAtStart, inFlightAtEnd))
+
+        // Phase 2: the same tenant floods the API with unmarked events instead (the issue's
+        // experiment): past its interactive allowance they are accepted into the bulk lane.
+        _ = try broker { c in try [Topology.Queue.triggerBulk, .planDispatchBulk].map { try c.purgeQueue(topology.name($0)) } }
+        let flood = Int(environment["BENCH_FLOOD_EVENTS"] ?? "") ?? 300_000
+        let server = APIServer(runtime: runtime, host: "127.0.0.1", port: 0)
+        try server.start()
+        defer { server.stop(grace: 2) }
+        let client = BenchHTTPClient(base: "http://127.0.0.1:\(server.port)")
+        let posted = Locked(0)
+        let flooder = Thread {
+            for chunk in stride(from: 0, to: flood, by: 1000) {
+                let events = (chunk..<min(flood, chunk + 1000)).map { n in
+                    ["event": "reminder.set", "subscriberId": "s\(n % audience + 1)", "properties": ["at": far]] as [String: Any]
+                }
+                guard client.post("/v1/events", ["events": events], key: campaigner.secretKey) == 202 else { continue }
+                posted.withLock { $0 += events.count }
+            }
+        }
+        flooder.start()
+        while posted.withLock({ $0 }) < flood / 3 { Thread.sleep(forTimeInterval: 0.05) }
+        FileHandle.standardError.write(Data("fairness: \(flood) unmarked events flooding the API; probing...\n".utf8))
+        let keys = [other.tenantId: other.secretKey]
+        let during = try probe([other.tenantId], seconds: min(probeSeconds, 20), subscribers: 101...200, push: push, tokens: tokenOf) { tenantId, event in
+            guard client.post("/v1/events", ["event": event.event, "subscriberId": event.subscriberId, "properties": ["at": event.properties["at"]?.stringValue ?? ""]],
+                              key: keys[tenantId] ?? "") == 202 else { throw BenchFailure("a probe event was refused") }
+        }
+        while posted.withLock({ $0 }) < flood && flooder.isExecuting { Thread.sleep(forTimeInterval: 0.05) }
+        add(report: &report, "fairness: another tenant's event during an unmarked flood of \(flood) through the API", during[other.tenantId] ?? [])
+        report.add("fairness:   of the flood, accepted into the bulk lane past the tenant's allowance", runtime.metrics.counter("buzzkit_events_demoted_total"),
+                   unit: "events of \(posted.withLock { $0 }) accepted")
+    }
+
+    /// Sends an ordinary event due in 15 s for each tenant every half second, for `seconds`
+    /// (subscriber `p<n>` of each tenant, n from `subscribers`), and returns how long each took
+    /// to become a plan pushed to its phone, by tenant (infinity: it never did within 20 s).
+    static func probe(_ tenants: [String], seconds: Double, subscribers: ClosedRange<Int>, push: InMemoryPushProvider, tokens: [String: String],
+                      send: (String, BuzzEvent) throws -> Void) throws -> [String: [Double]] {
+        let watch = ProbeWatch(push: push, tokens: Set(tokens.values), from: push.sent.count)
+        defer { watch.stop() }
+        let started = Date()
         var probes: [(tenant: String, token: String, at: Date)] = []
-        var n = 0
-        while Date().timeIntervalSince(probesStarted) < probeSeconds && n < 200 {
+        var n = subscribers.lowerBound - 1
+        while Date().timeIntervalSince(started) < seconds && n < subscribers.upperBound {
             n += 1
-            for tenant in [other, campaigner] {
+            for tenantId in tenants {
                 let subscriber = "p\(n)"
                 let event = BuzzEvent(event: "reminder.set", subscriberId: subscriber,
                                       properties: ["at": .string(RFC3339.format(Date().addingTimeInterval(15)))], timestamp: Date())
                 let sentAt = Date()
-                try runtime.publisher.publishAndWait([AMQPMessage(exchange: topology.eventsExchange,
-                                                                  routingKey: Topology.routingKey(tenantId: tenant.tenantId, event: event.event),
-                                                                  body: event.jsonData, messageId: UUID().uuidString)])
-                probes.append((tenant.tenantId, tokenOf[tenant.tenantId + "/" + subscriber] ?? "", sentAt))
+                try send(tenantId, event)
+                probes.append((tenantId, tokens[tenantId + "/" + subscriber] ?? "", sentAt))
             }
-            Thread.sleep(forTimeInterval: max(0, probesStarted.addingTimeInterval(Double(n) * 0.5).timeIntervalSinceNow))
+            Thread.sleep(forTimeInterval: max(0, started.addingTimeInterval(Double(n - subscribers.lowerBound + 1) * 0.5).timeIntervalSinceNow))
         }
         let deadline = Date().addingTimeInterval(20)
-        while Date() < deadline && probes.contains(where: { watch.arrival($0.token) == nil }) {
-            Thread.sleep(forTimeInterval: 0.01)
+        while Date() < deadline && probes.contains(where: { watch.arrival($0.token) == nil }) { Thread.sleep(forTimeInterval: 0.01) }
+        var latencies: [String: [Double]] = [:]
+        for probe in probes {
+            latencies[probe.tenant, default: []].append(watch.arrival(probe.token).map { $0.timeIntervalSince(probe.at) } ?? .infinity)
         }
-        let probeWindow = Date().timeIntervalSince(probesStarted)
-        let campaignSent = campaignPlans(sentAtStart) - probes.count
-        let inFlightAtEnd = try setup.queueDepth(topology.name(.triggerBulk)).messages + (try setup.queueDepth(topology.name(.planDispatchBulk)).messages)
+        return latencies
+    }
 
-        report.add("fairness: campaign of \(campaign) published to the bulk lane", Double(campaign) / publishSeconds, unit: "events/s confirmed")
-        for (name, tenantId) in [("another tenant's event", other.tenantId), ("the campaign tenant's own unmarked event", campaigner.tenantId)] {
-            let latencies = probes.filter { $0.tenant == tenantId }.map { probe in watch.arrival(probe.token).map { $0.timeIntervalSince(probe.at) } ?? .infinity }.sorted()
-            func percentile(_ p: Double) -> Double { latencies[min(latencies.count - 1, Int(Double(latencies.count - 1) * p))] }
-            report.add("fairness: \(name), due in 15 s: plan on the phone p50 (p99, worst)", percentile(0.5) * 1000,
-                       unit: String(format: "ms (p99 %.0f ms, worst %.0f ms, %d events)", percentile(0.99) * 1000, (latencies.last ?? 0) * 1000, latencies.count))
-        }
-        report.add("fairness: campaign plans pushed meanwhile", Double(max(0, campaignSent)) / probeWindow,
-                   unit: String(format: "plans/s (events in flight: %d at the first probe, %d at the last)", inFlightAtStart, inFlightAtEnd))
+    static func add(report: inout BenchReport, _ name: String, _ samples: [Double]) {
+        let sorted = samples.sorted()
+        guard !sorted.isEmpty else { return }
+        func percentile(_ p: Double) -> Double { sorted[min(sorted.count - 1, Int(Double(sorted.count - 1) * p))] }
+        report.add(name + " p50 (p99, worst)", percentile(0.5) * 1000,
+                   unit: String(format: "ms (p99 %.0f ms, worst %.0f ms, %d events)", percentile(0.99) * 1000, (sorted.last ?? 0) * 1000, sorted.count))
     }
 }
 

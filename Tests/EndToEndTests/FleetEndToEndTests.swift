@@ -34,7 +34,7 @@ final class FleetEndToEndTests: XCTestCase {
         let keysJSON = try processes.run(["tenant", "create", "e2e-gym", "--json"])
         let keys = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(keysJSON.utf8)) as? [String: String])
         try processes.start("api", ["api"])
-        for queue in ["trigger", "plan-dispatch", "ack-ingest", "fallback-check"] { try processes.start("worker-\(queue)", ["worker", "--queues", queue]) }
+        for queue in ["trigger", "trigger-bulk", "plan-dispatch", "plan-dispatch-bulk", "ack-ingest", "fallback-check"] { try processes.start("worker-\(queue)", ["worker", "--queues", queue]) }
         try processes.start("scheduler", ["scheduler"])
         defer {
             let unclean = processes.stop(grace: 10)
