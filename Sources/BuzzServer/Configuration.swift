@@ -83,11 +83,7 @@ public struct Configuration: Sendable, Equatable {
             if let text = environment[key], !text.isEmpty { value = text }
         }
         func int(_ key: String, _ value: inout Int) throws {
-            guard let text = environment[key], !text.isEmpty else { return }
-            guard let number = Int(text) else {
-                throw ServerError(.configuration, "\(key) must be a whole number, got \"\(text)\"", field: key)
-            }
-            value = number
+            try Configuration.read(key, from: environment, into: &value)
         }
         string("BUZZKIT_DATABASE_URL", &databaseURL)
         string("BUZZKIT_AMQP_URL", &amqpURL)

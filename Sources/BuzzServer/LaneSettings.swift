@@ -37,11 +37,7 @@ public struct LaneSettings: Sendable, Equatable {
     /// Reads `BUZZKIT_LANE_*` over the defaults.
     init(environment: [String: String]) throws {
         func number<T: LosslessStringConvertible>(_ key: String, _ value: inout T) throws {
-            guard let text = environment[key], !text.isEmpty else { return }
-            guard let parsed = T(text) else {
-                throw ServerError(.configuration, "\(key) must be a number, got \"\(text)\"", field: key)
-            }
-            value = parsed
+            try Configuration.read(key, from: environment, into: &value)
         }
         try number("BUZZKIT_LANE_INTERACTIVE_EVENTS_PER_SECOND", &interactiveEventsPerSecond)
         try number("BUZZKIT_LANE_INTERACTIVE_EVENT_BURST", &interactiveEventBurst)

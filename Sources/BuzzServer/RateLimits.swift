@@ -23,11 +23,7 @@ public struct RateLimits: Sendable, Equatable {
     /// Reads `BUZZKIT_RATE_*` over the defaults.
     init(environment: [String: String]) throws {
         func int(_ key: String, _ value: inout Int) throws {
-            guard let text = environment[key], !text.isEmpty else { return }
-            guard let number = Int(text) else {
-                throw ServerError(.configuration, "\(key) must be a whole number, got \"\(text)\"", field: key)
-            }
-            value = number
+            try Configuration.read(key, from: environment, into: &value)
         }
         try int("BUZZKIT_RATE_KEY_PER_SECOND", &keyPerSecond)
         try int("BUZZKIT_RATE_KEY_BURST", &keyBurst)

@@ -1,4 +1,6 @@
+import AMQPClient
 import BuzzServer
+import PushDelivery
 import Foundation
 import PostgresClient
 
@@ -11,5 +13,26 @@ extension BenchSettings {
         let adminPool = PostgresPool(url: databaseURL, maxConnections: 1)
         defer { adminPool.close() }
         try MigrationRunner(pool: adminPool, schema: schema).migrate(Migration.bundled())
+    }
+
+    /// A fresh `schema` and the runtime the in-process pipeline figures share: 24 connections,
+    /// 3 worker threads a queue, batches of 200, prefetch 1,000, every queue of `topology`
+    /// declared and empty.
+    func pipelineRuntime(schema: String, topology: Topology, push: InMemoryPushProvider) throws -> Runtime {
+        try freshSchema(schema)
+        var configuration = Configuration()
+        configuration.databaseURL = databaseURL
+        configuration.amqpURL = amqpURL
+        configuration.databaseSchema = schema
+        configuration.databasePoolSize = 24
+        configuration.workerThreads = 3
+        configuration.batchSize = 200
+        configuration.prefetch = 1000
+        let runtime = try Runtime(configuration: configuration, push: push, component: "bench", topology: topology)
+        let setup = try AMQPConnection(url: runtime.amqpURL)
+        defer { setup.close() }
+        try topology.declare(on: setup)
+        for queue in Topology.Queue.allCases { try setup.purgeQueue(topology.name(queue)) }
+        return runtime
     }
 }

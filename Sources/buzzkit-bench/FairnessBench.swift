@@ -23,19 +23,9 @@ enum FairnessBench {
         let audience = 100_000
         let schema = "bench_fairness"
         FileHandle.standardError.write(Data("fairness (a campaign of \(campaign) events in flight)...\n".utf8))
-        try settings.freshSchema(schema)
-
-        var configuration = Configuration()
-        configuration.databaseURL = settings.databaseURL
-        configuration.amqpURL = settings.amqpURL
-        configuration.databaseSchema = schema
-        configuration.databasePoolSize = 24
-        configuration.workerThreads = 3
-        configuration.batchSize = 200
-        configuration.prefetch = 1000
         let push = InMemoryPushProvider()
         let topology = Topology(prefix: "bench.fair.")
-        let runtime = try Runtime(configuration: configuration, push: push, component: "bench", topology: topology)
+        let runtime = try settings.pipelineRuntime(schema: schema, topology: topology, push: push)
         defer { runtime.close() }
         // A connection for each look at the broker: one held idle through the campaign's
         // publishing would miss its heartbeats.
@@ -45,10 +35,6 @@ enum FairnessBench {
             return try body(connection)
         }
         let depth = { (queues: [Topology.Queue]) in try broker { c in try queues.reduce(0) { $0 + (try c.queueDepth(topology.name($1)).messages) } } }
-        try broker { connection in
-            try topology.declare(on: connection)
-            for queue in Topology.Queue.allCases { try connection.purgeQueue(topology.name(queue)) }
-        }
 
         let directory = PostgresDirectory(pool: runtime.pool)
         let campaigner = try directory.createTenant(name: "campaigner"), other = try directory.createTenant(name: "other")

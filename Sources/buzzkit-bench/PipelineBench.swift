@@ -16,24 +16,10 @@ enum PipelineBench {
         let windows = Int(ProcessInfo.processInfo.environment["BENCH_WINDOWS"] ?? "") ?? 20_000
         let schema = "bench_pipeline"
         FileHandle.standardError.write(Data("pipeline (\(windows) windows)...\n".utf8))
-        try settings.freshSchema(schema)
-
-        var configuration = Configuration()
-        configuration.databaseURL = settings.databaseURL
-        configuration.amqpURL = settings.amqpURL
-        configuration.databaseSchema = schema
-        configuration.databasePoolSize = 24
-        configuration.workerThreads = 3
-        configuration.batchSize = 200
-        configuration.prefetch = 1000
         let push = InMemoryPushProvider()
         let topology = Topology(prefix: "bench.")
-        let runtime = try Runtime(configuration: configuration, push: push, component: "bench", topology: topology)
+        let runtime = try settings.pipelineRuntime(schema: schema, topology: topology, push: push)
         defer { runtime.close() }
-        let setup = try AMQPConnection(url: runtime.amqpURL)
-        try topology.declare(on: setup)
-        for queue in Topology.Queue.allCases { try setup.purgeQueue(topology.name(queue)) }
-        setup.close()
 
         let directory = PostgresDirectory(pool: runtime.pool)
         let tenant = try directory.createTenant(name: "bench")

@@ -70,20 +70,23 @@ final class LaneGate: @unchecked Sendable {
         return Date().timeIntervalSince(started)
     }
 
-    /// Messages ready in the partner queue; 0 when the broker cannot be asked (retried after a
-    /// second): the gate then lets bulk work run rather than stall it.
+    /// Messages ready in the partner queue. A connection that went stale while bulk work was
+    /// idle is replaced at once; when the broker cannot be asked at all the gate lets bulk work
+    /// run rather than stall it, and asks again a second later.
     private func probeBroker(now: Date) -> Int {
         guard now.timeIntervalSince(failedAt) >= 1 else { return 0 }
-        do {
-            let connection = try self.connection ?? AMQPConnection(url: url)
-            self.connection = connection
-            return try connection.queueDepth(queueName).messages
-        } catch {
-            connection?.close()
-            connection = nil
-            failedAt = now
-            return 0
+        for _ in 0..<2 {
+            do {
+                let connection = try self.connection ?? AMQPConnection(url: url)
+                self.connection = connection
+                return try connection.queueDepth(queueName).messages
+            } catch {
+                connection?.close()
+                connection = nil
+            }
         }
+        failedAt = now
+        return 0
     }
 
     func close() {
