@@ -21,6 +21,24 @@ enum DirectoryRoutes {
             return .json(SubscriberBody(id: id, timezone: timezone, properties: subscriber.properties))
         }
 
+        router.add("GET", "/v1/subscribers/{id}") { request in
+            let principal = try await api.principal(request)
+            try principal.requireServer()
+            let id = try subscriberId(request), tenantId = principal.tenant.id
+            guard let profile = try await api.blocking({ try api.directory.subscriberProfile(tenantId: tenantId, id: id) }) else {
+                throw HTTPError.notFound("subscriber \"\(id)\"")
+            }
+            return .json(SubscriberProfileBody(profile.subscriber, devices: profile.devices))
+        }
+
+        router.add("DELETE", "/v1/subscribers/{id}") { request in
+            let principal = try await api.principal(request)
+            try principal.requireServer()
+            let id = try subscriberId(request), tenantId = principal.tenant.id
+            try await api.blocking { try api.commands.erase(tenantId: tenantId, subscriberId: id) }
+            return HTTPResponse(status: 204)
+        }
+
         router.add("GET", "/v1/settings") { request in
             let principal = try await api.principal(request)
             try principal.requireServer()
@@ -88,6 +106,32 @@ enum DirectoryRoutes {
         var id: String
         var timezone: String?
         var properties: [String: JSONValue]
+    }
+
+    /// `GET /v1/subscribers/{id}`: the subscriber and its devices, each token shown only by its
+    /// last 8 characters.
+    struct SubscriberProfileBody: Encodable {
+        struct Device: Encodable {
+            var tokenSuffix: String
+            var platform: String
+            var environment: String
+            var active: Bool
+            var authorization: String?
+        }
+        var id: String
+        var timezone: String?
+        var properties: [String: JSONValue]
+        var devices: [Device]
+
+        init(_ subscriber: SubscriberRecord, devices: [DeviceRecord]) {
+            id = subscriber.id
+            timezone = subscriber.timezone
+            properties = subscriber.properties
+            self.devices = devices.map {
+                Device(tokenSuffix: String($0.token.suffix(8)), platform: $0.platform, environment: $0.environment, active: $0.active,
+                       authorization: $0.authorization)
+            }
+        }
     }
 
     struct SettingsBody: Encodable {

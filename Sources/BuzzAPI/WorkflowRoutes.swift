@@ -35,6 +35,24 @@ enum WorkflowRoutes {
             return .json(WorkflowBody(key: key, version: found.version, definition: found.source))
         }
 
+        router.add("GET", "/v1/workflows") { request in
+            let principal = try await api.principal(request)
+            try principal.requireServer()
+            let tenantId = principal.tenant.id
+            let listed = try await api.blocking { try api.directory.workflows(tenantId: tenantId) }
+            return .json(WorkflowList(workflows: listed.map { .init(key: $0.key, version: $0.version, updatedAt: RFC3339.format($0.updatedAt)) }))
+        }
+
+        router.add("DELETE", "/v1/workflows/{key}") { request in
+            let principal = try await api.principal(request)
+            try principal.requireServer()
+            let key = try request.parameter("key"), tenantId = principal.tenant.id, now = api.clock.now()
+            guard try await api.blocking({ try api.directory.retireWorkflow(tenantId: tenantId, key: key, at: now) }) else {
+                throw HTTPError.notFound("workflow \"\(key)\"")
+            }
+            return HTTPResponse(status: 204)
+        }
+
         router.add("POST", "/v1/workflows/{key}/trigger") { request in
             let principal = try await api.principal(request)
             try principal.requireServer()
@@ -59,6 +77,19 @@ enum WorkflowRoutes {
             return .json(run.state.summary)
         }
 
+        router.add("GET", "/v1/runs") { request in
+            let principal = try await api.principal(request)
+            try principal.requireServer()
+            let query = try runQuery(request), tenantId = principal.tenant.id
+            // One more than the page: whether another page follows.
+            var oneMore = query
+            oneMore.limit += 1
+            let asked = oneMore
+            let found = try await api.blocking { try api.commands.runs(tenantId: tenantId, asked) }
+            let page = Array(found.prefix(query.limit))
+            return .json(RunList(runs: page.map(\.run.state.summary), nextCursor: found.count > query.limit ? page.last?.cursor.text : nil))
+        }
+
         router.add("POST", "/v1/runs/{id}/cancel") { request in
             let principal = try await api.principal(request)
             try principal.requireServer()
@@ -68,6 +99,40 @@ enum WorkflowRoutes {
             }
             return .json(run.state.summary)
         }
+    }
+
+    /// `GET /v1/runs?subscriberId=&workflow=&status=&limit=&cursor=`.
+    static func runQuery(_ request: HTTPRequest) throws -> RunQuery {
+        let allowed: Set<String> = ["subscriberId", "workflow", "status", "limit", "cursor"]
+        if let unknown = request.query.keys.sorted().first(where: { !allowed.contains($0) }) {
+            throw HTTPError.badRequest("unknown parameter \(unknown); filter by subscriberId, workflow and status, page with limit and cursor",
+                                       code: "unknown_field", field: unknown)
+        }
+        func text(_ name: String) throws -> String? {
+            guard let value = request.query[name], !value.isEmpty else { return nil }
+            guard value.utf8.count <= 200, !value.utf8.contains(0) else {
+                throw HTTPError.badRequest("\(name) holds at most 200 bytes and no NUL", code: "invalid_value", field: name)
+            }
+            return value
+        }
+        var query = RunQuery(subscriberId: try text("subscriberId"), workflowKey: try text("workflow"), status: try text("status"))
+        if let status = query.status, RunStatus(rawValue: status) == nil {
+            throw HTTPError.badRequest("status must be one of running, waiting, completed, cancelled, failed; got \"\(status)\"",
+                                       code: "invalid_value", field: "status")
+        }
+        if let limit = try text("limit") {
+            guard let n = Int(limit), (1...100).contains(n) else {
+                throw HTTPError.badRequest("limit must be a whole number from 1 to 100, got \"\(limit)\"", code: "invalid_value", field: "limit")
+            }
+            query.limit = n
+        }
+        if let cursor = try text("cursor") {
+            guard let parsed = RunQuery.Cursor(text: cursor) else {
+                throw HTTPError.badRequest("cursor is not one this API handed out (use nextCursor as given)", code: "invalid_value", field: "cursor")
+            }
+            query.after = parsed
+        }
+        return query
     }
 
     static func runId(_ request: HTTPRequest) throws -> UUID {
@@ -80,5 +145,29 @@ enum WorkflowRoutes {
         var key: String
         var version: Int
         var definition: JSONValue
+    }
+
+    /// `GET /v1/runs`.
+    struct RunList: Encodable {
+        var runs: [RunSummary]
+        var nextCursor: String?
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(runs, forKey: .runs)
+            try container.encode(nextCursor, forKey: .nextCursor)  // null on the last page, not left out
+        }
+
+        enum CodingKeys: String, CodingKey { case runs, nextCursor }
+    }
+
+    /// `GET /v1/workflows`.
+    struct WorkflowList: Encodable {
+        struct Item: Encodable {
+            var key: String
+            var version: Int
+            var updatedAt: String
+        }
+        var workflows: [Item]
     }
 }

@@ -93,6 +93,14 @@ public struct InMemoryDirectory: Directory {
         store.withState { $0.subscribers[InMemoryStore.key(subscriber.tenantId, subscriber.id)] = subscriber }
     }
 
+    public func subscriberProfile(tenantId: String, id: String) throws -> (subscriber: SubscriberRecord, devices: [DeviceRecord])? {
+        store.withState { state in
+            guard let subscriber = state.subscribers[InMemoryStore.key(tenantId, id)] else { return nil }
+            let devices = state.deviceOrder.compactMap { state.devices[$0] }.filter { $0.tenantId == tenantId && $0.subscriberId == id }
+            return (subscriber, devices)
+        }
+    }
+
     public func subscriberExists(tenantId: String, id: String) throws -> Bool {
         store.withState { $0.subscribers[InMemoryStore.key(tenantId, id)] != nil }
     }
@@ -158,12 +166,35 @@ public struct InMemoryDirectory: Directory {
             let key = InMemoryStore.key(tenantId, definition.key)
             let version = (state.workflows[key]?.version ?? 0) + 1
             state.workflows[key] = WorkflowRecord(tenantId: tenantId, key: definition.key, version: version, definition: definition, source: source)
+            state.workflowUpdatedAt[key] = store.clock.now()
+            state.retiredWorkflows[key] = nil
             state.cancelEvents[tenantId, default: []].formUnion(definition.cancelOn.map(\.event))
             return version
         }
     }
 
     public func workflow(tenantId: String, key: String) throws -> (version: Int, source: JSONValue)? {
-        store.withState { $0.workflows[InMemoryStore.key(tenantId, key)].map { ($0.version, $0.source) } }
+        store.withState { state in
+            let id = InMemoryStore.key(tenantId, key)
+            return state.retiredWorkflows[id] == nil ? state.workflows[id].map { ($0.version, $0.source) } : nil
+        }
+    }
+
+    public func workflows(tenantId: String) throws -> [WorkflowListing] {
+        store.withState { state in
+            state.workflows.filter { $0.value.tenantId == tenantId && state.retiredWorkflows[$0.key] == nil }
+                .map { WorkflowListing(key: $0.value.key, version: $0.value.version, updatedAt: state.workflowUpdatedAt[$0.key] ?? .distantPast) }
+                .sorted { $0.key < $1.key }
+        }
+    }
+
+    public func retireWorkflow(tenantId: String, key: String, at: Date) throws -> Bool {
+        store.withState { state in
+            let id = InMemoryStore.key(tenantId, key)
+            guard state.workflows[id] != nil, state.retiredWorkflows[id] == nil else { return false }
+            state.retiredWorkflows[id] = at
+            state.workflowUpdatedAt[id] = at
+            return true
+        }
     }
 }

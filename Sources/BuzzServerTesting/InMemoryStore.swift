@@ -14,6 +14,9 @@ public final class InMemoryStore: Store, @unchecked Sendable {
         public var deviceOrder: [UUID] = []
         /// The current version of each workflow (``InMemoryStore/key(_:)`` of tenant and key).
         public var workflows: [String: WorkflowRecord] = [:]
+        /// When each workflow's current version was stored, and when it was retired (by the same key).
+        public var workflowUpdatedAt: [String: Date] = [:]
+        public var retiredWorkflows: [String: Date] = [:]
         /// Every event name any version of a tenant's workflows cancels on (it only grows:
         /// runs of older versions may still cancel on names a new version dropped).
         public var cancelEvents: [String: Set<String>] = [:]
@@ -23,6 +26,8 @@ public final class InMemoryStore: Store, @unchecked Sendable {
         public var registrations: [UUID: Int] = [:]
         public var nextRegistration = 0
         public var runs: [UUID: RunRecord] = [:]
+        /// When each run was inserted, in microseconds since 1970 (the order of run search).
+        public var runCreatedMicros: [UUID: Int64] = [:]
         public var processedEvents: Set<String> = []
         /// By tenant, subscriber and event name (``InMemoryStore/key(_:)``).
         public var cancelMarks: [String: CancelMark] = [:]

@@ -42,7 +42,8 @@ struct InMemoryStoreTransaction: StoreTransaction {
 
     func workflows(tenantId: String, triggeredBy event: String) throws -> [WorkflowRecord] {
         read { state in
-            state.workflows.values.filter { $0.tenantId == tenantId && $0.definition.triggerEvent == event }.sorted { $0.key < $1.key }
+            state.workflows.filter { $0.value.tenantId == tenantId && $0.value.definition.triggerEvent == event && state.retiredWorkflows[$0.key] == nil }
+                .map(\.value).sorted { $0.key < $1.key }
         }
     }
 
@@ -51,17 +52,60 @@ struct InMemoryStoreTransaction: StoreTransaction {
     }
 
     func currentWorkflow(tenantId: String, key: String) throws -> WorkflowRecord? {
-        read { $0.workflows[InMemoryStore.key(tenantId, key)] }
+        read { state in
+            let id = InMemoryStore.key(tenantId, key)
+            return state.retiredWorkflows[id] == nil ? state.workflows[id] : nil
+        }
     }
 
     func insertRun(_ run: RunRecord) throws {
         try write { state in
             guard state.runs[run.id] == nil else { throw ServerError(.conflict, "run \(run.id) exists") }
             state.runs[run.id] = run
+            // Microseconds, as PostgreSQL keeps them; runs created in the same one are ordered by id.
+            state.runCreatedMicros[run.id] = Int64((store.clock.now().timeIntervalSince1970 * 1_000_000).rounded())
         }
     }
 
     func insertRuns(_ runs: [RunRecord]) throws { try runs.forEach(insertRun) }
+
+    func openRuns(tenantId: String, subscriberId: String) throws -> [UUID] {
+        read { state in
+            state.runs.values.filter { $0.tenantId == tenantId && $0.subscriberId == subscriberId && !$0.state.status.isFinal }.map(\.id).sortedByBytes()
+        }
+    }
+
+    func eraseSubscriber(tenantId: String, subscriberId: String) throws {
+        write { state in
+            state.subscribers[InMemoryStore.key(tenantId, subscriberId)] = nil
+            let devices = state.devices.values.filter { $0.tenantId == tenantId && $0.subscriberId == subscriberId }.map(\.id)
+            for id in devices { state.devices[id] = nil }
+            state.deviceOrder.removeAll { devices.contains($0) }
+            let prefix = InMemoryStore.key(tenantId, subscriberId) + "\u{0}"
+            state.acknowledgments = state.acknowledgments.filter { !$0.key.hasPrefix(prefix) }
+            state.cancelMarks = state.cancelMarks.filter { !$0.key.hasPrefix(prefix) }
+            state.plans = state.plans.filter { !($0.value.subscriberId == subscriberId && $0.key.hasPrefix(InMemoryStore.key(tenantId) + "\u{0}")) }
+            state.opens.removeAll { open in
+                open.tenantId == tenantId && state.deliveries.values.contains { delivery in
+                    delivery.messageId == open.messageId && delivery.runId.flatMap { state.runs[$0] }?.subscriberId == subscriberId
+                }
+            }
+        }
+    }
+
+    func runs(tenantId: String, _ query: RunQuery) throws -> [RunQuery.Found] {
+        read { state in
+            state.runs.values.compactMap { run -> RunQuery.Found? in
+                guard run.tenantId == tenantId, query.subscriberId.map({ $0 == run.subscriberId }) ?? true,
+                      query.workflowKey.map({ $0 == run.workflowKey }) ?? true, query.status.map({ $0 == run.state.status.rawValue }) ?? true else { return nil }
+                let cursor = RunQuery.Cursor(createdMicros: state.runCreatedMicros[run.id] ?? 0, id: run.id)
+                if let after = query.after, !after.precedes(micros: cursor.createdMicros, id: run.id) { return nil }
+                return RunQuery.Found(run: run, cursor: cursor)
+            }
+            .sorted { $0.cursor.createdMicros != $1.cursor.createdMicros ? $0.cursor.createdMicros > $1.cursor.createdMicros : UUID.precedes($1.run.id, $0.run.id) }
+            .prefix(query.limit).map { $0 }
+        }
+    }
 
     func recordPlans(_ plans: [(tenantId: String, subscriberId: String?, delivery: LocalPlanDelivery)], at: Date) throws {
         for plan in plans { try recordPlan(tenantId: plan.tenantId, subscriberId: plan.subscriberId, delivery: plan.delivery, at: at) }

@@ -171,7 +171,9 @@ func httpCollectValue(_ cls: UnsafeMutableRawPointer?, _ kind: MHD_ValueKind, _ 
                       _ value: UnsafePointer<CChar>?) -> MHD_Result {
     guard let cls, let key else { return MHD_Result.YES }
     let box = Unmanaged<DictionaryBox>.fromOpaque(cls).takeUnretainedValue()
-    box.values[String(cString: key).lowercased()] = value.map { String(cString: $0) } ?? ""
+    // Header names are case-insensitive (kept lowercased); query parameter names are not.
+    let name = String(cString: key)
+    box.values[kind == .HEADER_KIND ? name.lowercased() : name] = value.map { String(cString: $0) } ?? ""
     return MHD_Result.YES
 }
 

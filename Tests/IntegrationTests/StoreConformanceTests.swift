@@ -73,6 +73,36 @@ final class StoreConformanceTests: ConformanceTestCase {
         }
     }
 
+    func testRunSearchPagesNewestFirstWithItsFiltersAndErasureLeavesOnlyTheRuns() throws {
+        try eachDriver { s in
+            _ = try s.driver.subscriber(tenantId: s.tenantId, id: "u1", devices: 2)
+            var runs: [RunRecord] = []
+            for subscriber in ["u1", "u2", "u1", "u1"] {
+                let run = s.startedRun(subscriber)
+                try s.store.transaction { try $0.insertRun(run) }
+                runs.append(run)
+                Thread.sleep(forTimeInterval: 0.002)  // distinct creation times
+            }
+            try s.store.transaction { tx in
+                let first = try tx.runs(tenantId: s.tenantId, RunQuery(subscriberId: "u1", limit: 2))
+                XCTAssertEqual(first.map(\.run.id), [runs[3].id, runs[2].id], "newest first")
+                let second = try tx.runs(tenantId: s.tenantId, RunQuery(subscriberId: "u1", after: first.last?.cursor, limit: 2))
+                XCTAssertEqual(second.map(\.run.id), [runs[0].id], "the rest after the cursor")
+                XCTAssertEqual(try tx.runs(tenantId: s.tenantId, RunQuery(limit: 10)).count, 4)
+                XCTAssertEqual(try tx.runs(tenantId: s.tenantId, RunQuery(workflowKey: "other", limit: 10)).count, 0)
+                XCTAssertEqual(try tx.runs(tenantId: s.tenantId, RunQuery(status: "waiting", limit: 10)).count, 4)
+                XCTAssertEqual(try tx.runs(tenantId: "t_someone_else", RunQuery(limit: 10)).count, 0)
+                XCTAssertEqual(Set(try tx.openRuns(tenantId: s.tenantId, subscriberId: "u1")), [runs[0].id, runs[2].id, runs[3].id])
+            }
+            try s.store.transaction { try $0.eraseSubscriber(tenantId: s.tenantId, subscriberId: "u1") }
+            try s.store.transaction { tx in
+                XCTAssertNil(try tx.subscriber(tenantId: s.tenantId, id: "u1"))
+                XCTAssertEqual(try tx.activeDevices(tenantId: s.tenantId, subscriberId: "u1").count, 0)
+                XCTAssertEqual(try tx.runs(tenantId: s.tenantId, RunQuery(subscriberId: "u1", limit: 10)).count, 3, "the runs stay")
+            }
+        }
+    }
+
     func testEventIdsAreDeduplicatedWithinATenant() throws {
         try eachDriver { s in
             let other = try s.driver.tenant()

@@ -20,7 +20,9 @@ extension PipelineMessage: JSONReadable, JSONWritable {
         case "sendAlert":
             self = .sendAlert(tenantId: tenantId, runId: runId, subscriberId: try fields.string("subscriberId"), fallback: try fields.bool("fallback"),
                               delivery: try fields.read("delivery"))
-        case "sendCancel": self = .sendCancel(tenantId: tenantId, runId: runId, subscriberId: try fields.string("subscriberId"), delivery: try fields.read("delivery"))
+        case "sendCancel":
+            self = .sendCancel(tenantId: tenantId, runId: runId, subscriberId: try fields.string("subscriberId"), delivery: try fields.read("delivery"),
+                               recipients: fields.value("recipients") == nil ? nil : try fields.readArray("recipients"))
         default: throw JSONFields.Failure(path: path, reason: "unknown message kind \"\(name)\"")
         }
     }
@@ -46,10 +48,16 @@ extension PipelineMessage: JSONReadable, JSONWritable {
             writer.key(literal: "subscriberId"); writer.string(subscriberId)
             writer.key(literal: "fallback"); writer.bool(fallback)
             writer.key(literal: "delivery"); delivery.write(to: &writer)
-        case .sendCancel(let tenantId, let runId, let subscriberId, let delivery):
+        case .sendCancel(let tenantId, let runId, let subscriberId, let delivery, let recipients):
             head("sendCancel", tenantId, runId)
             writer.key(literal: "subscriberId"); writer.string(subscriberId)
             writer.key(literal: "delivery"); delivery.write(to: &writer)
+            if let recipients {
+                writer.key(literal: "recipients")
+                writer.beginArray()
+                for recipient in recipients { recipient.write(to: &writer) }
+                writer.endArray()
+            }
         }
         writer.endObject()
         writer.endObject()

@@ -11,18 +11,19 @@ public enum PipelineMessage: Sendable, Codable, Equatable {
     case sendPlan(tenantId: String, runId: UUID, subscriberId: String, delivery: LocalPlanDelivery)
     /// Send an alert (a fallback or an ordinary push step) to every active device.
     case sendAlert(tenantId: String, runId: UUID, subscriberId: String, fallback: Bool, delivery: AlertDelivery)
-    /// Send `bk.cancel` to the devices that were sent a plan of the run.
-    case sendCancel(tenantId: String, runId: UUID, subscriberId: String, delivery: CancelDelivery)
+    /// Send `bk.cancel` to the devices that were sent a plan of the run, or to `recipients`
+    /// when given (their rows are gone: the subscriber was erased).
+    case sendCancel(tenantId: String, runId: UUID, subscriberId: String, delivery: CancelDelivery, recipients: [CancelRecipient]? = nil)
 
     public var tenantId: String {
         switch self {
-        case .timer(let t, _, _), .sendPlan(let t, _, _, _), .sendAlert(let t, _, _, _, _), .sendCancel(let t, _, _, _): return t
+        case .timer(let t, _, _), .sendPlan(let t, _, _, _), .sendAlert(let t, _, _, _, _), .sendCancel(let t, _, _, _, _): return t
         }
     }
 
     public var runId: UUID {
         switch self {
-        case .timer(_, let r, _), .sendPlan(_, let r, _, _), .sendAlert(_, let r, _, _, _), .sendCancel(_, let r, _, _): return r
+        case .timer(_, let r, _), .sendPlan(_, let r, _, _), .sendAlert(_, let r, _, _, _), .sendCancel(_, let r, _, _, _): return r
         }
     }
 
@@ -42,7 +43,7 @@ public enum PipelineMessage: Sendable, Codable, Equatable {
         case .timer(_, _, let timer): return "timer:\(timer.id)"
         case .sendPlan(_, _, _, let d): return "plan:\(d.localId)"
         case .sendAlert(_, _, _, _, let d): return "alert:\(d.idempotencyKey)"
-        case .sendCancel(_, let runId, _, _): return "cancel:\(runId.lowercasedText)"
+        case .sendCancel(_, let runId, _, _, _): return "cancel:\(runId.lowercasedText)"
         }
     }
 

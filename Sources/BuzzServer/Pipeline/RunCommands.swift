@@ -43,6 +43,14 @@ public struct RunCommands: Sendable {
         }
     }
 
+    /// A page of the tenant's runs, newest first, each as its summary shows it (see
+    /// ``summary(tenantId:runId:)``).
+    public func runs(tenantId: String, _ query: RunQuery) throws -> [RunQuery.Found] {
+        try context.store.transaction { tx in
+            try tx.runs(tenantId: tenantId, query).map { RunQuery.Found(run: try PendingFacts.folded($0.run, tx: tx), cursor: $0.cursor) }
+        }
+    }
+
     /// Cancels a run of the tenant (`bk.cancel` goes to devices that got a plan). Returns the
     /// run after the cancel, or nil when the tenant has no such run.
     public func cancel(tenantId: String, runId: UUID) throws -> RunRecord? {

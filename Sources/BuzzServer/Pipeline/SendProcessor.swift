@@ -88,8 +88,8 @@ struct SendProcessor {
             case .sendAlert(let tenantId, _, let subscriberId, let fallback, let delivery):
                 devices = devicesBy[tenantId + "\u{0}" + subscriberId] ?? []
                 (key, kind, messageId) = (delivery.idempotencyKey, fallback ? "fallback" : "push", delivery.messageId)
-            case .sendCancel(_, let runId, _, _):
-                devices = try tx.planRecipients(runId: runId)
+            case .sendCancel(let tenantId, let runId, let subscriberId, _, let recipients):
+                devices = try recipients.map { $0.map { $0.device(tenantId: tenantId, subscriberId: subscriberId) } } ?? tx.planRecipients(runId: runId)
                 (key, kind) = ("\(runId.lowercasedText)/cancel", "cancel")
             case .timer:
                 continue
@@ -118,7 +118,7 @@ struct SendProcessor {
             return .background(deviceToken: target.device.token, topic: target.device.topic, environment: environment,
                                expiration: delivery.headers.expiration.map { Date(timeIntervalSince1970: Double($0)) } ?? delivery.moment,
                                payload: Data(delivery.body.utf8))
-        case .sendCancel(_, _, _, let delivery):
+        case .sendCancel(_, _, _, let delivery, _):
             return .background(deviceToken: target.device.token, topic: target.device.topic, environment: environment,
                                expiration: nil, payload: Data(delivery.body.utf8))
         case .sendAlert(_, _, _, _, let delivery):

@@ -34,6 +34,9 @@ public protocol Directory: Sendable {
     /// Creates or replaces a subscriber's timezone and properties.
     func putSubscriber(_ subscriber: SubscriberRecord) throws
     func subscriberExists(tenantId: String, id: String) throws -> Bool
+    /// A subscriber with every device it has registered, active or not, oldest first
+    /// (`GET /v1/subscribers/{id}`); nil when the tenant has no such subscriber.
+    func subscriberProfile(tenantId: String, id: String) throws -> (subscriber: SubscriberRecord, devices: [DeviceRecord])?
     /// Registers a device token for a subscriber (re-activating it, or moving it from another
     /// subscriber of the same tenant), creating the subscriber if need be without touching a
     /// timezone or properties written meanwhile; past `maxActive` active devices the least
@@ -53,6 +56,11 @@ public protocol Directory: Sendable {
     func putWorkflow(tenantId: String, definition: WorkflowDefinition, source: JSONValue) throws -> Int
     /// The current version of a workflow: its number and the JSON as stored.
     func workflow(tenantId: String, key: String) throws -> (version: Int, source: JSONValue)?
+    /// The tenant's current (not retired) workflows, by key.
+    func workflows(tenantId: String) throws -> [WorkflowListing]
+    /// Retires a workflow: no new run starts from it; live runs go on. False when the tenant
+    /// has no such current workflow.
+    func retireWorkflow(tenantId: String, key: String, at: Date) throws -> Bool
 }
 
 extension Directory {

@@ -97,6 +97,23 @@ public struct PostgresDirectory: Directory {
         }
     }
 
+    public func subscriberProfile(tenantId: String, id: String) throws -> (subscriber: SubscriberRecord, devices: [DeviceRecord])? {
+        try pool.withConnection { db in
+            guard let row = try db.query("SELECT timezone, properties FROM subscribers WHERE tenant_id = \(tenantId) AND id = \(id)").first else { return nil }
+            let subscriber = SubscriberRecord(tenantId: tenantId, id: id, timezone: try row.decode("timezone"),
+                                              properties: try row.decode("properties", as: JSONB<[String: JSONValue]>.self).value)
+            let devices = try db.query("""
+                SELECT id, platform, token, topic, environment, active, "authorization" FROM devices
+                WHERE tenant_id = \(tenantId) AND subscriber_id = \(id) ORDER BY created_at, id
+                """).map {
+                DeviceRecord(id: try $0.decode("id"), tenantId: tenantId, subscriberId: id, platform: try $0.decode("platform"), token: try $0.decode("token"),
+                             topic: try $0.decode("topic"), environment: try $0.decode("environment"), active: try $0.decode("active"),
+                             authorization: try $0.decode("authorization", as: String?.self))
+            }
+            return (subscriber, devices)
+        }
+    }
+
     public func subscriberExists(tenantId: String, id: String) throws -> Bool {
         try pool.withConnection { db in
             try !db.query("SELECT 1 FROM subscribers WHERE tenant_id = \(tenantId) AND id = \(id)").isEmpty
@@ -150,6 +167,7 @@ public struct PostgresDirectory: Directory {
                 INSERT INTO workflow_heads (tenant_id, key, version, trigger_event, cancel_events)
                 VALUES (\(tenantId), \(definition.key), \(version), \(definition.triggerEvent), \(Array(Set(definition.cancelOn.map(\.event))).sorted())::text[])
                 ON CONFLICT (tenant_id, key) DO UPDATE SET version = EXCLUDED.version, trigger_event = EXCLUDED.trigger_event,
+                    retired_at = NULL, updated_at = now(),
                     -- Grows only: runs of older versions may still cancel on names the new version dropped.
                     cancel_events = ARRAY(SELECT DISTINCT unnest(workflow_heads.cancel_events || EXCLUDED.cancel_events))
                 """)
@@ -162,8 +180,25 @@ public struct PostgresDirectory: Directory {
         try pool.withConnection { db in
             try db.query("""
                 SELECT w.version, w.definition FROM workflow_heads h JOIN workflows w ON w.tenant_id = h.tenant_id AND w.key = h.key AND w.version = h.version
-                WHERE h.tenant_id = \(tenantId) AND h.key = \(key)
+                WHERE h.tenant_id = \(tenantId) AND h.key = \(key) AND h.retired_at IS NULL
                 """).first.map { (try $0.decode("version"), try $0.decode("definition", as: JSONB<JSONValue>.self).value) }
+        }
+    }
+
+    public func workflows(tenantId: String) throws -> [WorkflowListing] {
+        try pool.withConnection { db in
+            try db.query("""
+                SELECT key, version, updated_at FROM workflow_heads WHERE tenant_id = \(tenantId) AND retired_at IS NULL ORDER BY key
+                """).map { WorkflowListing(key: try $0.decode("key"), version: try $0.decode("version"), updatedAt: try $0.decode("updated_at")) }
+        }
+    }
+
+    public func retireWorkflow(tenantId: String, key: String, at: Date) throws -> Bool {
+        try pool.withConnection { db in
+            !(try db.query("""
+                UPDATE workflow_heads SET retired_at = \(at), updated_at = \(at) WHERE tenant_id = \(tenantId) AND key = \(key) AND retired_at IS NULL
+                RETURNING key
+                """)).isEmpty
         }
     }
 }

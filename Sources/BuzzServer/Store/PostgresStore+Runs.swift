@@ -26,6 +26,27 @@ extension PostgresStoreTransaction {
             """)
     }
 
+    func runs(tenantId: String, _ query: RunQuery) throws -> [RunQuery.Found] {
+        // Each filter is "not given, or equal": with the values bound, PostgreSQL plans the
+        // statement for them and walks the newest-first index of the tenant or the subscriber.
+        try db.query("""
+            SELECT id, tenant_id, workflow_key, workflow_version, subscriber_id, dry_run, bulk, state,
+                   (extract(epoch FROM created_at) * 1000000)::bigint AS created_us
+            FROM runs
+            WHERE tenant_id = \(tenantId)
+              AND (\(query.subscriberId)::text IS NULL OR subscriber_id = \(query.subscriberId))
+              AND (\(query.workflowKey)::text IS NULL OR workflow_key = \(query.workflowKey))
+              AND (\(query.status)::text IS NULL OR status = \(query.status))
+              AND (\(query.after?.createdMicros)::bigint IS NULL
+                   OR (created_at, id) < (timestamptz 'epoch' + \(query.after?.createdMicros) * interval '1 microsecond', \(query.after?.id)::uuid))
+            ORDER BY created_at DESC, id DESC
+            LIMIT \(query.limit)
+            """).map { row in
+            let run = try StoredRunState.record(row, db: db, definitions: definitions)
+            return RunQuery.Found(run: run, cursor: RunQuery.Cursor(createdMicros: try row.decode("created_us"), id: run.id))
+        }
+    }
+
     func lockRun(_ id: UUID) throws -> RunRecord? {
         try lockRuns([id]).first
     }
@@ -109,6 +130,20 @@ extension PostgresStoreTransaction {
             SELECT id FROM runs WHERE tenant_id = \(tenantId) AND subscriber_id = \(subscriberId)
             AND status IN ('running', 'waiting') AND \(cancelEvent) = ANY(cancel_events)
             """).map { try $0.decode("id") }
+    }
+
+    func openRuns(tenantId: String, subscriberId: String) throws -> [UUID] {
+        try db.query("""
+            SELECT id FROM runs WHERE tenant_id = \(tenantId) AND subscriber_id = \(subscriberId) AND status IN ('running', 'waiting')
+            """).map { try $0.decode("id") }
+    }
+
+    func eraseSubscriber(tenantId: String, subscriberId: String) throws {
+        for table in ["devices", "acknowledgments", "opens", "cancel_marks", "local_plans", "subscribers"] {
+            let column = table == "subscribers" ? "id" : "subscriber_id"
+            // Table and column names come from the list above, never from input.
+            try db.execute("DELETE FROM \(unsafeRaw: table) WHERE tenant_id = \(tenantId) AND \(unsafeRaw: column) = \(subscriberId)")
+        }
     }
 
     func recordCancelMarks(tenantId: String, _ marks: [CancelMark]) throws {

@@ -91,7 +91,8 @@ struct PostgresStoreTransaction: StoreTransaction {
 
     func workflows(tenantId: String, triggeredBy event: String) throws -> [WorkflowRecord] {
         try db.query("""
-            SELECT key, version FROM workflow_heads WHERE tenant_id = \(tenantId) AND trigger_event = \(event) ORDER BY key
+            SELECT key, version FROM workflow_heads
+            WHERE tenant_id = \(tenantId) AND trigger_event = \(event) AND retired_at IS NULL ORDER BY key
             """).map { row in
             let key: String = try row.decode("key")
             let version: Int = try row.decode("version")
@@ -118,7 +119,7 @@ struct PostgresStoreTransaction: StoreTransaction {
         try db.query("""
             SELECT w.key, w.version, w.definition FROM workflow_heads h
             JOIN workflows w ON w.tenant_id = h.tenant_id AND w.key = h.key AND w.version = h.version
-            WHERE h.tenant_id = \(tenantId) AND h.key = \(key)
+            WHERE h.tenant_id = \(tenantId) AND h.key = \(key) AND h.retired_at IS NULL
             """).first.map { try workflow($0, tenantId: tenantId) }
     }
 

@@ -44,6 +44,14 @@ public protocol StoreTransaction {
     func updateRun(_ run: RunRecord) throws
     /// Writes several runs in one statement.
     func updateRuns(_ runs: [RunRecord]) throws
+    /// Every open (running or waiting) run of the subscriber.
+    func openRuns(tenantId: String, subscriberId: String) throws -> [UUID]
+    /// Deletes what BuzzKit keeps of a subscriber beyond its runs: the subscriber (its
+    /// timezone and properties), its devices, acknowledgments, opens, cancel marks and the
+    /// plans of its runs.
+    func eraseSubscriber(tenantId: String, subscriberId: String) throws
+    /// A page of the tenant's runs, newest first (`limit` of them at most).
+    func runs(tenantId: String, _ query: RunQuery) throws -> [RunQuery.Found]
     /// Open runs of the subscriber that `event` may cancel.
     func openRuns(tenantId: String, subscriberId: String, cancelEvent: String) throws -> [UUID]
     /// Keeps the latest mark per subscriber and event name (an older one never replaces a newer).

@@ -1,0 +1,122 @@
+import BuzzKitWire
+import BuzzServer
+import Foundation
+import PostgresClient
+import PushDelivery
+import XCTest
+
+/// What operators and support do over the real API: erase a subscriber in the middle of a
+/// run, look a subscriber up, search runs page by page, retire a workflow.
+final class ManagementIntegrationTests: APITestCase {
+    func testErasureInTheMiddleOfARunCancelsOnThePhoneSendsNothingMoreAndLeavesNoRows() throws {
+        let token = try XCTUnwrap(try pipeline.subscriber("maya").first)
+        let moment = Date().addingTimeInterval(6)
+        try pipeline.scheduleWorkout("maya", at: moment)
+        XCTAssertTrue(TestServices.eventually(timeout: 5) { self.pipeline.pushes(to: token).count == 1 }, "the plan reached the phone")
+        let runId = try XCTUnwrap(try pipeline.runs().first?.id)
+
+        let answer = api.call("DELETE", "/v1/subscribers/maya", key: api.secretKey)
+        XCTAssertEqual(answer.status, 204, String(decoding: answer.data, as: UTF8.self))
+        XCTAssertTrue(TestServices.eventually(timeout: 5) { self.pipeline.pushes(to: token).count == 2 }, "the phone got bk.cancel")
+        let cancel = try XCTUnwrap(pipeline.pushes(to: token).last)
+        XCTAssertEqual(cancel.pushType, .background)
+        XCTAssertTrue(String(decoding: cancel.payload, as: UTF8.self).contains("\(runId.uuidString.lowercased())"), "the cancel names the run")
+
+        // The rows are gone at once; the run stays, cancelled, in the tenant's history.
+        let left = try pipeline.pool.withConnection { db in
+            try ["subscribers", "devices", "acknowledgments", "opens", "local_plans"].map { table -> Int in
+                let column = table == "subscribers" ? "id" : "subscriber_id"
+                return try db.query("SELECT count(*) AS n FROM \(unsafeRaw: table) WHERE tenant_id = \(pipeline.tenantId) AND \(unsafeRaw: column) = 'maya'")[0]
+                    .decode("n", as: Int.self)
+            }
+        }
+        XCTAssertEqual(left, [0, 0, 0, 0, 0])
+        XCTAssertEqual(api.call("GET", "/v1/subscribers/maya", key: api.secretKey).status, 404)
+        XCTAssertEqual(api.call("GET", "/v1/runs/\(runId.uuidString.lowercased())", key: api.secretKey).object["status"] as? String, "cancelled")
+
+        // Past the moment: no fallback, nothing at all after the answer.
+        Thread.sleep(until: moment.addingTimeInterval(3))
+        XCTAssertEqual(pipeline.pushes(to: token).count, 2, "nothing after the cancel")
+        XCTAssertEqual(api.call("DELETE", "/v1/subscribers/maya", key: api.secretKey).status, 204, "erasing again is no error")
+        XCTAssertEqual(api.call("DELETE", "/v1/subscribers/maya", key: api.publishableKey, headers: api.deviceHeaders("maya")).status, 403,
+                       "a device cannot erase")
+    }
+
+    func testASubscriberIsShownWithItsDevicesByTheirTokensLastCharacters() throws {
+        let tokens = try pipeline.subscriber("maya", devices: 2)
+        let object = api.call("GET", "/v1/subscribers/maya", key: api.secretKey).object
+        XCTAssertEqual(object["id"] as? String, "maya")
+        XCTAssertEqual(object["timezone"] as? String, "Europe/Berlin")
+        let devices = try XCTUnwrap(object["devices"] as? [[String: Any]])
+        XCTAssertEqual(Set(devices.compactMap { $0["tokenSuffix"] as? String }), Set(tokens.map { String($0.suffix(8)) }))
+        XCTAssertEqual(devices.compactMap { $0["active"] as? Bool }, [true, true])
+        XCTAssertFalse(String(decoding: api.call("GET", "/v1/subscribers/maya", key: api.secretKey).data, as: UTF8.self).contains(tokens[0]),
+                       "whole tokens are never shown")
+        XCTAssertEqual(api.call("GET", "/v1/subscribers/nobody", key: api.secretKey).status, 404)
+    }
+
+    func testRunSearchWithEveryFilterAcrossPagesNewestFirst() throws {
+        var started: [String] = []
+        for (n, subscriber) in ["maya", "maya", "ola", "maya", "maya", "ola", "maya", "maya"].enumerated() {
+            let answer = api.call("POST", "/v1/workflows/leg-day/trigger", body: ["subscriberId": subscriber,
+                                                                                 "properties": ["at": RFC3339.format(Date().addingTimeInterval(3600)), "n": n]],
+                                  key: api.secretKey)
+            started.append(try XCTUnwrap(answer.object["runId"] as? String))
+        }
+        let mayas = zip(started, ["maya", "maya", "ola", "maya", "maya", "ola", "maya", "maya"]).filter { $0.1 == "maya" }.map(\.0)
+        var seen: [String] = []
+        var cursor: String?
+        var pages = 0
+        repeat {
+            let path = "/v1/runs?subscriberId=maya&workflow=leg-day&limit=2" + (cursor.map { "&cursor=\($0)" } ?? "")
+            let answer = api.call("GET", path, key: api.secretKey)
+            XCTAssertEqual(answer.status, 200, String(decoding: answer.data, as: UTF8.self))
+            let page = answer.object
+            let runs = try XCTUnwrap(page["runs"] as? [[String: Any]])
+            XCTAssertLessThanOrEqual(runs.count, 2)
+            seen += runs.compactMap { $0["id"] as? String }
+            cursor = page["nextCursor"] as? String
+            pages += 1
+        } while cursor != nil && pages < 10
+        XCTAssertEqual(seen, mayas.reversed(), "every run of the subscriber once, newest first, across pages")
+        XCTAssertEqual(pages, 3)
+
+        _ = api.call("POST", "/v1/runs/\(mayas[0])/cancel", key: api.secretKey)
+        let all = api.call("GET", "/v1/runs?limit=100", key: api.secretKey).object["runs"] as? [Any]
+        XCTAssertEqual(all?.count, 8)
+        XCTAssertTrue(api.call("GET", "/v1/runs?limit=100", key: api.secretKey).object.keys.contains("nextCursor"), "nextCursor is null, not left out")
+        let statuses = (api.call("GET", "/v1/runs?status=cancelled", key: api.secretKey).object["runs"] as? [[String: Any]])?.compactMap { $0["id"] as? String }
+        XCTAssertEqual(statuses, [mayas[0]])
+        XCTAssertEqual((api.call("GET", "/v1/runs?workflow=other", key: api.secretKey).object["runs"] as? [Any])?.count, 0)
+        for bad in ["limit=0", "limit=101", "cursor=nonsense", "status=sleeping", "sort=oldest"] {
+            let answer = api.call("GET", "/v1/runs?\(bad)", key: api.secretKey)
+            XCTAssertEqual(answer.status, 400, bad)
+        }
+    }
+
+    func testARetiredWorkflowStartsNothingNewAndItsLiveRunFinishes() throws {
+        let token = try XCTUnwrap(try pipeline.subscriber("maya").first)
+        let moment = Date().addingTimeInterval(5)
+        try pipeline.scheduleWorkout("maya", at: moment)
+        XCTAssertTrue(TestServices.eventually(timeout: 5) { !self.pipeline.pushes(to: token).isEmpty })
+        let listed = api.call("GET", "/v1/workflows", key: api.secretKey).object["workflows"] as? [[String: Any]]
+        XCTAssertEqual(listed?.compactMap { $0["key"] as? String }, ["leg-day"])
+        XCTAssertNotNil(listed?.first?["updatedAt"] as? String)
+
+        XCTAssertEqual(api.call("DELETE", "/v1/workflows/leg-day", key: api.secretKey).status, 204)
+        XCTAssertEqual((api.call("GET", "/v1/workflows", key: api.secretKey).object["workflows"] as? [Any])?.count, 0)
+        XCTAssertEqual(api.call("DELETE", "/v1/workflows/leg-day", key: api.secretKey).status, 404, "already retired")
+        XCTAssertEqual(api.call("POST", "/v1/workflows/leg-day/trigger", body: ["subscriberId": "maya"], key: api.secretKey).status, 404)
+        try pipeline.scheduleWorkout("maya", at: moment.addingTimeInterval(60), workoutId: "w2")
+
+        // The live run still ends at its moment: no device acknowledged, so the fallback goes out.
+        XCTAssertTrue(TestServices.eventually(timeout: 15) { self.pipeline.pushes(to: token).contains { $0.pushType == .alert } })
+        XCTAssertEqual(try pipeline.runs().count, 1, "the event after the retirement started nothing")
+        XCTAssertTrue(TestServices.eventually(timeout: 5) { (try? self.pipeline.runs().first?.state.status) == .completed })
+
+        // Stored again, it is current again as the next version.
+        XCTAssertEqual(api.call("PUT", "/v1/workflows/leg-day", body: try JSONSerialization.jsonObject(with: JSONEncoder().encode(PipelineHarness.legDay)),
+                                key: api.secretKey).object["version"] as? Int, 2)
+        XCTAssertEqual((api.call("GET", "/v1/workflows", key: api.secretKey).object["workflows"] as? [[String: Any]])?.first?["version"] as? Int, 2)
+    }
+}
