@@ -59,6 +59,8 @@ public struct Configuration: Sendable, Equatable {
     public var rateLimits = RateLimits()
     /// Interactive before bulk (`BUZZKIT_LANE_*`, see ``LaneSettings``).
     public var lanes = LaneSettings()
+    /// What is kept for how long (`BUZZKIT_RETENTION_*`, see ``RetentionSettings``).
+    public var retention = RetentionSettings()
 
     /// The documented defaults (they match `scripts/services.sh`).
     public init() {
@@ -116,6 +118,7 @@ public struct Configuration: Sendable, Equatable {
         try int("BUZZKIT_HTTP_CONNECTIONS_PER_IP", &httpConnectionsPerIP)
         rateLimits = try RateLimits(environment: environment)
         lanes = try LaneSettings(environment: environment)
+        retention = try RetentionSettings(environment: environment)
         try validate()
     }
 
@@ -158,5 +161,6 @@ public struct Configuration: Sendable, Equatable {
         try Self.require(httpRequestSeconds, in: 1...3600, "BUZZKIT_HTTP_REQUEST_SECONDS", unit: "seconds")
         try rateLimits.validate()
         try lanes.validate()
+        try retention.validate()
     }
 }

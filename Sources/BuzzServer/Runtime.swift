@@ -49,6 +49,11 @@ public final class Runtime: @unchecked Sendable {
         Scheduler(pool: pool, publisher: publisher, databaseURL: databaseURL, configuration: .init(batchSize: max(configuration.batchSize, 500)), metrics: metrics, log: log)
     }
 
+    /// The retention sweeper `buzzkit scheduler` runs beside the scheduler.
+    public func retention() -> RetentionSweeper {
+        RetentionSweeper(pool: pool, settings: configuration.retention, metrics: metrics, log: log)
+    }
+
     /// Closes the publisher (waiting for outstanding confirms until `deadline`, by default
     /// the shutdown grace from now) and the pool.
     public func close(by deadline: Date? = nil) {

@@ -41,6 +41,13 @@ public final class ShutdownRequest: @unchecked Sendable {
         return lock.withLock { deadline ?? Date() }
     }
 
+    /// Waits at most `seconds` for a shutdown request; true when one came.
+    public func wait(upTo seconds: TimeInterval) -> Bool {
+        guard requested.wait(timeout: .now() + seconds) == .success else { return false }
+        requested.signal()  // for any other waiter
+        return true
+    }
+
     /// The deadline, once requested.
     public var deadlineIfRequested: Date? { lock.withLock { deadline } }
 }

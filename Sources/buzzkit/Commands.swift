@@ -54,15 +54,15 @@ enum Commands {
         if ProcessInfo.processInfo.environment["BUZZKIT_LOG_FORMAT"] == nil { configuration.logFormat = "human" }
         let runtime = try Runtime(configuration: configuration, push: try pushProvider(configuration), component: "dev")
         runtime.log.info("dev: api, workers and scheduler starting", ["port": "\(configuration.httpPort)"])
-        try serve([APIServer(runtime: runtime, port: configuration.httpPort), runtime.workers(Topology.Queue.allCases), runtime.scheduler()],
-                  runtime: runtime)
+        try serve([APIServer(runtime: runtime, port: configuration.httpPort), runtime.workers(Topology.Queue.allCases), runtime.scheduler(),
+                   runtime.retention()], runtime: runtime)
     }
 
-    /// `buzzkit scheduler`: relay due outbox rows until SIGTERM.
+    /// `buzzkit scheduler`: relay due outbox rows, and remove what is past its retention, until SIGTERM.
     static func scheduler(_ configuration: Configuration) throws {
         let runtime = try Runtime(configuration: configuration, push: UnconfiguredPushProvider(), component: "scheduler")
         runtime.log.info("scheduler starting")
-        try serve([runtime.scheduler()], runtime: runtime)
+        try serve([runtime.scheduler(), runtime.retention()], runtime: runtime)
     }
 
     /// Runs `services` until SIGTERM or SIGINT, then stops them and closes the runtime, all

@@ -1,0 +1,4 @@
+-- Data that does not grow forever (issue 14): the retention sweeper finds finished runs by age,
+-- and removes their opens with them.
+CREATE INDEX runs_finished_age ON runs (updated_at) WHERE status IN ('completed', 'cancelled', 'failed');
+CREATE INDEX opens_run ON opens (run_id) WHERE run_id IS NOT NULL;

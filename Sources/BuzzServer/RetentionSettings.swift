@@ -1,0 +1,43 @@
+import Foundation
+
+/// How long BuzzKit keeps what it no longer needs (`BUZZKIT_RETENTION_*`), removed by the
+/// ``RetentionSweeper`` that `buzzkit scheduler` runs.
+public struct RetentionSettings: Sendable, Equatable {
+    /// Days a processed event id is remembered for deduplication
+    /// (`BUZZKIT_RETENTION_EVENT_ID_DAYS`, default 7). A client retrying an event later than
+    /// this may have it handled twice.
+    public var eventIdDays: Double = 7
+    /// Days a finished run (completed, cancelled or failed) is kept with its deliveries,
+    /// acknowledgments, opens and plans after it last changed (`BUZZKIT_RETENTION_RUN_DAYS`,
+    /// default 30).
+    public var runDays: Double = 30
+    /// Rows removed per statement (`BUZZKIT_RETENTION_BATCH`, default 1,000): each is a short
+    /// transaction, so no lock is held for long.
+    public var batch = 1_000
+    /// Seconds between sweeps once nothing is left to remove (`BUZZKIT_RETENTION_INTERVAL_SECONDS`,
+    /// default 60).
+    public var intervalSeconds: Double = 60
+
+    public init() {}
+
+    /// Reads `BUZZKIT_RETENTION_*` over the defaults.
+    init(environment: [String: String]) throws {
+        try Configuration.read("BUZZKIT_RETENTION_EVENT_ID_DAYS", from: environment, into: &eventIdDays)
+        try Configuration.read("BUZZKIT_RETENTION_RUN_DAYS", from: environment, into: &runDays)
+        try Configuration.read("BUZZKIT_RETENTION_BATCH", from: environment, into: &batch)
+        try Configuration.read("BUZZKIT_RETENTION_INTERVAL_SECONDS", from: environment, into: &intervalSeconds)
+    }
+
+    /// Checks every field and names the first wrong one.
+    func validate() throws {
+        for (name, days) in [("BUZZKIT_RETENTION_EVENT_ID_DAYS", eventIdDays), ("BUZZKIT_RETENTION_RUN_DAYS", runDays)] {
+            guard days > 0, days <= 3650 else {
+                throw ServerError(.configuration, "must be above 0 and at most 3650 days, got \(days)", field: name)
+            }
+        }
+        try Configuration.require(batch, in: 1...100_000, "BUZZKIT_RETENTION_BATCH")
+        guard intervalSeconds >= 0.01, intervalSeconds <= 86_400 else {
+            throw ServerError(.configuration, "must be between 0.01 and 86400 seconds, got \(intervalSeconds)", field: "BUZZKIT_RETENTION_INTERVAL_SECONDS")
+        }
+    }
+}

@@ -1,0 +1,88 @@
+import Foundation
+import PostgresClient
+
+/// Removes what BuzzKit no longer needs (``RetentionSettings``), run by `buzzkit scheduler`:
+/// processed event ids past their deduplication window, and finished runs past theirs with
+/// their deliveries, acknowledgments, opens and plans.
+///
+/// Work goes in small batches, each its own short transaction (`LIMIT` with `SKIP LOCKED`,
+/// found through the age indexes of migration 0010), with a pause between batches, so a
+/// backlog of millions drains without long locks and without crowding out the pipeline.
+/// Any number of schedulers may sweep at once: a run a sweeper has locked is skipped by
+/// the others.
+public final class RetentionSweeper: Service, @unchecked Sendable {
+    public let name = "retention"
+    let pool: PostgresPool
+    let settings: RetentionSettings
+    let metrics: Metrics?
+    let log: Log?
+    /// Pause between two batches while a backlog drains.
+    let pause: TimeInterval
+    private let shutdownRequest = ShutdownRequest()
+
+    public init(pool: PostgresPool, settings: RetentionSettings, pause: TimeInterval = 0.05, metrics: Metrics? = nil, log: Log? = nil) {
+        self.pool = pool
+        self.settings = settings
+        self.pause = pause
+        self.metrics = metrics
+        self.log = log
+    }
+
+    /// Sweeps every interval until shut down. A failure (PostgreSQL away) is logged and the
+    /// sweep tried again at the next interval.
+    public func run() {
+        while !shutdownRequest.wait(upTo: 0) {
+            do {
+                // A full batch means more may be due: go on after a pause.
+                while true {
+                    let removed = try sweepBatch(now: Date())
+                    guard removed.eventIds >= settings.batch || removed.runs >= settings.batch else { break }
+                    if shutdownRequest.wait(upTo: pause) { return }
+                }
+            } catch {
+                log?.warning("retention sweep failed; trying again at the next interval", ["error": "\(error)"])
+            }
+            if shutdownRequest.wait(upTo: settings.intervalSeconds) { return }
+        }
+    }
+
+    public func shutdown(deadline: Date) { shutdownRequest.request(by: deadline) }
+
+    /// Removes one batch of each kind due at `now`; returns how many of each it removed.
+    @discardableResult
+    public func sweepBatch(now: Date) throws -> (eventIds: Int, runs: Int) {
+        let eventIds = try pool.withConnection { db in
+            try db.query("""
+                WITH gone AS (
+                    DELETE FROM processed_events WHERE ctid = ANY(ARRAY(
+                        SELECT ctid FROM processed_events WHERE processed_at < \(now.addingTimeInterval(-settings.eventIdDays * 86_400))
+                        ORDER BY processed_at LIMIT \(settings.batch)))
+                    RETURNING 1)
+                SELECT count(*) AS n FROM gone
+                """)[0].decode("n", as: Int.self)
+        }
+        let runs = try pool.withTransaction { db in
+            // Every statement sees the same snapshot: the plans are read before the runs'
+            // delete cascades to them, and give the acknowledgments' exact keys.
+            try db.query("""
+                WITH gone AS (
+                    SELECT id FROM runs WHERE status IN ('completed', 'cancelled', 'failed')
+                      AND updated_at < \(now.addingTimeInterval(-settings.runDays * 86_400))
+                    ORDER BY updated_at LIMIT \(settings.batch) FOR UPDATE SKIP LOCKED),
+                plans AS (SELECT tenant_id, subscriber_id, local_id FROM local_plans WHERE run_id IN (SELECT id FROM gone)),
+                acks AS (DELETE FROM acknowledgments a USING plans p
+                         WHERE a.tenant_id = p.tenant_id AND a.subscriber_id = p.subscriber_id AND a.local_id = p.local_id),
+                sent AS (DELETE FROM deliveries WHERE run_id IN (SELECT id FROM gone)),
+                opened AS (DELETE FROM opens WHERE run_id IN (SELECT id FROM gone)),
+                removed AS (DELETE FROM runs WHERE id IN (SELECT id FROM gone) RETURNING 1)
+                SELECT count(*) AS n FROM removed
+                """)[0].decode("n", as: Int.self)
+        }
+        if eventIds > 0 {
+            metrics?.increment("buzzkit_retention_removed_total", ["kind": "event_id"], by: Double(eventIds),
+                               help: "Rows removed past their retention window: processed event ids, finished runs")
+        }
+        if runs > 0 { metrics?.increment("buzzkit_retention_removed_total", ["kind": "run"], by: Double(runs)) }
+        return (eventIds, runs)
+    }
+}
