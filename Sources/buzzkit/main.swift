@@ -19,11 +19,16 @@ let usage = """
       migrate [--schema NAME]   apply pending database migrations (safe to run concurrently)
       api                       serve the HTTP API
       dev                       api + every worker + scheduler in one process (local use)
-      worker [--queues LIST]    consume work queues (trigger, plan-dispatch, ack-ingest, fallback-check)
-      scheduler                 publish due timers and outbox messages
+      worker [--queues LIST]    consume work queues (trigger, trigger-bulk, plan-dispatch, plan-dispatch-bulk,
+                                ack-ingest, fallback-check; default all)
+      scheduler                 publish due timers and outbox messages; remove what is past its retention
       tenant create NAME [--json]  create a tenant and print its keys
       tenant keys list|create|revoke TENANT …   list, add (secret|publishable) or revoke API keys
       tenant signing-secret rotate TENANT [--grace-hours 24]   new signing secret; the old one verifies tokens meanwhile
+      runs list TENANT [--subscriber ID] [--workflow KEY] [--status S] [--limit N] [--cursor C]
+                                a tenant's runs, newest first
+      subscriber show|delete TENANT ID   a subscriber and its devices; erasure (cancels its runs on its phones)
+      dlq list|replay QUEUE [--limit N]  dead letters with their reasons; send them back after a fix (ids kept)
       moment --time HH:MM[:SS] --timezone ZONE --from INSTANT [--quiet-hours HH:MM-HH:MM] [--policy shift|ignore]
                                 print the local-window moment as {"moment", "fireAt", "shiftedByQuietHours"}
       help                      this text
@@ -44,6 +49,12 @@ case "migrate":
         defer { pool.close() }
         let applied = try MigrationRunner(pool: pool, schema: configuration.databaseSchema).migrate(Migration.bundled())
         print(applied.isEmpty ? "migrate: nothing to apply" : "migrate: applied \(applied.map(String.init).joined(separator: ", "))")
+    } catch {
+        fail("\(error)")
+    }
+case "runs", "subscriber", "dlq":
+    do {
+        try Commands.operations(command, try Configuration(environment: environment), arguments: Array(arguments.dropFirst()))
     } catch {
         fail("\(error)")
     }

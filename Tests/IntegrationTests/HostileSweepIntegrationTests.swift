@@ -93,15 +93,9 @@ final class HostileSweepIntegrationTests: APITestCase {
             AMQPMessage(exchange: exchange, routingKey: "t_nobody.app.opened",
                         body: Data(#"{"event":"app.opened","subscriberId":"amqp"}"#.utf8), messageId: "no-tenant"),
         ])
-        let reasons = DeadLetters()
-        let consumer = AMQPConsumer(.init(url: TestServices.amqpURL, queue: pipeline.topology.deadLetterName(.trigger))) { delivery in
-            reasons.add(delivery.messageId ?? "", delivery.headers["x-buzzkit-error"]?.stringValue ?? "")
-            delivery.ack()
-        }
-        consumer.start()
-        defer { consumer.stop(grace: 1) }
-        XCTAssertTrue(TestServices.eventually(timeout: 10) { reasons.all.count == 2 }, "\(reasons.all)")
-        let byId = Dictionary(reasons.all, uniquingKeysWith: { a, _ in a })
+        let letters = DeadLetters(topology: pipeline.topology, url: TestServices.amqpURL)
+        XCTAssertTrue(try TestServices.eventually(timeout: 10) { try letters.list(.trigger).count == 2 })
+        let byId = Dictionary(try letters.list(.trigger).map { ($0.messageId ?? "", $0.reason) }, uniquingKeysWith: { a, _ in a })
         XCTAssertTrue(byId["bad-utf8"]?.contains("not a valid event") == true, byId["bad-utf8"] ?? "")
         XCTAssertTrue(byId["no-tenant"]?.contains("unknown tenant") == true, byId["no-tenant"] ?? "")
         XCTAssertTrue(TestServices.eventually(timeout: 10) { !self.pipeline.pushes(to: tokens[0]).isEmpty }, "the good event's plan went out")

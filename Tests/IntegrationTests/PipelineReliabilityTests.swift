@@ -60,19 +60,10 @@ final class PipelineReliabilityTests: XCTestCase {
         try harness.scheduleWorkout("zed", at: Date().addingTimeInterval(30))
         XCTAssertTrue(TestServices.eventually(timeout: 10) { harness.pushes(to: token).count == 1 }, "valid work behind the poison still flows")
 
-        let reasons = DeadLetters()
-        var consumers: [AMQPConsumer] = []
-        for queue in [Topology.Queue.trigger, .fallbackCheck] {
-            let consumer = AMQPConsumer(.init(url: TestServices.amqpURL, queue: topology.deadLetterName(queue))) { delivery in
-                reasons.add(delivery.messageId ?? "?", delivery.headers["x-buzzkit-error"]?.stringValue ?? "")
-                delivery.ack()
-            }
-            consumer.start()
-            consumers.append(consumer)
-        }
-        defer { consumers.forEach { $0.stop(grace: 1) } }
-        XCTAssertTrue(TestServices.eventually(timeout: 10) { reasons.all.count == 3 })
-        let byId = Dictionary(reasons.all, uniquingKeysWith: { a, _ in a })
+        let letters = DeadLetters(topology: topology, url: TestServices.amqpURL)
+        let listed = { try [Topology.Queue.trigger, .fallbackCheck].flatMap { try letters.list($0) } }
+        XCTAssertTrue(try TestServices.eventually(timeout: 10) { try listed().count == 3 })
+        let byId = Dictionary(try listed().map { ($0.messageId ?? "?", $0.reason) }, uniquingKeysWith: { a, _ in a })
         XCTAssertTrue(byId["garbage-1"]?.contains("not a valid event") == true, byId["garbage-1"] ?? "")
         XCTAssertTrue(byId["garbage-2"]?.contains("not a valid event") == true, byId["garbage-2"] ?? "")
         XCTAssertTrue(byId["garbage-3"]?.contains("not a pipeline message") == true, byId["garbage-3"] ?? "")
@@ -103,9 +94,3 @@ final class PipelineReliabilityTests: XCTestCase {
     }
 }
 
-final class DeadLetters: @unchecked Sendable {
-    private let lock = NSLock()
-    private var items: [(String, String)] = []
-    func add(_ id: String, _ reason: String) { lock.lock(); items.append((id, reason)); lock.unlock() }
-    var all: [(String, String)] { lock.lock(); defer { lock.unlock() }; return items }
-}

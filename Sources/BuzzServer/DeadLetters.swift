@@ -1,0 +1,98 @@
+import AMQPClient
+import Foundation
+
+/// The dead-letter queues for operators: `buzzkit dlq list|replay QUEUE`.
+///
+/// A message is dead-lettered when it cannot be handled (a permanent failure, with the reason
+/// in `x-buzzkit-error`) or failed too often (the queue's delivery limit). After the cause is
+/// fixed, ``replay(_:limit:broker:)`` sends each back where it first went: an event to its
+/// lane's exchange under its original routing key, a pipeline message to its queue. It keeps
+/// its message id and headers (so deduplication still holds, and a device's event stays in
+/// its subscriber's id space), and is acknowledged in the dead-letter queue only after the
+/// broker confirmed the copy: a replay cut short loses nothing and, thanks to the ids,
+/// handles nothing twice.
+public struct DeadLetters: Sendable {
+    public let topology: Topology
+    public let url: AMQPURL
+
+    public init(topology: Topology, url: AMQPURL) {
+        self.topology = topology
+        self.url = url
+    }
+
+    /// One dead letter as listed.
+    public struct Letter: Sendable {
+        public var messageId: String?
+        /// The routing key it had when it was first published.
+        public var routingKey: String
+        /// Why it was dead-lettered (`x-buzzkit-error`), or the broker's reason (`x-death`).
+        public var reason: String
+        public var body: Data
+    }
+
+    /// Up to `limit` dead letters of `queue`, oldest first; they stay in the queue.
+    public func list(_ queue: Topology.Queue, limit: Int = 100) throws -> [Letter] {
+        let connection = try AMQPConnection(url: url)
+        defer { connection.close() }
+        var taken: [AMQPGotMessage] = []
+        while taken.count < limit, let message = try connection.get(topology.deadLetterName(queue)) { taken.append(message) }
+        for message in taken { try connection.settle(message, requeue: true) }
+        return taken.map { Letter(messageId: $0.messageId, routingKey: Self.originalRoutingKey($0), reason: Self.reason($0), body: $0.body) }
+    }
+
+    /// Sends up to `limit` dead letters of `queue` back where they first went, through `broker`
+    /// (with confirms); returns how many.
+    @discardableResult
+    public func replay(_ queue: Topology.Queue, limit: Int = .max, broker: any Broker) throws -> Int {
+        let connection = try AMQPConnection(url: url)
+        defer { connection.close() }
+        var replayed = 0
+        while replayed < limit, let message = try connection.get(topology.deadLetterName(queue)) {
+            do {
+                try broker.publishAndWait([origin(of: message, queue: queue)])
+            } catch {
+                try? connection.settle(message, requeue: true)
+                throw error
+            }
+            try connection.settle(message)
+            replayed += 1
+        }
+        return replayed
+    }
+
+    /// The message as it was first published.
+    func origin(of message: AMQPGotMessage, queue: Topology.Queue) -> AMQPMessage {
+        var headers = message.headers
+        for key in headers.keys where key == "x-death" || key.hasPrefix("x-first-death") || key.hasPrefix("x-last-death")
+            || ["x-buzzkit-error", "x-buzzkit-queue", "x-buzzkit-routing-key"].contains(key) {
+            headers[key] = nil
+        }
+        switch queue {
+        case .trigger, .triggerBulk, .ackIngest:
+            return AMQPMessage(exchange: topology.eventsExchange(queue.lane), routingKey: Self.originalRoutingKey(message), body: message.body,
+                               headers: headers, messageId: message.messageId, contentType: message.contentType)
+        case .planDispatch, .planDispatchBulk, .fallbackCheck:
+            return AMQPMessage(routingKey: topology.name(queue), body: message.body, headers: headers, messageId: message.messageId,
+                               contentType: message.contentType)
+        }
+    }
+
+    /// `x-buzzkit-routing-key` (set when a worker dead-letters), else the first routing key of
+    /// the broker's `x-death` record (a delivery limit), else the key it has.
+    static func originalRoutingKey(_ message: AMQPGotMessage) -> String {
+        if let key = message.headers["x-buzzkit-routing-key"]?.stringValue { return key }
+        if case .array(let deaths)? = message.headers["x-death"], case .table(let death)? = deaths.first,
+           case .array(let keys)? = death["routing-keys"], let key = keys.first?.stringValue {
+            return key
+        }
+        return message.routingKey
+    }
+
+    static func reason(_ message: AMQPGotMessage) -> String {
+        if let error = message.headers["x-buzzkit-error"]?.stringValue { return error }
+        if case .array(let deaths)? = message.headers["x-death"], case .table(let death)? = deaths.first {
+            return "dead-lettered by the broker: \(death["reason"]?.stringValue ?? "unknown"), \(death["count"]?.intValue.map { "\($0) time(s)" } ?? "")"
+        }
+        return "no reason recorded"
+    }
+}
