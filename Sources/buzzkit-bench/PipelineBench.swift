@@ -107,6 +107,7 @@ enum PipelineBench {
         let environment = ProcessInfo.processInfo.environment
         let rates = (environment["BENCH_SUSTAINED_RATES"] ?? "1500 2000").split(separator: " ").compactMap { Int($0) }
         let seconds = Int(environment["BENCH_SUSTAINED_SECONDS"] ?? "") ?? 20
+        var last: (rate: Int, achieved: Double)?
         for rate in rates {
             FileHandle.standardError.write(Data("pipeline: sustained windows at \(rate)/s for \(seconds) s...\n".utf8))
             let sustained = try SustainedWindows(runtime: runtime, push: push, topology: topology, tenantId: tenant.tenantId, subscribers: windows)
@@ -117,7 +118,15 @@ enum PipelineBench {
                        sustained.decisionLatenessP50 * 1000, unit: String(format: "ms (p99 %.0f ms)", sustained.decisionLatenessP99 * 1000))
             report.add("pipeline:   windows whose moment passed before the plan went out", Double(sustained.momentPassed),
                        unit: String(format: "of %d", sustained.windows))
+            last = (rate, sustained.achievedRate)
         }
+
+        // Phase 5: what operators need, on the same tables.
+        let management = ManagementBench(runtime: runtime, push: push, topology: topology, tenantId: tenant.tenantId, subscribers: windows)
+        if let last, let expired = Int(environment["BENCH_EXPIRED_RUNS"] ?? "1000000"), expired > 0 {
+            try management.retentionBesideSustained(expired: expired, rate: last.rate, seconds: seconds, baseline: last.achieved, report: &report)
+        }
+        try management.pagination(report: &report)
     }
 
     static func waitUntil(_ what: String, timeout: TimeInterval = 300, every: TimeInterval = 0.02, _ condition: () throws -> Bool) throws {

@@ -45,7 +45,9 @@ struct SustainedWindows {
                 // Every window ends its run: "scheduled on device", the fallback, or (when the
                 // moment had passed before the plan could go out) the fallback at once.
                 completed = try runtime.pool.withConnection { db in
-                    try db.query("SELECT count(*) AS n FROM runs WHERE created_at >= \(started) AND status = 'completed'")[0].decode("n", as: Int.self)
+                    try db.query("""
+                        SELECT count(*) AS n FROM runs WHERE tenant_id = \(tenantId) AND created_at >= \(started) AND status = 'completed'
+                        """)[0].decode("n", as: Int.self)
                 }
                 lastLook = Date()
             }
@@ -74,7 +76,7 @@ struct SustainedWindows {
             try db.query("""
                 SELECT EXTRACT(EPOCH FROM ((state->'steps'->1->>'finishedAt')::timestamptz - (state->'steps'->1->>'dueAt')::timestamptz)) AS late,
                        state->'steps'->1->'local'->'fallback'->>'reason' AS reason
-                FROM runs WHERE created_at >= \(started) AND status = 'completed'
+                FROM runs WHERE tenant_id = \(tenantId) AND created_at >= \(started) AND status = 'completed'
                 """)
         }
         let lateness = try rows.map { try $0.decode("late", as: Double.self) }.sorted()

@@ -47,7 +47,11 @@ public struct RunCommands: Sendable {
     /// ``summary(tenantId:runId:)``).
     public func runs(tenantId: String, _ query: RunQuery) throws -> [RunQuery.Found] {
         try context.store.transaction { tx in
-            try tx.runs(tenantId: tenantId, query).map { RunQuery.Found(run: try PendingFacts.folded($0.run, tx: tx), cursor: $0.cursor) }
+            let found = try tx.runs(tenantId: tenantId, query)
+            // The whole page's plan deliveries and acknowledgments in one fold (a few statements).
+            var runs = Dictionary(found.map { ($0.run.id, $0.run) }, uniquingKeysWith: { a, _ in a })
+            _ = try PendingFacts.fold(into: &runs, tx: tx)
+            return found.map { RunQuery.Found(run: runs[$0.run.id] ?? $0.run, cursor: $0.cursor) }
         }
     }
 
