@@ -51,6 +51,8 @@ final class RetentionIntegrationTests: XCTestCase {
         XCTAssertEqual(try tables.map { try count($0, runId: expired) }, [1, 1, 1, 1, 1])
         _ = try pipeline.commands.cancel(tenantId: pipeline.tenantId, runId: expired)
         _ = try pipeline.commands.cancel(tenantId: pipeline.tenantId, runId: recent)
+        // Each cancel reaches the phone that had the plan: a second delivery per run.
+        XCTAssertTrue(try TestServices.eventually(timeout: 5) { try self.count("deliveries", runId: expired) == 2 && self.count("deliveries", runId: recent) == 2 })
         try pipeline.pool.withConnection { db in
             // Finished 31 days ago; open (waiting) as long; and an event id of 8 days and one of today.
             try db.execute("UPDATE runs SET updated_at = now() - interval '31 days' WHERE id = ANY(\([expired, open])::uuid[])")
