@@ -73,8 +73,10 @@ enum WorkflowRoutes {
             let principal = try await api.principal(request)
             try principal.requireServer()
             let id = try runId(request), tenantId = principal.tenant.id
-            guard let run = try await api.blocking({ try api.commands.summary(tenantId: tenantId, runId: id) }) else { throw HTTPError.notFound("run \(id.uuidString.lowercased())") }
-            return .json(run.state.summary)
+            guard let summary = try await api.blocking({
+                try api.commands.summary(tenantId: tenantId, runId: id).map { try api.commands.summaries(tenantId: tenantId, of: [$0])[0] }
+            }) else { throw HTTPError.notFound("run \(id.uuidString.lowercased())") }
+            return .json(summary)
         }
 
         router.add("GET", "/v1/runs") { request in
@@ -85,19 +87,24 @@ enum WorkflowRoutes {
             var oneMore = query
             oneMore.limit += 1
             let asked = oneMore
-            let found = try await api.blocking { try api.commands.runs(tenantId: tenantId, asked) }
-            let page = Array(found.prefix(query.limit))
-            return .json(RunList(runs: page.map(\.run.state.summary), nextCursor: found.count > query.limit ? page.last?.cursor.text : nil))
+            let (page, more) = try await api.blocking { () -> ([RunQuery.Found], Bool) in
+                let found = try api.commands.runs(tenantId: tenantId, asked)
+                return (Array(found.prefix(query.limit)), found.count > query.limit)
+            }
+            let summaries = try await api.blocking { try api.commands.summaries(tenantId: tenantId, of: page.map(\.run)) }
+            return .json(RunList(runs: summaries, nextCursor: more ? page.last?.cursor.text : nil))
         }
 
         router.add("POST", "/v1/runs/{id}/cancel") { request in
             let principal = try await api.principal(request)
             try principal.requireServer()
             let id = try runId(request), tenantId = principal.tenant.id
-            guard let run = try await api.blocking({ try api.commands.cancel(tenantId: tenantId, runId: id) }) else {
+            guard let summary = try await api.blocking({
+                try api.commands.cancel(tenantId: tenantId, runId: id).map { try api.commands.summaries(tenantId: tenantId, of: [$0])[0] }
+            }) else {
                 throw HTTPError.notFound("run \(id.uuidString.lowercased())")
             }
-            return .json(run.state.summary)
+            return .json(summary)
         }
     }
 

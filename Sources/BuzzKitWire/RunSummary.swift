@@ -18,6 +18,8 @@ public struct RunSummary: Sendable, Hashable, Codable {
     public var steps: [Step]
     /// How and when the run was cancelled.
     public var cancelled: Cancellation?
+    /// The first open of a notification of the run (`$push.opened`), or `null`.
+    public var opened: Opened?
 
     /// A summary from its parts.
     public init(id: String, workflow: String, subscriberId: String, dryRun: Bool, status: RunStatus,
@@ -31,7 +33,7 @@ public struct RunSummary: Sendable, Hashable, Codable {
         self.cancelled = cancelled
     }
 
-    private enum CodingKeys: String, CodingKey { case id, workflow, subscriberId, dryRun, status, steps, cancelled }
+    private enum CodingKeys: String, CodingKey { case id, workflow, subscriberId, dryRun, status, steps, cancelled, opened }
 
     /// Decodes the wire form.
     public init(from decoder: any Decoder) throws {
@@ -43,6 +45,7 @@ public struct RunSummary: Sendable, Hashable, Codable {
         status = try container.decode(RunStatus.self, forKey: .status)
         steps = try container.decode([Step].self, forKey: .steps)
         cancelled = try container.decodeIfPresent(Cancellation.self, forKey: .cancelled)
+        opened = try container.decodeIfPresent(Opened.self, forKey: .opened)
     }
 
     /// Encodes the wire form with an explicit `cancelled: null`.
@@ -55,6 +58,7 @@ public struct RunSummary: Sendable, Hashable, Codable {
         try container.encode(status, forKey: .status)
         try container.encode(steps, forKey: .steps)
         if let cancelled { try container.encode(cancelled, forKey: .cancelled) } else { try container.encodeNil(forKey: .cancelled) }
+        if let opened { try container.encode(opened, forKey: .opened) } else { try container.encodeNil(forKey: .opened) }
     }
 
     /// One step in the run summary: `{"name", "status", "startedAt", "finishedAt", "local"}`.
@@ -71,6 +75,8 @@ public struct RunSummary: Sendable, Hashable, Codable {
         public var finishedAt: Date?
         /// The local window, for a local send.
         public var local: LocalWindow?
+        /// Every push sent for the step, in the order they were sent (the server fills it in).
+        public var deliveries: [Delivery] = []
 
         /// A step summary from its parts.
         public init(name: String, status: StepStatus, startedAt: Date, finishedAt: Date? = nil,
@@ -82,7 +88,7 @@ public struct RunSummary: Sendable, Hashable, Codable {
             self.local = local
         }
 
-        private enum CodingKeys: String, CodingKey { case name, status, startedAt, finishedAt, local }
+        private enum CodingKeys: String, CodingKey { case name, status, startedAt, finishedAt, local, deliveries }
 
         /// Decodes the wire form.
         public init(from decoder: any Decoder) throws {
@@ -92,6 +98,7 @@ public struct RunSummary: Sendable, Hashable, Codable {
             startedAt = try container.decodeInstant(forKey: .startedAt)
             finishedAt = try container.decodeInstantIfPresent(forKey: .finishedAt)
             local = try container.decodeIfPresent(LocalWindow.self, forKey: .local)
+            deliveries = try container.decodeIfPresent([Delivery].self, forKey: .deliveries) ?? []
         }
 
         /// Encodes the wire form with explicit `null`s.
@@ -102,6 +109,7 @@ public struct RunSummary: Sendable, Hashable, Codable {
             try container.encodeInstant(startedAt, forKey: .startedAt)
             try container.encodeInstantOrNull(finishedAt, forKey: .finishedAt)
             if let local { try container.encode(local, forKey: .local) } else { try container.encodeNil(forKey: .local) }
+            try container.encode(deliveries, forKey: .deliveries)
         }
     }
 

@@ -37,7 +37,7 @@ public final class InMemoryStore: Store, @unchecked Sendable {
         public var opens: [(tenantId: String, messageId: String, at: Date)] = []
         public var outbox: [(id: Int64, runId: UUID?, message: OutboxMessage)] = []
         public var nextOutboxId: Int64 = 1
-        public var deliveries: [String: (runId: UUID?, kind: String, messageId: String?, outcome: DeliveryOutcome?)] = [:]
+        public var deliveries: [String: (runId: UUID?, kind: String, messageId: String?, outcome: DeliveryOutcome?, at: Date, order: Int)] = [:]
         public var deactivated: [UUID: (reason: String, at: Date)] = [:]
     }
 

@@ -238,7 +238,7 @@ struct InMemoryStoreTransaction: StoreTransaction {
                 if let existing = state.deliveries[key] {
                     return existing.outcome?.status == "failed" ? .send : .alreadyDone
                 }
-                state.deliveries[key] = (request.runId, request.kind, request.messageId, nil)
+                state.deliveries[key] = (request.runId, request.kind, request.messageId, nil, at, state.deliveries.count)
                 return .send
             }
         }
@@ -247,6 +247,27 @@ struct InMemoryStoreTransaction: StoreTransaction {
     func finishDeliveries(_ outcomes: [(idempotencyKey: String, deviceId: UUID, outcome: DeliveryOutcome)], at: Date) throws {
         write { state in
             for item in outcomes { state.deliveries[InMemoryStore.key(item.idempotencyKey, item.deviceId.uuidString)]?.outcome = item.outcome }
+        }
+    }
+
+    func activity(tenantId: String, runIds: [UUID]) throws -> [UUID: RunActivity] {
+        read { state in
+            let wanted = Set(runIds)
+            var out: [UUID: RunActivity] = [:]
+            for (key, delivery) in state.deliveries.sorted(by: { $0.value.order < $1.value.order }) {
+                guard let runId = delivery.runId, wanted.contains(runId), state.runs[runId]?.tenantId == tenantId else { continue }
+                let parts = key.split(separator: "\u{0}", omittingEmptySubsequences: false)
+                let device = UUID(uuidString: String(parts.last ?? "")).flatMap { state.devices[$0] }
+                out[runId, default: RunActivity()].deliveries.append(RunActivity.Entry(
+                    idempotencyKey: parts.dropLast().joined(separator: "\u{0}"), kind: delivery.kind, status: delivery.outcome?.status ?? "pending",
+                    apnsId: delivery.outcome?.apnsId, at: delivery.at, reason: delivery.outcome?.reason, tokenSuffix: device.map { String($0.token.suffix(8)) } ?? ""))
+            }
+            for open in state.opens.sorted(by: { $0.at < $1.at }) where open.tenantId == tenantId {
+                guard let runId = state.deliveries.values.first(where: { $0.messageId == open.messageId })?.runId, wanted.contains(runId),
+                      out[runId]?.opened == nil else { continue }
+                out[runId, default: RunActivity()].opened = RunSummary.Opened(messageId: open.messageId, at: open.at)
+            }
+            return out
         }
     }
 

@@ -60,23 +60,25 @@ final class RunStorageTests: XCTestCase {
         _ = run.handle(.planDelivered(localId: "run-1/nudge", deviceCount: 2), now: begins)
         _ = run.handle(.timerFired(timer), now: timer.at)
         let summary = try JSONDecoder().decode(JSONValue.self, from: JSONEncoder().encode(run.summary))
-        XCTAssertEqual(Set(summary.objectValue?.keys ?? [:].keys), ["id", "workflow", "subscriberId", "dryRun", "status", "steps", "cancelled"])
+        XCTAssertEqual(Set(summary.objectValue?.keys ?? [:].keys), ["id", "workflow", "subscriberId", "dryRun", "status", "steps", "cancelled", "opened"])
         XCTAssertEqual(summary["id"], "run-1")
         XCTAssertEqual(summary["workflow"], "leg-day")
         XCTAssertEqual(summary["subscriberId"], "u_123")
         XCTAssertEqual(summary["dryRun"], false)
         XCTAssertEqual(summary["status"], "completed")
         XCTAssertEqual(summary["cancelled"], .null)
+        XCTAssertEqual(summary["opened"], .null, "the server fills in the first open")
         let steps = try XCTUnwrap(summary["steps"]?.arrayValue)
         XCTAssertEqual(steps.count, 2)
         XCTAssertEqual(steps[0], ["name": "morning-of", "status": "completed", "startedAt": "2026-11-30T09:00:00Z",
-                                  "finishedAt": "2026-12-01T06:00:00Z", "local": nil])
+                                  "finishedAt": "2026-12-01T06:00:00Z", "local": nil, "deliveries": []])
         XCTAssertEqual(steps[1], [
             "name": "nudge", "status": "fallback sent", "startedAt": "2026-11-30T09:00:00Z", "finishedAt": "2026-12-01T06:00:00Z",
             "local": ["localId": "run-1/nudge", "moment": "2026-12-01T06:00:00Z",
                       "fireAt": ["year": 2026, "month": 12, "day": 1, "hour": 7, "minute": 0, "second": 0],
                       "shiftedByQuietHours": false, "planSentTo": 2, "acknowledged": false, "acknowledgedAt": nil,
                       "fallback": ["sent": true, "idempotencyKey": "run-1/nudge/fallback", "reason": "no device confirmed the schedule"]],
+            "deliveries": [],
         ])
         XCTAssertEqual(try JSONDecoder().decode(RunSummary.self, from: JSONEncoder().encode(run.summary)), run.summary)
     }

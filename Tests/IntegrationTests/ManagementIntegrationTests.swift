@@ -42,6 +42,34 @@ final class ManagementIntegrationTests: APITestCase {
                        "a device cannot erase")
     }
 
+    func testTheSummaryListsEveryPushOfAStepByDeviceAndTheFirstOpen() throws {
+        let tokens = try pipeline.subscriber("maya", devices: 2)
+        try pipeline.scheduleWorkout("maya", at: Date().addingTimeInterval(3600))
+        XCTAssertTrue(TestServices.eventually(timeout: 5) { tokens.allSatisfy { !self.pipeline.pushes(to: $0).isEmpty } })
+        let plan = try JSONDecoder().decode(SilentPlanPayload.self, from: try XCTUnwrap(pipeline.pushes(to: tokens[0]).first).payload).local
+        let runId = String(plan.id.prefix { $0 != "/" })
+        let opened = api.call("POST", "/v1/events", body: ["event": "$push.opened", "subscriberId": "maya", "properties": ["messageId": plan.messageId]],
+                              key: api.publishableKey, headers: api.deviceHeaders("maya"))
+        XCTAssertEqual(opened.status, 202)
+        XCTAssertEqual(api.call("POST", "/v1/runs/\(runId)/cancel", key: api.secretKey).status, 200)
+        XCTAssertTrue(TestServices.eventually(timeout: 5) { tokens.allSatisfy { self.pipeline.pushes(to: $0).count == 2 } }, "the cancels went out")
+
+        var summary: [String: Any] = [:]
+        XCTAssertTrue(TestServices.eventually(timeout: 5) {
+            summary = self.api.call("GET", "/v1/runs/\(runId)", key: self.api.secretKey).object
+            return summary["opened"] is [String: Any]
+        }, "the open was recorded")
+        XCTAssertEqual((summary["opened"] as? [String: Any])?["messageId"] as? String, plan.messageId)
+        let steps = try XCTUnwrap(summary["steps"] as? [[String: Any]])
+        XCTAssertEqual((steps.first?["deliveries"] as? [Any])?.count, 0, "the wait sent nothing")
+        let deliveries = try XCTUnwrap(steps.last?["deliveries"] as? [[String: Any]])
+        XCTAssertEqual(deliveries.compactMap { $0["kind"] as? String }, ["plan", "plan", "cancel", "cancel"])
+        XCTAssertEqual(Set(deliveries.compactMap { $0["tokenSuffix"] as? String }), Set(tokens.map { String($0.suffix(8)) }))
+        XCTAssertTrue(deliveries.allSatisfy { $0["status"] as? String == "sent" && $0["apnsId"] is String && $0["at"] is String })
+        let listed = api.call("GET", "/v1/runs?subscriberId=maya", key: api.secretKey).object["runs"] as? [[String: Any]]
+        XCTAssertEqual(((listed?.first?["steps"] as? [[String: Any]])?.last?["deliveries"] as? [Any])?.count, 4, "run search shows the same")
+    }
+
     func testASubscriberIsShownWithItsDevicesByTheirTokensLastCharacters() throws {
         let tokens = try pipeline.subscriber("maya", devices: 2)
         let object = api.call("GET", "/v1/subscribers/maya", key: api.secretKey).object

@@ -43,6 +43,13 @@ public struct RunCommands: Sendable {
         }
     }
 
+    /// The runs' summaries as the API shows them: each step with the pushes sent for it, and
+    /// the run's first open (two statements for all of them).
+    public func summaries(tenantId: String, of runs: [RunRecord]) throws -> [RunSummary] {
+        let activity = try context.store.transaction { try $0.activity(tenantId: tenantId, runIds: runs.map(\.id)) }
+        return runs.map { $0.state.summary.attaching(activity[$0.id] ?? RunActivity()) }
+    }
+
     /// A page of the tenant's runs, newest first, each as its summary shows it (see
     /// ``summary(tenantId:runId:)``).
     public func runs(tenantId: String, _ query: RunQuery) throws -> [RunQuery.Found] {

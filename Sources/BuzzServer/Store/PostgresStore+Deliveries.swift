@@ -1,3 +1,4 @@
+import BuzzKitWire
 import Foundation
 import PostgresClient
 
@@ -49,6 +50,28 @@ extension PostgresStoreTransaction {
                         \(outcomes.map { $0.outcome.reason ?? "" })::text[], \(outcomes.map(\.outcome.attempts))::int[]) AS u(k, d, s, a, h, r, n)
             WHERE x.idempotency_key = u.k AND x.device_id = u.d
             """)
+    }
+
+    func activity(tenantId: String, runIds: [UUID]) throws -> [UUID: RunActivity] {
+        guard !runIds.isEmpty else { return [:] }
+        var out: [UUID: RunActivity] = [:]
+        for row in try db.query("""
+            SELECT x.run_id, x.idempotency_key, x.kind, x.status, x.apns_id, coalesce(x.sent_at, x.created_at) AS at, x.reason,
+                   coalesce(right(d.token, 8), '') AS suffix
+            FROM deliveries x LEFT JOIN devices d ON d.id = x.device_id
+            WHERE x.run_id = ANY(\(runIds)::uuid[]) AND x.tenant_id = \(tenantId) ORDER BY x.id
+            """) {
+            out[try row.decode("run_id"), default: RunActivity()].deliveries.append(RunActivity.Entry(
+                idempotencyKey: try row.decode("idempotency_key"), kind: try row.decode("kind"), status: try row.decode("status"),
+                apnsId: try row.decode("apns_id"), at: try row.decode("at"), reason: try row.decode("reason"), tokenSuffix: try row.decode("suffix")))
+        }
+        for row in try db.query("""
+            SELECT DISTINCT ON (run_id) run_id, message_id, opened_at FROM opens
+            WHERE tenant_id = \(tenantId) AND run_id = ANY(\(runIds)::uuid[]) ORDER BY run_id, opened_at
+            """) {
+            out[try row.decode("run_id"), default: RunActivity()].opened = RunSummary.Opened(messageId: try row.decode("message_id"), at: try row.decode("opened_at"))
+        }
+        return out
     }
 
     func planRecipients(runId: UUID) throws -> [DeviceRecord] {

@@ -50,6 +50,8 @@ public protocol StoreTransaction {
     /// timezone and properties), its devices, acknowledgments, opens, cancel marks and the
     /// plans of its runs.
     func eraseSubscriber(tenantId: String, subscriberId: String) throws
+    /// What was sent for each of the tenant's runs, and its first open.
+    func activity(tenantId: String, runIds: [UUID]) throws -> [UUID: RunActivity]
     /// A page of the tenant's runs, newest first (`limit` of them at most).
     func runs(tenantId: String, _ query: RunQuery) throws -> [RunQuery.Found]
     /// Open runs of the subscriber that `event` may cancel.
