@@ -14,6 +14,10 @@ public struct RetentionSettings: Sendable, Equatable {
     /// Rows removed per statement (`BUZZKIT_RETENTION_BATCH`, default 1,000): each is a short
     /// transaction, so no lock is held for long.
     public var batch = 1_000
+    /// Seconds between two batches while a backlog drains (`BUZZKIT_RETENTION_PAUSE_SECONDS`,
+    /// default 0.2): the sweeper works a fraction of the time, so the pipeline beside it keeps
+    /// its pace; a longer pause drains slower and disturbs less.
+    public var pauseSeconds: Double = 0.2
     /// Seconds between sweeps once nothing is left to remove (`BUZZKIT_RETENTION_INTERVAL_SECONDS`,
     /// default 60).
     public var intervalSeconds: Double = 60
@@ -26,6 +30,7 @@ public struct RetentionSettings: Sendable, Equatable {
         try Configuration.read("BUZZKIT_RETENTION_RUN_DAYS", from: environment, into: &runDays)
         try Configuration.read("BUZZKIT_RETENTION_BATCH", from: environment, into: &batch)
         try Configuration.read("BUZZKIT_RETENTION_INTERVAL_SECONDS", from: environment, into: &intervalSeconds)
+        try Configuration.read("BUZZKIT_RETENTION_PAUSE_SECONDS", from: environment, into: &pauseSeconds)
     }
 
     /// Checks every field and names the first wrong one.
@@ -36,6 +41,9 @@ public struct RetentionSettings: Sendable, Equatable {
             }
         }
         try Configuration.require(batch, in: 1...100_000, "BUZZKIT_RETENTION_BATCH")
+        guard pauseSeconds >= 0, pauseSeconds <= 60 else {
+            throw ServerError(.configuration, "must be between 0 and 60 seconds, got \(pauseSeconds)", field: "BUZZKIT_RETENTION_PAUSE_SECONDS")
+        }
         guard intervalSeconds >= 0.01, intervalSeconds <= 86_400 else {
             throw ServerError(.configuration, "must be between 0.01 and 86400 seconds, got \(intervalSeconds)", field: "BUZZKIT_RETENTION_INTERVAL_SECONDS")
         }

@@ -16,14 +16,11 @@ public final class RetentionSweeper: Service, @unchecked Sendable {
     let settings: RetentionSettings
     let metrics: Metrics?
     let log: Log?
-    /// Pause between two batches while a backlog drains.
-    let pause: TimeInterval
     private let shutdownRequest = ShutdownRequest()
 
-    public init(pool: PostgresPool, settings: RetentionSettings, pause: TimeInterval = 0.05, metrics: Metrics? = nil, log: Log? = nil) {
+    public init(pool: PostgresPool, settings: RetentionSettings, metrics: Metrics? = nil, log: Log? = nil) {
         self.pool = pool
         self.settings = settings
-        self.pause = pause
         self.metrics = metrics
         self.log = log
     }
@@ -37,7 +34,7 @@ public final class RetentionSweeper: Service, @unchecked Sendable {
                 while true {
                     let removed = try sweepBatch(now: Date())
                     guard removed.eventIds >= settings.batch || removed.runs >= settings.batch else { break }
-                    if shutdownRequest.wait(upTo: pause) { return }
+                    if shutdownRequest.wait(upTo: settings.pauseSeconds) { return }
                 }
             } catch {
                 log?.warning("retention sweep failed; trying again at the next interval", ["error": "\(error)"])

@@ -7,11 +7,12 @@ extension Commands {
     static let operationsUsage = """
         usage: buzzkit runs list TENANT [--subscriber ID] [--workflow KEY] [--status STATUS] [--limit N] [--cursor C]
                buzzkit subscriber show|delete TENANT ID
+               buzzkit workflow list TENANT | buzzkit workflow retire TENANT KEY
                buzzkit dlq list QUEUE [--limit N]
                buzzkit dlq replay QUEUE [--limit N]
         """
 
-    /// `buzzkit runs …`, `buzzkit subscriber …`, `buzzkit dlq …`: what support and operators
+    /// `buzzkit runs …`, `buzzkit subscriber …`, `buzzkit workflow …`, `buzzkit dlq …`: what support and operators
     /// do from a shell, through the same code as the API's management routes.
     static func operations(_ command: String, _ configuration: Configuration, arguments: [String]) throws {
         let runtime = try Runtime(configuration: configuration, push: UnconfiguredPushProvider(), component: "admin")
@@ -43,6 +44,15 @@ extension Commands {
         case ("subscriber", "delete") where arguments.count == 3:
             try commands.erase(tenantId: arguments[1], subscriberId: arguments[2])
             print("erased \(arguments[2]): its live runs are cancelled on its phones; its devices, properties, acknowledgments and opens are gone")
+        case ("workflow", "list") where arguments.count == 2:
+            for workflow in try PostgresDirectory(pool: runtime.pool).workflows(tenantId: arguments[1]) {
+                print("\(workflow.key)  version \(workflow.version)  updated \(RFC3339.format(workflow.updatedAt))")
+            }
+        case ("workflow", "retire") where arguments.count == 3:
+            guard try PostgresDirectory(pool: runtime.pool).retireWorkflow(tenantId: arguments[1], key: arguments[2], at: Date()) else {
+                throw ServerError(.notFound, "tenant \(arguments[1]) has no current workflow \(arguments[2])")
+            }
+            print("retired \(arguments[2]): no new run starts from it; its live runs go on")
         case ("dlq", "list") where arguments.count >= 2, ("dlq", "replay") where arguments.count >= 2:
             guard let queue = Topology.Queue(rawValue: arguments[1]) else {
                 throw ServerError(.invalidInput, "unknown queue \"\(arguments[1])\"; choose from \(Topology.Queue.allCases.map(\.rawValue).joined(separator: ", "))")

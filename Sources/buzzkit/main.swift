@@ -28,6 +28,7 @@ let usage = """
       runs list TENANT [--subscriber ID] [--workflow KEY] [--status S] [--limit N] [--cursor C]
                                 a tenant's runs, newest first
       subscriber show|delete TENANT ID   a subscriber and its devices; erasure (cancels its runs on its phones)
+      workflow list TENANT | workflow retire TENANT KEY   current workflows; retire one (no new runs, live ones go on)
       dlq list|replay QUEUE [--limit N]  dead letters with their reasons; send them back after a fix (ids kept)
       moment --time HH:MM[:SS] --timezone ZONE --from INSTANT [--quiet-hours HH:MM-HH:MM] [--policy shift|ignore]
                                 print the local-window moment as {"moment", "fireAt", "shiftedByQuietHours"}
@@ -52,7 +53,7 @@ case "migrate":
     } catch {
         fail("\(error)")
     }
-case "runs", "subscriber", "dlq":
+case "runs", "subscriber", "workflow", "dlq":
     do {
         try Commands.operations(command, try Configuration(environment: environment), arguments: Array(arguments.dropFirst()))
     } catch {

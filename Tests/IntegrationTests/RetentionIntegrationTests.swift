@@ -86,7 +86,8 @@ final class RetentionIntegrationTests: XCTestCase {
         settings.runDays = 1
         settings.batch = 2
         settings.intervalSeconds = 0.05
-        let sweeper = RetentionSweeper(pool: pipeline.pool, settings: settings, pause: 0.01)
+        settings.pauseSeconds = 0.01
+        let sweeper = RetentionSweeper(pool: pipeline.pool, settings: settings)
         let stopped = DispatchSemaphore(value: 0)
         Thread { sweeper.run(); stopped.signal() }.start()
         XCTAssertTrue(try TestServices.eventually(timeout: 5) { try runs.allSatisfy { try self.count("runs", runId: $0) == 0 } }, "three batches of at most 2")
