@@ -58,8 +58,8 @@ struct ManagementBench {
         sweeper.shutdown(deadline: Date().addingTimeInterval(5))
         stopped.wait()
         report.add("management: sustained whole windows, offered \(rate)/s, with the sweeper removing expired runs beside them", sustained.achievedRate,
-                   unit: String(format: "windows/s (%.1f %% below the %.0f/s without it; %.0f runs removed meanwhile)",
-                                (1 - sustained.achievedRate / baseline) * 100, baseline, removedDuring))
+                   unit: String(format: "windows/s (%+.1f %% against the %.0f/s without it; %.0f runs removed meanwhile)",
+                                (sustained.achievedRate / baseline - 1) * 100, baseline, removedDuring))
         report.add("management:   decision after the moment p50 (p99)", sustained.decisionLatenessP50 * 1000,
                    unit: String(format: "ms (p99 %.0f ms)", sustained.decisionLatenessP99 * 1000))
         report.add("management: \(expired) expired runs and their deliveries removed", drained,
