@@ -6,12 +6,9 @@ import Foundation
 public struct AMQPGotMessage: Sendable {
     public var deliveryTag: UInt64
     public var redelivered: Bool
-    public var exchange: String
-    public var routingKey: String
-    public var body: Data
-    public var headers: [String: AMQPFieldValue]
-    public var messageId: String?
-    public var contentType: String?
+    /// The message as the broker holds it: exchange and routing key it was last routed with,
+    /// body and properties.
+    public var message: AMQPMessage
 }
 
 extension AMQPConnection {
@@ -31,13 +28,8 @@ extension AMQPConnection {
         let read = amqp_read_message(state, channel, &message, 0)
         if let error = Self.replyError(read, context: "basic.get \(queue): the message") { throw error }
         defer { amqp_destroy_message(&message) }
-        let properties = message.properties, flags = properties._flags
-        return AMQPGotMessage(
-            deliveryTag: ok.delivery_tag, redelivered: ok.redelivered != 0, exchange: AMQPDecode.string(ok.exchange),
-            routingKey: AMQPDecode.string(ok.routing_key), body: AMQPDecode.data(message.body),
-            headers: flags & UInt32(AMQP_BASIC_HEADERS_FLAG) != 0 ? AMQPDecode.table(properties.headers) : [:],
-            messageId: flags & UInt32(AMQP_BASIC_MESSAGE_ID_FLAG) != 0 ? AMQPDecode.string(properties.message_id) : nil,
-            contentType: flags & UInt32(AMQP_BASIC_CONTENT_TYPE_FLAG) != 0 ? AMQPDecode.string(properties.content_type) : nil)
+        return AMQPGotMessage(deliveryTag: ok.delivery_tag, redelivered: ok.redelivered != 0,
+                              message: AMQPMessage(received: message, exchange: ok.exchange, routingKey: ok.routing_key))
     }
 
     /// Acknowledges a message taken with ``get(_:)``, or gives it back to its queue with `requeue`.
@@ -47,5 +39,17 @@ extension AMQPConnection {
         } else {
             try basicAck(message.deliveryTag)
         }
+    }
+}
+
+extension AMQPMessage {
+    /// A message copied out of rabbitmq-c memory (a delivery's or a `basic.get`'s).
+    init(received message: amqp_message_t, exchange: amqp_bytes_t, routingKey: amqp_bytes_t) {
+        let properties = message.properties, flags = properties._flags
+        self.init(exchange: AMQPDecode.string(exchange), routingKey: AMQPDecode.string(routingKey), body: AMQPDecode.data(message.body),
+                  headers: flags & UInt32(AMQP_BASIC_HEADERS_FLAG) != 0 ? AMQPDecode.table(properties.headers) : [:],
+                  messageId: flags & UInt32(AMQP_BASIC_MESSAGE_ID_FLAG) != 0 ? AMQPDecode.string(properties.message_id) : nil,
+                  contentType: flags & UInt32(AMQP_BASIC_CONTENT_TYPE_FLAG) != 0 ? AMQPDecode.string(properties.content_type) : nil,
+                  persistent: flags & UInt32(AMQP_BASIC_DELIVERY_MODE_FLAG) != 0 && properties.delivery_mode == 2)
     }
 }

@@ -169,16 +169,9 @@ extension AMQPConnection {
     }
 
     private static func copy(_ envelope: amqp_envelope_t) -> AMQPRawDelivery {
-        let properties = envelope.message.properties
-        let flags = properties._flags
-        return AMQPRawDelivery(
-            deliveryTag: envelope.delivery_tag,
-            redelivered: envelope.redelivered != 0,
-            exchange: AMQPDecode.string(envelope.exchange),
-            routingKey: AMQPDecode.string(envelope.routing_key),
-            body: AMQPDecode.data(envelope.message.body),
-            headers: flags & UInt32(AMQP_BASIC_HEADERS_FLAG) != 0 ? AMQPDecode.table(properties.headers) : [:],
-            messageId: flags & UInt32(AMQP_BASIC_MESSAGE_ID_FLAG) != 0 ? AMQPDecode.string(properties.message_id) : nil,
-            contentType: flags & UInt32(AMQP_BASIC_CONTENT_TYPE_FLAG) != 0 ? AMQPDecode.string(properties.content_type) : nil)
+        let message = AMQPMessage(received: envelope.message, exchange: envelope.exchange, routingKey: envelope.routing_key)
+        return AMQPRawDelivery(deliveryTag: envelope.delivery_tag, redelivered: envelope.redelivered != 0, exchange: message.exchange,
+                               routingKey: message.routingKey, body: message.body, headers: message.headers, messageId: message.messageId,
+                               contentType: message.contentType)
     }
 }

@@ -40,9 +40,9 @@ extension RunSummary {
             try container.encode(tokenSuffix, forKey: .tokenSuffix)
             try container.encode(kind, forKey: .kind)
             try container.encode(status, forKey: .status)
-            if let apnsId { try container.encode(apnsId, forKey: .apnsId) } else { try container.encodeNil(forKey: .apnsId) }
+            try container.encodeOrNull(apnsId, forKey: .apnsId)
             try container.encodeInstant(at, forKey: .at)
-            if let reason { try container.encode(reason, forKey: .reason) } else { try container.encodeNil(forKey: .reason) }
+            try container.encodeOrNull(reason, forKey: .reason)
         }
     }
 

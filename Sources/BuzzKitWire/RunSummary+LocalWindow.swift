@@ -64,7 +64,7 @@ extension RunSummary {
             try container.encode(planSentTo, forKey: .planSentTo)
             try container.encode(acknowledged, forKey: .acknowledged)
             try container.encodeInstantOrNull(acknowledgedAt, forKey: .acknowledgedAt)
-            if let fallback { try container.encode(fallback, forKey: .fallback) } else { try container.encodeNil(forKey: .fallback) }
+            try container.encodeOrNull(fallback, forKey: .fallback)
         }
 
         /// The local window's fallback decision, made at the moment:

@@ -57,8 +57,8 @@ public struct RunSummary: Sendable, Hashable, Codable {
         try container.encode(dryRun, forKey: .dryRun)
         try container.encode(status, forKey: .status)
         try container.encode(steps, forKey: .steps)
-        if let cancelled { try container.encode(cancelled, forKey: .cancelled) } else { try container.encodeNil(forKey: .cancelled) }
-        if let opened { try container.encode(opened, forKey: .opened) } else { try container.encodeNil(forKey: .opened) }
+        try container.encodeOrNull(cancelled, forKey: .cancelled)
+        try container.encodeOrNull(opened, forKey: .opened)
     }
 
     /// One step in the run summary: `{"name", "status", "startedAt", "finishedAt", "local"}`.
@@ -108,7 +108,7 @@ public struct RunSummary: Sendable, Hashable, Codable {
             try container.encode(status, forKey: .status)
             try container.encodeInstant(startedAt, forKey: .startedAt)
             try container.encodeInstantOrNull(finishedAt, forKey: .finishedAt)
-            if let local { try container.encode(local, forKey: .local) } else { try container.encodeNil(forKey: .local) }
+            try container.encodeOrNull(local, forKey: .local)
             try container.encode(deliveries, forKey: .deliveries)
         }
     }

@@ -37,7 +37,8 @@ public struct DeadLetters: Sendable {
         var taken: [AMQPGotMessage] = []
         while taken.count < limit, let message = try connection.get(topology.deadLetterName(queue)) { taken.append(message) }
         for message in taken { try connection.settle(message, requeue: true) }
-        return taken.map { Letter(messageId: $0.messageId, routingKey: Self.originalRoutingKey($0), reason: Self.reason($0), body: $0.body) }
+        return taken.map { Letter(messageId: $0.message.messageId, routingKey: Self.originalRoutingKey($0.message), reason: Self.reason($0.message),
+                                  body: $0.message.body) }
     }
 
     /// Sends up to `limit` dead letters of `queue` back where they first went, through `broker`
@@ -49,7 +50,7 @@ public struct DeadLetters: Sendable {
         var replayed = 0
         while replayed < limit, let message = try connection.get(topology.deadLetterName(queue)) {
             do {
-                try broker.publishAndWait([origin(of: message, queue: queue)])
+                try broker.publishAndWait([origin(of: message.message, queue: queue)])
             } catch {
                 try? connection.settle(message, requeue: true)
                 throw error
@@ -61,25 +62,27 @@ public struct DeadLetters: Sendable {
     }
 
     /// The message as it was first published.
-    func origin(of message: AMQPGotMessage, queue: Topology.Queue) -> AMQPMessage {
+    func origin(of message: AMQPMessage, queue: Topology.Queue) -> AMQPMessage {
+        var origin = message
         var headers = message.headers
         for key in headers.keys where key == "x-death" || key.hasPrefix("x-first-death") || key.hasPrefix("x-last-death")
             || ["x-buzzkit-error", "x-buzzkit-queue", "x-buzzkit-routing-key"].contains(key) {
             headers[key] = nil
         }
+        origin.headers = headers
         switch queue {
         case .trigger, .triggerBulk, .ackIngest:
-            return AMQPMessage(exchange: topology.eventsExchange(queue.lane), routingKey: Self.originalRoutingKey(message), body: message.body,
-                               headers: headers, messageId: message.messageId, contentType: message.contentType)
+            (origin.exchange, origin.routingKey) = (topology.eventsExchange(queue.lane), Self.originalRoutingKey(message))
         case .planDispatch, .planDispatchBulk, .fallbackCheck:
-            return AMQPMessage(routingKey: topology.name(queue), body: message.body, headers: headers, messageId: message.messageId,
-                               contentType: message.contentType)
+            (origin.exchange, origin.routingKey) = ("", topology.name(queue))
         }
+        origin.persistent = true
+        return origin
     }
 
     /// `x-buzzkit-routing-key` (set when a worker dead-letters), else the first routing key of
     /// the broker's `x-death` record (a delivery limit), else the key it has.
-    static func originalRoutingKey(_ message: AMQPGotMessage) -> String {
+    static func originalRoutingKey(_ message: AMQPMessage) -> String {
         if let key = message.headers["x-buzzkit-routing-key"]?.stringValue { return key }
         if case .array(let deaths)? = message.headers["x-death"], case .table(let death)? = deaths.first,
            case .array(let keys)? = death["routing-keys"], let key = keys.first?.stringValue {
@@ -88,7 +91,7 @@ public struct DeadLetters: Sendable {
         return message.routingKey
     }
 
-    static func reason(_ message: AMQPGotMessage) -> String {
+    static func reason(_ message: AMQPMessage) -> String {
         if let error = message.headers["x-buzzkit-error"]?.stringValue { return error }
         if case .array(let deaths)? = message.headers["x-death"], case .table(let death)? = deaths.first {
             return "dead-lettered by the broker: \(death["reason"]?.stringValue ?? "unknown"), \(death["count"]?.intValue.map { "\($0) time(s)" } ?? "")"

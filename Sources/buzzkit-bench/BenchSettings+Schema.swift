@@ -16,9 +16,11 @@ extension BenchSettings {
     }
 
     /// A fresh `schema` and the runtime the in-process pipeline figures share: 24 connections,
-    /// 3 worker threads a queue, batches of 200, prefetch 1,000, every queue of `topology`
-    /// declared and empty.
-    func pipelineRuntime(schema: String, topology: Topology, push: InMemoryPushProvider) throws -> Runtime {
+    /// 3 worker threads a queue, batches of 200, prefetch 1,000, every queue under `prefix`
+    /// declared and empty, pushes to an in-memory provider. Says `what` runs on standard error.
+    func pipelineRuntime(_ what: String, schema: String, prefix: String) throws -> (Runtime, InMemoryPushProvider, Topology) {
+        FileHandle.standardError.write(Data("\(what)...\n".utf8))
+        let push = InMemoryPushProvider(), topology = Topology(prefix: prefix)
         try freshSchema(schema)
         var configuration = Configuration()
         configuration.databaseURL = databaseURL
@@ -33,6 +35,6 @@ extension BenchSettings {
         defer { setup.close() }
         try topology.declare(on: setup)
         for queue in Topology.Queue.allCases { try setup.purgeQueue(topology.name(queue)) }
-        return runtime
+        return (runtime, push, topology)
     }
 }

@@ -21,11 +21,8 @@ enum FairnessBench {
         let campaign = Int(environment["BENCH_CAMPAIGN"] ?? "") ?? 1_000_000
         let probeSeconds = Double(environment["BENCH_FAIRNESS_SECONDS"] ?? "") ?? 30
         let audience = 100_000
-        let schema = "bench_fairness"
-        FileHandle.standardError.write(Data("fairness (a campaign of \(campaign) events in flight)...\n".utf8))
-        let push = InMemoryPushProvider()
-        let topology = Topology(prefix: "bench.fair.")
-        let runtime = try settings.pipelineRuntime(schema: schema, topology: topology, push: push)
+        let (runtime, push, topology) = try settings.pipelineRuntime("fairness (a campaign of \(campaign) events in flight)",
+                                                                     schema: "bench_fairness", prefix: "bench.fair.")
         defer { runtime.close() }
         // A connection for each look at the broker: one held idle through the campaign's
         // publishing would miss its heartbeats.

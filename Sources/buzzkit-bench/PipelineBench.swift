@@ -14,11 +14,7 @@ import PushDelivery
 enum PipelineBench {
     static func run(settings: BenchSettings, report: inout BenchReport) throws {
         let windows = Int(ProcessInfo.processInfo.environment["BENCH_WINDOWS"] ?? "") ?? 20_000
-        let schema = "bench_pipeline"
-        FileHandle.standardError.write(Data("pipeline (\(windows) windows)...\n".utf8))
-        let push = InMemoryPushProvider()
-        let topology = Topology(prefix: "bench.")
-        let runtime = try settings.pipelineRuntime(schema: schema, topology: topology, push: push)
+        let (runtime, push, topology) = try settings.pipelineRuntime("pipeline (\(windows) windows)", schema: "bench_pipeline", prefix: "bench.")
         defer { runtime.close() }
 
         let directory = PostgresDirectory(pool: runtime.pool)

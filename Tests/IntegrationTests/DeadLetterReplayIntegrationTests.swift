@@ -8,13 +8,7 @@ import XCTest
 
 /// `buzzkit dlq list|replay`: a message dead-lettered by a bug is replayed after the fix and
 /// handled once, however often it is replayed or republished.
-final class DeadLetterReplayIntegrationTests: XCTestCase {
-    var pipeline: PipelineHarness!
-
-    override func setUpWithError() throws { pipeline = try PipelineHarness() }
-
-    override func tearDown() { pipeline?.shutdown() }
-
+final class DeadLetterReplayIntegrationTests: PipelineTestCase {
     func testAnEventDeadLetteredByABugIsHandledOnceAfterTheFixAndItsReplay() throws {
         // The "bug": events for a tenant this deployment does not know yet (a backend
         // configured ahead of its tenant's migration), each refused as permanent.

@@ -6,16 +6,7 @@ import XCTest
 
 /// The operators' commands, as a shell runs them, against a pipeline on its own schema and
 /// queues: `buzzkit runs list`, `subscriber show|delete`, `workflow list|retire`, `dlq list|replay`.
-final class OperatorCommandsIntegrationTests: XCTestCase {
-    var pipeline: PipelineHarness!
-
-    override func setUpWithError() throws {
-        pipeline = try PipelineHarness()
-        try pipeline.putLegDay()
-    }
-
-    override func tearDown() { pipeline?.shutdown() }
-
+final class OperatorCommandsIntegrationTests: PipelineTestCase {
     /// Runs `buzzkit` with `arguments`; returns its exit status and what it printed.
     func buzzkit(_ arguments: String...) throws -> (status: Int32, output: String) {
         let process = Process()

@@ -6,16 +6,7 @@ import XCTest
 
 /// Data that does not grow forever: the sweeper removes finished runs past their window with
 /// everything recorded for them, and event ids past theirs, and nothing else.
-final class RetentionIntegrationTests: XCTestCase {
-    var pipeline: PipelineHarness!
-
-    override func setUpWithError() throws {
-        pipeline = try PipelineHarness()
-        try pipeline.putLegDay()
-    }
-
-    override func tearDown() { pipeline?.shutdown() }
-
+final class RetentionIntegrationTests: PipelineTestCase {
     /// A run of `subscriber` whose plan reached its phone, acknowledged and opened; returns its id.
     func windowRun(_ subscriber: String) throws -> UUID {
         let token = try XCTUnwrap(try pipeline.subscriber(subscriber).first)
