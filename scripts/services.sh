@@ -40,6 +40,7 @@ install_packages() {
   command -v wrk >/dev/null || need+=(wrk)
   command -v docker-compose >/dev/null || need+=(docker-compose)
   command -v pgbench >/dev/null || [ -x "$PG_BIN/pgbench" ] || need+=(postgresql-contrib)
+  command -v perf >/dev/null || need+=(linux-perf)
   if [ ${#need[@]} -gt 0 ]; then
     log "installing: ${need[*]}"
     export DEBIAN_FRONTEND=noninteractive

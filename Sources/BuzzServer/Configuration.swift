@@ -42,6 +42,9 @@ public struct Configuration: Sendable, Equatable {
     /// Active devices a subscriber may have; registering one more turns the least recently
     /// registered inactive (`BUZZKIT_MAX_DEVICES_PER_SUBSCRIBER`, default 10).
     public var maxDevicesPerSubscriber = 10
+    /// Relay loops in each `buzzkit scheduler` (`BUZZKIT_SCHEDULER_RELAYS`, default 2): while
+    /// one waits for its confirms and commit, another claims the next due batch.
+    public var schedulerRelays = 2
     /// The longest a subscriber token may still be valid for, in days; a token that expires
     /// later is refused (`BUZZKIT_MAX_SUBSCRIBER_TOKEN_DAYS`, default 30).
     public var maxSubscriberTokenDays = 30
@@ -61,6 +64,8 @@ public struct Configuration: Sendable, Equatable {
     public var lanes = LaneSettings()
     /// What is kept for how long (`BUZZKIT_RETENTION_*`, see ``RetentionSettings``).
     public var retention = RetentionSettings()
+    /// How settled windows reach their runs (``CompletionSettings``).
+    public var completion = CompletionSettings()
 
     /// The documented defaults (they match `scripts/services.sh`).
     public init() {
@@ -105,6 +110,7 @@ public struct Configuration: Sendable, Equatable {
         string("BUZZKIT_QUEUE_PREFIX", &queuePrefix)
         try int("BUZZKIT_BATCH_SIZE", &batchSize)
         try int("BUZZKIT_APNS_CONNECTIONS", &apnsConnections)
+        try int("BUZZKIT_SCHEDULER_RELAYS", &schedulerRelays)
         func optional(_ key: String) -> String? { environment[key].flatMap { $0.isEmpty ? nil : $0 } }
         apnsKeyFile = optional("BUZZKIT_APNS_KEY_FILE")
         apnsKeyId = optional("BUZZKIT_APNS_KEY_ID")
@@ -119,6 +125,7 @@ public struct Configuration: Sendable, Equatable {
         rateLimits = try RateLimits(environment: environment)
         lanes = try LaneSettings(environment: environment)
         retention = try RetentionSettings(environment: environment)
+        completion = try CompletionSettings(environment: environment)
         try validate()
     }
 
@@ -144,6 +151,7 @@ public struct Configuration: Sendable, Equatable {
         try Self.require(workerThreads, in: 1...64, "BUZZKIT_WORKER_THREADS")
         try Self.require(batchSize, in: 1...5000, "BUZZKIT_BATCH_SIZE")
         try Self.require(apnsConnections, in: 1...16, "BUZZKIT_APNS_CONNECTIONS")
+        try Self.require(schedulerRelays, in: 1...16, "BUZZKIT_SCHEDULER_RELAYS")
         if apnsKeyFile != nil && (apnsKeyId == nil || apnsTeamId == nil) {
             throw ServerError(.configuration, "BUZZKIT_APNS_KEY_FILE needs BUZZKIT_APNS_KEY_ID and BUZZKIT_APNS_TEAM_ID too",
                               field: apnsKeyId == nil ? "BUZZKIT_APNS_KEY_ID" : "BUZZKIT_APNS_TEAM_ID")
@@ -162,5 +170,6 @@ public struct Configuration: Sendable, Equatable {
         try rateLimits.validate()
         try lanes.validate()
         try retention.validate()
+        try completion.validate()
     }
 }

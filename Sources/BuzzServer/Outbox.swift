@@ -40,11 +40,14 @@ public enum Outbox {
     public static func insert(_ messages: [OutboxMessage], runIds: [UUID?], now: Date, on db: PostgresConnection) throws -> [Row] {
         guard !messages.isEmpty else { return [] }
         let available = messages.map { $0.availableAt ?? now.addingTimeInterval(relayLease) }
+        let windows = messages.map(\.window)
         let rows = try db.query("""
-            INSERT INTO outbox (available_at, exchange, routing_key, message_id, body, run_id)
-            SELECT a, e, r, m, b, NULLIF(x, '')::uuid FROM unnest(\(available)::timestamptz[], \(messages.map(\.exchange))::text[],
+            INSERT INTO outbox (available_at, exchange, routing_key, message_id, body, run_id, window_tenant_id, window_subscriber_id, window_local_id)
+            SELECT a, e, r, m, b, NULLIF(x, '')::uuid, NULLIF(wt, ''), NULLIF(ws, ''), NULLIF(wl, '')
+            FROM unnest(\(available)::timestamptz[], \(messages.map(\.exchange))::text[],
                    \(messages.map(\.routingKey))::text[], \(messages.map(\.messageId))::text[], \(messages.map(\.body))::bytea[],
-                   \(runIds.map { $0?.lowercasedText ?? "" })::text[]) AS u(a, e, r, m, b, x)
+                   \(runIds.map { $0?.lowercasedText ?? "" })::text[], \(windows.map { $0?.tenantId ?? "" })::text[],
+                   \(windows.map { $0?.subscriberId ?? "" })::text[], \(windows.map { $0?.localId ?? "" })::text[]) AS u(a, e, r, m, b, x, wt, ws, wl)
             RETURNING id, message_id
             """)
         // RETURNING order is not guaranteed: match rows to messages by message id.
@@ -74,5 +77,37 @@ public enum Outbox {
 
     static func amqpMessage(_ message: OutboxMessage) -> AMQPMessage {
         AMQPMessage(exchange: message.exchange, routingKey: message.routingKey, body: message.body, messageId: message.messageId)
+    }
+
+    /// The broker messages for `messages`: those bound for a queue in `packable` (whose bodies
+    /// are pipeline messages) go `size` at a time in one message
+    /// (``PipelineMessage/pack(_:)``, with ``Topology/itemsHeader``), so a crowded second's
+    /// timers cost the broker one message per batch instead of one each. Order within a queue
+    /// is kept.
+    static func amqpMessages(_ messages: [OutboxMessage], packing packable: Set<String>, size: Int) -> [AMQPMessage] {
+        var out: [AMQPMessage] = []
+        var groups: [String: [OutboxMessage]] = [:]
+        var order: [String] = []
+        for message in messages {
+            guard size > 1, message.exchange.isEmpty, packable.contains(message.routingKey) else {
+                out.append(amqpMessage(message))
+                continue
+            }
+            if groups[message.routingKey] == nil { order.append(message.routingKey) }
+            groups[message.routingKey, default: []].append(message)
+        }
+        for queue in order {
+            let group = groups[queue] ?? []
+            for start in stride(from: 0, to: group.count, by: size) {
+                let chunk = group[start..<min(start + size, group.count)]
+                guard chunk.count > 1, let first = chunk.first else {
+                    out += chunk.map(amqpMessage)
+                    continue
+                }
+                out.append(AMQPMessage(routingKey: queue, body: PipelineMessage.pack(chunk.map(\.body)),
+                                       headers: [Topology.itemsHeader: .int(Int64(chunk.count))], messageId: "pack:" + first.messageId))
+            }
+        }
+        return out
     }
 }

@@ -9,12 +9,30 @@ public struct OutboxMessage: Sendable, Equatable {
     public var body: Data
     /// When the scheduler may publish it; nil means now.
     public var availableAt: Date?
+    /// On a local window's timer whose decision needs only the acknowledgments
+    /// (``RunState/settleableWindow``): the window, so the scheduler can settle it at its
+    /// moment without a queue message when a device holds the plan (``WindowSettlement``).
+    public var window: Window?
 
-    public init(exchange: String = "", routingKey: String, messageId: String = UUID().uuidString.lowercased(), body: Data, availableAt: Date? = nil) {
+    /// A local window the scheduler may settle at its moment.
+    public struct Window: Sendable, Equatable {
+        public var tenantId: String
+        public var subscriberId: String
+        public var runId: UUID
+        public var localId: String
+
+        public init(tenantId: String, subscriberId: String, runId: UUID, localId: String) {
+            (self.tenantId, self.subscriberId, self.runId, self.localId) = (tenantId, subscriberId, runId, localId)
+        }
+    }
+
+    public init(exchange: String = "", routingKey: String, messageId: String = UUID().uuidString.lowercased(), body: Data,
+                availableAt: Date? = nil, window: Window? = nil) {
         self.exchange = exchange
         self.routingKey = routingKey
         self.messageId = messageId
         self.body = body
         self.availableAt = availableAt
+        self.window = window
     }
 }

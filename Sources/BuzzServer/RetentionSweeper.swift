@@ -71,6 +71,7 @@ public final class RetentionSweeper: Service, @unchecked Sendable {
                          WHERE a.tenant_id = p.tenant_id AND a.subscriber_id = p.subscriber_id AND a.local_id = p.local_id),
                 sent AS (DELETE FROM deliveries WHERE run_id IN (SELECT id FROM gone)),
                 opened AS (DELETE FROM opens WHERE run_id IN (SELECT id FROM gone)),
+                decided AS (DELETE FROM window_decisions WHERE run_id IN (SELECT id FROM gone)),
                 removed AS (DELETE FROM runs WHERE id IN (SELECT id FROM gone) RETURNING 1)
                 SELECT count(*) AS n FROM removed
                 """)[0].decode("n", as: Int.self)

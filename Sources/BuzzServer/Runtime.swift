@@ -46,12 +46,20 @@ public final class Runtime: @unchecked Sendable {
     }
 
     public func scheduler() -> Scheduler {
-        Scheduler(pool: pool, publisher: publisher, databaseURL: databaseURL, configuration: .init(batchSize: max(configuration.batchSize, 500)), metrics: metrics, log: log)
+        Scheduler(pool: pool, publisher: publisher, databaseURL: databaseURL,
+                  configuration: .init(batchSize: max(configuration.batchSize, 500), topology: topology, packSize: configuration.batchSize,
+                                       relays: configuration.schedulerRelays),
+                  metrics: metrics, log: log)
     }
 
     /// The retention sweeper `buzzkit scheduler` runs beside the scheduler.
     public func retention() -> RetentionSweeper {
         RetentionSweeper(pool: pool, settings: configuration.retention, metrics: metrics, log: log)
+    }
+
+    /// The window completer `buzzkit scheduler` runs beside the scheduler.
+    public func windowCompleter() -> WindowCompleter {
+        WindowCompleter(context: context, settings: configuration.completion)
     }
 
     /// Closes the publisher (waiting for outstanding confirms until `deadline`, by default

@@ -15,10 +15,26 @@ public final class Scheduler: Service, @unchecked Sendable {
         public var batchSize: Int
         /// Longest sleep between looks at the next due time.
         public var maxIdle: TimeInterval
+        /// Queues whose due messages are packed `packSize` to a broker message (the
+        /// pipeline-message queues; see ``Outbox``'s packing). Empty: one message each.
+        public var packable: Set<String>
+        public var packSize: Int
+        /// Relay loops run side by side (each claims its own rows with `SKIP LOCKED`): while
+        /// one waits for its confirms and commit, another claims the next batch.
+        public var relays: Int
 
-        public init(batchSize: Int = 1000, maxIdle: TimeInterval = 1) {
+        public init(batchSize: Int = 1000, maxIdle: TimeInterval = 1, packable: Set<String> = [], packSize: Int = 100, relays: Int = 1) {
             self.batchSize = batchSize
             self.maxIdle = maxIdle
+            self.packable = packable
+            self.packSize = packSize
+            self.relays = relays
+        }
+
+        /// Packing for `topology`'s pipeline-message queues, `packSize` to a message (a worker's batch).
+        public init(batchSize: Int = 1000, topology: Topology, packSize: Int, relays: Int = 1) {
+            self.init(batchSize: batchSize, packable: Set([Topology.Queue.planDispatch, .planDispatchBulk, .fallbackCheck].map(topology.name)),
+                      packSize: packSize, relays: relays)
         }
     }
 
@@ -49,22 +65,41 @@ public final class Scheduler: Service, @unchecked Sendable {
         self.init(outbox: PostgresOutbox(pool: pool), broker: publisher, databaseURL: databaseURL, configuration: configuration, metrics: metrics, log: log)
     }
 
-    /// Publishes one batch of due rows; returns how many.
+    /// Relays one batch of due rows (settling the windows a device holds); returns how many
+    /// rows it took.
     @discardableResult
     public func relayDue() throws -> Int {
-        try outbox.relayDue(limit: configuration.batchSize) { messages, lateness in
+        let round = try outbox.relayDue(limit: configuration.batchSize) { messages, lateness in
             for late in lateness { self.metrics?.observeTimerLateness(late) }
-            let published = messages.map(Outbox.amqpMessage)
-            try broker.publishAndWait(published)
+            let published = Outbox.amqpMessages(messages, packing: configuration.packable, size: configuration.packSize)
+            if !published.isEmpty { try broker.publishAndWait(published) }
         }
+        if round.settled > 0 {
+            metrics?.increment("buzzkit_fallback_checks_total", ["outcome": "confirmed"], by: Double(round.settled),
+                               help: "Local windows decided at their moment")
+            metrics?.increment("buzzkit_windows_settled_total", by: Double(round.settled),
+                               help: "Acknowledged windows the scheduler settled at their moment without a queue message")
+        }
+        return round.claimed
     }
 
     /// Seconds until the next row is due (0 when one is due now, nil when the outbox is empty).
     func secondsUntilNextDue() throws -> Double? { try outbox.secondsUntilNextDue() }
 
-    /// Runs until ``stop()``: relay, then sleep until the next due row or a NOTIFY.
+    /// Runs until ``stop()``: ``Configuration/relays`` loops that relay, then sleep until the
+    /// next due row or a NOTIFY.
     public func run() {
         defer { done.signal() }
+        let others = (1..<max(1, configuration.relays)).map { _ in
+            let finished = DispatchSemaphore(value: 0)
+            Thread { self.relayLoop(); finished.signal() }.start()
+            return finished
+        }
+        relayLoop()
+        others.forEach { $0.wait() }
+    }
+
+    private func relayLoop() {
         var listener: PostgresConnection?
         var lastFailure: String?, lastLogged = Date.distantPast
         while !isStopping {

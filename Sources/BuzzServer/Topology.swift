@@ -85,6 +85,9 @@ public struct Topology: Sendable {
 
     /// The header the API sets on events a device sent (publishable key and subscriber token).
     public static let originHeader = "x-buzzkit-origin"
+    /// On a message that packs several pipeline messages (a JSON array, see
+    /// ``PipelineMessage/decodeAll(_:)``): how many. Workers count it toward their batch size.
+    public static let itemsHeader = "x-buzzkit-items"
     /// ``originHeader``'s value for a device's event.
     public static let deviceOrigin = "device"
 

@@ -23,6 +23,9 @@ public final class InMemoryBroker: Broker, @unchecked Sendable {
     private var connected = true
     /// Messages dead-lettered, by queue (what `<queue>.dlq` would hold).
     public private(set) var deadLetters: [Topology.Queue: [AMQPMessage]] = [:]
+    /// Pipeline messages ever routed to each queue (a packed message counts as those it carries).
+    public var routed: [Topology.Queue: Int] { lock.withLock { routedCounts } }
+    private var routedCounts: [Topology.Queue: Int] = [:]
 
     public init(topology: Topology = Topology()) { self.topology = topology }
 
@@ -39,6 +42,7 @@ public final class InMemoryBroker: Broker, @unchecked Sendable {
                     deadLetters[dead, default: []].append(message)
                 } else if let queue = route(message) {
                     ready[queue, default: []].append((message, false))
+                    routedCounts[queue, default: 0] += Int(message.headers[Topology.itemsHeader]?.intValue ?? 1)
                 }
             }
         }

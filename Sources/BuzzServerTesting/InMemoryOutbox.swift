@@ -14,17 +14,23 @@ public struct InMemoryOutbox: OutboxStore {
         store.withState { $0.outbox.removeAll { gone.contains($0.id) } }
     }
 
-    public func relayDue(limit: Int, publish: ([OutboxMessage], [Double]) throws -> Void) throws -> Int {
+    public func relayDue(limit: Int, publish: ([OutboxMessage], [Double]) throws -> Void) throws -> RelayRound {
         let now = clock.now()
-        return try store.withState { state in
-            let due = state.outbox.filter { ($0.message.availableAt ?? .distantPast) <= now }
-                .sorted { ($0.message.availableAt ?? .distantPast, $0.id) < ($1.message.availableAt ?? .distantPast, $1.id) }
-                .prefix(limit)
-            guard !due.isEmpty else { return 0 }
-            try publish(due.map(\.message), due.map { now.timeIntervalSince($0.message.availableAt ?? now) })
+        // One store transaction: the settled windows' decisions roll back if publishing fails.
+        return try store.transaction { tx in
+            let due = store.withState { state in
+                state.outbox.filter { ($0.message.availableAt ?? .distantPast) <= now }
+                    .sorted { ($0.message.availableAt ?? .distantPast, $0.id) < ($1.message.availableAt ?? .distantPast, $1.id) }
+                    .prefix(limit)
+            }
+            guard !due.isEmpty else { return RelayRound() }
+            let windows = due.compactMap { row in row.message.window.map { WindowSettlement.Due(rowId: row.id, window: $0) } }
+            let settled = try WindowSettlement.settle(windows, tx: tx, now: now)
+            let published = due.filter { !settled.contains($0.id) }.map(\.message)
+            try publish(published, due.map { now.timeIntervalSince($0.message.availableAt ?? now) })
             let ids = Set(due.map(\.id))
-            state.outbox.removeAll { ids.contains($0.id) }
-            return due.count
+            store.withState { $0.outbox.removeAll { ids.contains($0.id) } }
+            return RelayRound(published: published.count, settled: settled.count)
         }
     }
 

@@ -36,6 +36,8 @@ public final class InMemoryStore: Store, @unchecked Sendable {
         public var plans: [String: (subscriberId: String?, delivery: LocalPlanDelivery)] = [:]
         public var opens: [(tenantId: String, messageId: String, at: Date)] = []
         public var outbox: [(id: Int64, runId: UUID?, message: OutboxMessage)] = []
+        /// Windows the scheduler settled, by run id and local id (``InMemoryStore/key(_:)``).
+        public var windowDecisions: [String: WindowDecision] = [:]
         public var nextOutboxId: Int64 = 1
         public var deliveries: [String: (runId: UUID?, kind: String, messageId: String?, outcome: DeliveryOutcome?, at: Date, order: Int)] = [:]
         public var deactivated: [UUID: (reason: String, at: Date)] = [:]

@@ -142,6 +142,32 @@ struct InMemoryStoreTransaction: StoreTransaction {
         }
     }
 
+    func recordWindowDecisions(_ decisions: [WindowDecision]) throws {
+        write { state in
+            for decision in decisions where state.runs[decision.runId] != nil {
+                let key = InMemoryStore.key(decision.runId.lowercasedText, decision.localId)
+                if state.windowDecisions[key] == nil { state.windowDecisions[key] = decision }
+            }
+        }
+    }
+
+    func windowDecisions(runIds: [UUID]) throws -> [UUID: [WindowDecision]] {
+        let wanted = Set(runIds)
+        return read { state in Dictionary(grouping: state.windowDecisions.values.filter { wanted.contains($0.runId) }, by: \.runId) }
+    }
+
+    func claimWindowDecisions(decidedBefore: Date, limit: Int) throws -> [UUID] {
+        read { state in
+            let due = state.windowDecisions.values.filter { $0.decidedAt < decidedBefore }.sorted { $0.decidedAt < $1.decidedAt }.prefix(limit)
+            return Array(Set(due.map(\.runId)))
+        }
+    }
+
+    func deleteWindowDecisions(runIds: [UUID]) throws {
+        let gone = Set(runIds)
+        write { $0.windowDecisions = $0.windowDecisions.filter { !gone.contains($0.value.runId) } }
+    }
+
     func planDeliveryCounts(localIds: [String]) throws -> [String: Int] {
         read { state in
             var out: [String: Int] = [:]

@@ -6,18 +6,22 @@ import Foundation
 /// stage takes its messages from an ``InMemoryBroker``, commits to the context's store,
 /// relays its outbox rows after the commit through the same ``Outbox/relay(_:broker:outbox:log:)``
 /// the real workers use, and acks; due timers go out through a ``Scheduler`` on an
-/// ``InMemoryOutbox``. Played in turn, on the caller's thread, until nothing is left to do.
+/// ``InMemoryOutbox``, and settled windows reach their runs through a ``WindowCompleter``
+/// once their completion delay has passed on the store's clock. Played in turn, on the caller's thread, until nothing is left to do.
 public final class InMemoryWorkers: @unchecked Sendable {
     public let context: PipelineContext
     public let broker: InMemoryBroker
     public let outbox: InMemoryOutbox
     let scheduler: Scheduler
+    let completer: WindowCompleter
 
-    public init(context: PipelineContext, broker: InMemoryBroker, outbox: InMemoryOutbox) {
+    public init(context: PipelineContext, broker: InMemoryBroker, outbox: InMemoryOutbox, completion: CompletionSettings = CompletionSettings()) {
         self.context = context
         self.broker = broker
         self.outbox = outbox
-        scheduler = Scheduler(outbox: outbox, broker: broker, databaseURL: nil, metrics: context.metrics, log: context.log)
+        scheduler = Scheduler(outbox: outbox, broker: broker, databaseURL: nil, configuration: .init(topology: context.topology, packSize: 100),
+                              metrics: context.metrics, log: context.log)
+        completer = WindowCompleter(context: context, settings: completion)
     }
 
     /// Relays what is due and processes every ready message of every queue, again and again,
@@ -27,7 +31,7 @@ public final class InMemoryWorkers: @unchecked Sendable {
     public func runUntilIdle() throws -> Int {
         var processed = 0
         while true {
-            var round = try scheduler.relayDue()
+            var round = try scheduler.relayDue() + completer.completeBatch()
             for queue in Topology.Queue.allCases {
                 for delivery in broker.take(queue) {
                     try handle(delivery)

@@ -27,6 +27,8 @@ struct BenchReport {
         var raw: Double?
     }
     var rows: [Row] = []
+    /// Lines printed after the table (profiles).
+    var notes: [String] = []
 
     mutating func add(_ name: String, _ value: Double, unit: String, raw: Double? = nil) {
         rows.append(Row(name: name, value: value, unit: unit, raw: raw))
@@ -56,5 +58,6 @@ struct BenchReport {
             let ratio = row.raw.map { $0 > 0 ? String(format: "%.2f", row.value / $0) : "-" } ?? "-"
             Swift.print(pad(row.name, nameWidth) + "  " + pad(Self.format(row.value), 12, left: true) + "  " + pad(raw, 12, left: true) + "  " + pad(ratio, 6, left: true) + "  " + row.unit)
         }
+        if !notes.isEmpty { Swift.print(""); notes.forEach { Swift.print($0) } }
     }
 }

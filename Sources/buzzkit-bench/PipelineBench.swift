@@ -40,64 +40,20 @@ enum PipelineBench {
         workers.start()
         let schedulers = (0..<2).map { _ in runtime.scheduler() }
         for scheduler in schedulers { Thread { scheduler.run() }.start() }
+        // As `buzzkit scheduler` runs it: settled windows reach their runs after the delay.
+        let completer = runtime.windowCompleter()
+        Thread { completer.run() }.start()
         defer {
             workers.stop(grace: 5)
             schedulers.forEach { $0.stop(); _ = $0.waitUntilStopped(timeout: 5) }
+            completer.shutdown(deadline: Date())
         }
 
-        // Phase 1: sustained windows, from events to plans on devices.
-        let moment = RFC3339.format(Date().addingTimeInterval(3600))
-        let started = Date()
-        var batch: [AMQPMessage] = []
-        for n in 1...windows {
-            let event = BuzzEvent(event: "workout.scheduled", subscriberId: "s\(n)", properties: ["at": .string(moment)], timestamp: Date())
-            batch.append(AMQPMessage(exchange: topology.eventsExchange, routingKey: Topology.routingKey(tenantId: tenant.tenantId, event: event.event),
-                                     body: try JSONEncoder().encode(event), messageId: UUID().uuidString))
-            if batch.count == 500 || n == windows {
-                try runtime.publisher.publishAndWait(batch)
-                batch.removeAll(keepingCapacity: true)
-            }
-        }
-        try waitUntil("plans sent") { push.sent.count >= windows }
-        let planSeconds = Date().timeIntervalSince(started)
-        report.add("pipeline: local windows planned end to end (event → run → plan sent)", Double(windows) / planSeconds, unit: "windows/s")
-
-        // Phase 2: half of the devices acknowledge.
-        let plans = push.sent.compactMap { try? JSONDecoder().decode(SilentPlanPayload.self, from: $0.payload).local }
-        let ackStarted = Date()
-        var acks: [AMQPMessage] = []
-        for (index, plan) in plans.enumerated() where index % 2 == 0 {
-            let subscriber = "s\(Int(push.sent[index].deviceToken, radix: 16) ?? 0)"
-            let event = BuzzEvent(event: BuzzEvent.localScheduled, subscriberId: subscriber,
-                                  properties: ["localId": .string(plan.id), "messageId": .string(plan.messageId),
-                                               "device": .string(push.sent[index].deviceToken)], timestamp: Date())
-            acks.append(AMQPMessage(exchange: topology.eventsExchange, routingKey: Topology.routingKey(tenantId: tenant.tenantId, event: event.event),
-                                    body: try JSONEncoder().encode(event), messageId: UUID().uuidString))
-        }
-        for chunk in stride(from: 0, to: acks.count, by: 500) { try runtime.publisher.publishAndWait(Array(acks[chunk..<min(chunk + 500, acks.count)])) }
-        try waitUntil("acknowledgments recorded") { runtime.metrics.counter("buzzkit_acknowledgments_total") >= Double(acks.count) }
-        report.add("pipeline: acknowledgments recorded", Double(acks.count) / Date().timeIntervalSince(ackStarted), unit: "acks/s")
-
-        // Phase 3: the 07:00 burst. Every fallback check is made due in the same second.
-        push.removeAllSent()
-        let burstAt = try runtime.pool.withConnection { db -> Date in
-            try db.query("""
-                UPDATE outbox SET available_at = now() + interval '2 seconds' WHERE routing_key = \(topology.name(.fallbackCheck))
-                RETURNING available_at
-                """).first?.decode("available_at") ?? Date()
-        }
-        // Watched through the workers' own counters: a count(*) over the runs table every few
-        // milliseconds would itself load PostgreSQL (parallel scans) and slow what it measures.
-        let decided = { runtime.metrics.counter("buzzkit_fallback_checks_total", ["outcome": "fallback"])
-                        + runtime.metrics.counter("buzzkit_fallback_checks_total", ["outcome": "confirmed"]) }
-        try waitUntil("burst decided", timeout: 600) { decided() >= Double(windows) && push.sent.count >= windows - acks.count }
-        // The counters move just before each batch commits; then every run must be completed.
-        try waitUntil("burst committed", timeout: 60, every: 0.05) {
-            try runtime.pool.withConnection { try $0.query("SELECT count(*) AS n FROM runs WHERE status = 'completed'")[0].decode("n", as: Int.self) } >= windows
-        }
-        let burstSeconds = Date().timeIntervalSince(burstAt)
-        report.add("pipeline: fallback-check burst of \(windows) due in one second, all decided and \(windows - acks.count) sent", burstSeconds, unit: "s")
-        report.add("pipeline: burst rate", Double(windows) / burstSeconds, unit: "checks/s")
+        // Phases 1–3: windows planned, a share acknowledged, then every moment in one second
+        // (07:00). Once with half acknowledged, once with nine in ten.
+        let bursts = BurstRound(runtime: runtime, push: push, topology: topology, tenantId: tenant.tenantId, windows: windows)
+        try bursts.run(acknowledgedEvery: 2, label: "50 % acknowledged", measurePlanning: true, report: &report)
+        try bursts.run(acknowledgedEvery: 10, label: "90 % acknowledged", measurePlanning: false, report: &report)
 
         // Phase 4: whole windows at steady offered rates, every stage at once.
         let environment = ProcessInfo.processInfo.environment

@@ -55,14 +55,15 @@ enum Commands {
         let runtime = try Runtime(configuration: configuration, push: try pushProvider(configuration), component: "dev")
         runtime.log.info("dev: api, workers and scheduler starting", ["port": "\(configuration.httpPort)"])
         try serve([APIServer(runtime: runtime, port: configuration.httpPort), runtime.workers(Topology.Queue.allCases), runtime.scheduler(),
-                   runtime.retention()], runtime: runtime)
+                   runtime.retention(), runtime.windowCompleter()], runtime: runtime)
     }
 
-    /// `buzzkit scheduler`: relay due outbox rows, and remove what is past its retention, until SIGTERM.
+    /// `buzzkit scheduler`: relay due outbox rows (settling acknowledged windows), write settled
+    /// windows into their runs, and remove what is past its retention, until SIGTERM.
     static func scheduler(_ configuration: Configuration) throws {
         let runtime = try Runtime(configuration: configuration, push: UnconfiguredPushProvider(), component: "scheduler")
         runtime.log.info("scheduler starting")
-        try serve([runtime.scheduler(), runtime.retention()], runtime: runtime)
+        try serve([runtime.scheduler(), runtime.retention(), runtime.windowCompleter()], runtime: runtime)
     }
 
     /// Runs `services` until SIGTERM or SIGINT, then stops them and closes the runtime, all

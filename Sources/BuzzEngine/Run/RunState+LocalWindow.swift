@@ -105,3 +105,30 @@ extension RunState {
         return true
     }
 }
+
+extension RunState {
+    /// The local id of the window the pending timer decides, when that decision can be made
+    /// outside the run: the plan went out and, once decided "scheduled on device", the run has
+    /// nothing left to do (the window is its last step). A runner may then settle the window at
+    /// its moment by looking at the acknowledgments alone, without loading the run, and feed
+    /// the outcome back later with ``settleAcknowledged(localId:acknowledgedAt:decidedAt:)``.
+    /// Nil otherwise (the timer must be handled as usual).
+    public var settleableWindow: String? {
+        guard !status.isFinal, let timer = pendingTimer, timer.purpose == .localWindowDue, let index = openWindow,
+              let window = steps[index].local, window.planSent, window.fallback == nil,
+              next(after: steps[index].path) == nil else { return nil }
+        return window.localId
+    }
+
+    /// Records a decision made at the moment outside the run: at `decidedAt` a device held the
+    /// plan of window `localId`, acknowledged at `acknowledgedAt`. The same state results as
+    /// from the acknowledgment and then the timer at `decidedAt` (the window "scheduled on
+    /// device", the run completed). Does nothing when the window is no longer the one the
+    /// pending timer decides (the run was cancelled or decided meanwhile).
+    public mutating func settleAcknowledged(localId: String, acknowledgedAt: Date, decidedAt: Date) -> [RunAction] {
+        guard settleableWindow == localId, let timer = pendingTimer, let index = openWindow, let window = steps[index].local else { return [] }
+        var actions = handle(.acknowledged(localId: localId, messageId: window.plan.messageId), now: acknowledgedAt)
+        actions += handle(.timerFired(timer), now: decidedAt)
+        return actions
+    }
+}

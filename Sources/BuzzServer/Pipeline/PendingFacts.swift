@@ -7,7 +7,9 @@ import Foundation
 /// (`acknowledgments`, written by `ack-ingest` from `$local.scheduled` and `$local.released`).
 /// Neither stage locks or rewrites the run, so a window costs two run writes (start, decision)
 /// instead of four. The fallback check, a cancel and the run summary (`GET /v1/runs/{id}`)
-/// fold them in first.
+/// fold them in first. So do the decisions the scheduler made for windows it settled at their
+/// moment (``WindowSettlement``): until the ``WindowCompleter`` writes them, a run reads as
+/// decided wherever it is read.
 enum PendingFacts {
     /// Feeds the facts recorded for `runs` into them; returns the actions they caused, by run
     /// (only runs whose state changed are listed).
@@ -28,6 +30,9 @@ enum PendingFacts {
             }
             holdings.merge(try tx.acknowledgments(tenantId: tenantId, windows: windows)) { a, _ in a }
         }
+        // Windows the scheduler settled at their moment: only a run still waiting on a
+        // settleable window can have one.
+        let decisions = try tx.windowDecisions(runIds: withWindows.filter { $0.state.settleableWindow != nil }.map(\.id))
         var caused: [UUID: [RunAction]] = [:]
         for run in withWindows {
             var updated = run
@@ -36,7 +41,13 @@ enum PendingFacts {
                 guard let window = step.local, window.planSent, let count = counts[window.localId], count > window.planSentTo else { continue }
                 actions += updated.state.handle(.planDelivered(localId: window.localId, deviceCount: count), now: Date(timeIntervalSince1970: 0))
             }
-            for step in run.state.steps {
+            // Before the acknowledgments as they stand now: the decision was made at the
+            // moment, and a release after it changes nothing.
+            for decision in decisions[run.id] ?? [] {
+                actions += updated.state.settleAcknowledged(localId: decision.localId, acknowledgedAt: decision.acknowledgedAt,
+                                                            decidedAt: decision.decidedAt)
+            }
+            for step in updated.state.steps {
                 guard let window = step.local, window.planSent,
                       let (input, at) = PlanHolding.standing(of: window, holdings: holdings[run.id] ?? []) else { continue }
                 actions += updated.state.handle(input, now: at)

@@ -57,4 +57,23 @@ public enum PipelineMessage: Sendable, Codable, Equatable {
     public static func decode(_ data: Data) throws -> PipelineMessage {
         try PipelineMessage(json: try JSONParser.parse(data), path: "")
     }
+
+    /// One body carrying several encoded messages for the same queue: a JSON array of them.
+    public static func pack(_ bodies: [Data]) -> Data {
+        var packed = Data(capacity: bodies.reduce(2) { $0 + $1.count + 1 })
+        packed.append(UInt8(ascii: "["))
+        for (index, body) in bodies.enumerated() {
+            if index > 0 { packed.append(UInt8(ascii: ",")) }
+            packed.append(body)
+        }
+        packed.append(UInt8(ascii: "]"))
+        return packed
+    }
+
+    /// The messages of a body: one message, or a ``pack(_:)`` of several.
+    public static func decodeAll(_ data: Data) throws -> [PipelineMessage] {
+        let json = try JSONParser.parse(data)
+        guard case .array(let items) = json else { return [try PipelineMessage(json: json, path: "")] }
+        return try items.enumerated().map { try PipelineMessage(json: $0.element, path: "[\($0.offset)]") }
+    }
 }

@@ -112,7 +112,16 @@ final class QueueWorker: @unchecked Sendable {
             condition.lock()
             while pending.isEmpty && !stopping { condition.wait() }
             if stopping && pending.isEmpty { condition.unlock(); return }
-            let batch = Array(pending.prefix(settings.maxBatch))
+            // Up to maxBatch messages, a packed delivery counting as the messages it carries.
+            var count = 0, items = 0
+            for delivery in pending {
+                let carried = Int(delivery.headers[Topology.itemsHeader]?.intValue ?? 1)
+                if count > 0 && items + carried > settings.maxBatch { break }
+                count += 1
+                items += carried
+                if count == settings.maxBatch { break }
+            }
+            let batch = Array(pending.prefix(count))
             pending.removeFirst(batch.count)
             busy += 1
             condition.unlock()

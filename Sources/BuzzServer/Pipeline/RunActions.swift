@@ -47,8 +47,12 @@ struct RunActions {
             switch action {
             case .scheduleTimer(let timer):
                 let pipeline = PipelineMessage.timer(tenantId: run.tenantId, runId: run.id, timer: timer)
+                // A window whose decision ends the run can be settled by the scheduler alone.
+                let window = run.state.settleableWindow.flatMap { localId in
+                    run.subscriberId.map { OutboxMessage.Window(tenantId: run.tenantId, subscriberId: $0, runId: run.id, localId: localId) }
+                }
                 timers.append(OutboxMessage(routingKey: topology.name(lanes.queue(of: pipeline, bulk: run.bulk, now: now)), messageId: pipeline.messageId,
-                                            body: try pipeline.encoded(), availableAt: timer.at))
+                                            body: try pipeline.encoded(), availableAt: timer.at, window: window))
                 continue
             case .cancelTimers:
                 try tx.deleteTimers(runId: run.id)

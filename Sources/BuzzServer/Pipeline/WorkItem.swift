@@ -6,6 +6,8 @@ import Foundation
 enum WorkItem {
     case event(EventProcessor.Item)
     case message(PipelineMessage)
+    /// A packed delivery (the scheduler's due timers, see ``Scheduler``): handled together.
+    case messages([PipelineMessage])
 
     /// Decodes a delivery of `queue`; a message that cannot be understood is permanent.
     static func decode(_ delivery: AMQPDelivery, queue: Topology.Queue, now: Date) throws -> WorkItem {
@@ -40,7 +42,8 @@ enum WorkItem {
             return .event(EventProcessor.Item(tenantId: tenantId, event: event, dedupeKey: dedupe, lane: queue.lane))
         case .planDispatch, .planDispatchBulk, .fallbackCheck:
             do {
-                return .message(try PipelineMessage.decode(body))
+                let messages = try PipelineMessage.decodeAll(body)
+                return messages.count == 1 ? .message(messages[0]) : .messages(messages)
             } catch {
                 throw ServerError.input("the body is not a pipeline message: \(error)")
             }
@@ -56,11 +59,18 @@ struct StageProcessor {
         var events: [EventProcessor.Item] = []
         var timers: [TimerProcessor.Item] = []
         var sends: [PipelineMessage] = []
+        func sort(_ message: PipelineMessage) {
+            if case .timer(let tenantId, let runId, let timer) = message {
+                timers.append(.init(tenantId: tenantId, runId: runId, timer: timer))
+            } else {
+                sends.append(message)
+            }
+        }
         for item in items {
             switch item {
             case .event(let event): events.append(event)
-            case .message(.timer(let tenantId, let runId, let timer)): timers.append(.init(tenantId: tenantId, runId: runId, timer: timer))
-            case .message(let message): sends.append(message)
+            case .message(let message): sort(message)
+            case .messages(let messages): messages.forEach(sort)
             }
         }
         var rows: [Outbox.Row] = []

@@ -50,15 +50,21 @@ public struct PlanHolding: Sendable, Equatable {
     /// acknowledgment was recorded. If devices said something but none of them holds it now,
     /// `.released`, with the reason the fallback will give. Nil when no device said anything.
     static func standing(of window: LocalWindowRecord, holdings: [PlanHolding]) -> (RunInput, Date)? {
-        let said = holdings.filter { $0.localId == window.localId && ($0.messageId == nil || $0.messageId == window.plan.messageId) }
+        standing(localId: window.localId, messageId: window.plan.messageId, holdings: holdings)
+    }
+
+    /// ``standing(of:holdings:)`` for the plan `localId` with `messageId`, without its run
+    /// (the scheduler settling windows at their moment).
+    static func standing(localId: String, messageId: String, holdings: [PlanHolding]) -> (RunInput, Date)? {
+        let said = holdings.filter { $0.localId == localId && ($0.messageId == nil || $0.messageId == messageId) }
         guard !said.isEmpty else { return nil }
         let holding = said.filter(\.counts)
         if !holding.isEmpty {
             let at = holding.map(\.acknowledgedAt).min() ?? Date(timeIntervalSince1970: 0)
-            return (.acknowledged(localId: window.localId, messageId: window.plan.messageId), at)
+            return (.acknowledged(localId: localId, messageId: messageId), at)
         }
         let reason = said.allSatisfy(\.deviceCounts) ? RunSummary.LocalWindow.Fallback.releasedByEveryDevice
                                                      : RunSummary.LocalWindow.Fallback.noAcknowledgingDeviceHoldsIt
-        return (.released(localId: window.localId, messageId: window.plan.messageId, reason: reason), Date(timeIntervalSince1970: 0))
+        return (.released(localId: localId, messageId: messageId, reason: reason), Date(timeIntervalSince1970: 0))
     }
 }

@@ -113,6 +113,40 @@ extension PostgresStoreTransaction {
         return out
     }
 
+    func recordWindowDecisions(_ decisions: [WindowDecision]) throws {
+        guard !decisions.isEmpty else { return }
+        try db.execute("""
+            INSERT INTO window_decisions (run_id, local_id, decided_at, acknowledged_at)
+            SELECT * FROM unnest(\(decisions.map(\.runId))::uuid[], \(decisions.map(\.localId))::text[],
+                                 \(decisions.map(\.decidedAt))::timestamptz[], \(decisions.map(\.acknowledgedAt))::timestamptz[])
+            ON CONFLICT DO NOTHING
+            """)
+    }
+
+    func windowDecisions(runIds: [UUID]) throws -> [UUID: [WindowDecision]] {
+        guard !runIds.isEmpty else { return [:] }
+        var out: [UUID: [WindowDecision]] = [:]
+        for row in try db.query("SELECT run_id, local_id, decided_at, acknowledged_at FROM window_decisions WHERE run_id = ANY(\(runIds)::uuid[])") {
+            let decision = WindowDecision(runId: try row.decode("run_id"), localId: try row.decode("local_id"),
+                                          decidedAt: try row.decode("decided_at"), acknowledgedAt: try row.decode("acknowledged_at"))
+            out[decision.runId, default: []].append(decision)
+        }
+        return out
+    }
+
+    func claimWindowDecisions(decidedBefore: Date, limit: Int) throws -> [UUID] {
+        let ids: [UUID] = try db.query("""
+            SELECT run_id FROM window_decisions WHERE decided_at < \(decidedBefore)
+            ORDER BY decided_at LIMIT \(limit) FOR UPDATE SKIP LOCKED
+            """).map { try $0.decode("run_id") }
+        return Array(Set(ids))
+    }
+
+    func deleteWindowDecisions(runIds: [UUID]) throws {
+        guard !runIds.isEmpty else { return }
+        try db.execute("DELETE FROM window_decisions WHERE run_id = ANY(\(runIds)::uuid[])")
+    }
+
     func planDeliveryCounts(localIds: [String]) throws -> [String: Int] {
         guard !localIds.isEmpty else { return [:] }
         var out: [String: Int] = [:]

@@ -75,6 +75,15 @@ public protocol StoreTransaction {
     /// How many devices were sent each plan (deliveries of kind `plan` that APNs accepted),
     /// by local id; plans sent to none are missing.
     func planDeliveryCounts(localIds: [String]) throws -> [String: Int]
+    /// Records windows the scheduler settled at their moment (a repeat of one is ignored).
+    func recordWindowDecisions(_ decisions: [WindowDecision]) throws
+    /// The decisions waiting for the given runs, by run id.
+    func windowDecisions(runIds: [UUID]) throws -> [UUID: [WindowDecision]]
+    /// Takes (row-locks, skipping rows another completer holds) the runs of up to `limit`
+    /// decisions made before `decidedBefore`, oldest first.
+    func claimWindowDecisions(decidedBefore: Date, limit: Int) throws -> [UUID]
+    /// Deletes the decisions of `runIds` (once written into the runs).
+    func deleteWindowDecisions(runIds: [UUID]) throws
     /// Records a plan handed to devices (the `local_plans` table).
     func recordPlan(tenantId: String, subscriberId: String?, delivery: LocalPlanDelivery, at: Date) throws
     /// Records several plans in one statement.

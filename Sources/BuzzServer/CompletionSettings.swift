@@ -1,0 +1,36 @@
+import Foundation
+
+/// How the ``WindowCompleter`` writes settled windows into their runs
+/// (`BUZZKIT_WINDOW_COMPLETION_*`).
+public struct CompletionSettings: Sendable, Equatable {
+    /// Seconds a settled window waits before its run is written
+    /// (`BUZZKIT_WINDOW_COMPLETION_DELAY_SECONDS`, default 10): the write leaves the crowded
+    /// second of a 07:00 burst, and the run reads as decided meanwhile (its summary folds the
+    /// decision in). Until then `GET /v1/runs?status=` still files the run under `waiting`.
+    public var delaySeconds: Double = 10
+    /// Runs written per transaction (`BUZZKIT_WINDOW_COMPLETION_BATCH`, default 500).
+    public var batch = 500
+    /// Seconds between two full batches while a backlog drains
+    /// (`BUZZKIT_WINDOW_COMPLETION_PAUSE_SECONDS`, default 0.02).
+    public var pauseSeconds: Double = 0.02
+
+    public init() {}
+
+    /// Reads `BUZZKIT_WINDOW_COMPLETION_*` over the defaults.
+    init(environment: [String: String]) throws {
+        try Configuration.read("BUZZKIT_WINDOW_COMPLETION_DELAY_SECONDS", from: environment, into: &delaySeconds)
+        try Configuration.read("BUZZKIT_WINDOW_COMPLETION_BATCH", from: environment, into: &batch)
+        try Configuration.read("BUZZKIT_WINDOW_COMPLETION_PAUSE_SECONDS", from: environment, into: &pauseSeconds)
+    }
+
+    /// Checks every field and names the first wrong one.
+    func validate() throws {
+        guard delaySeconds >= 0, delaySeconds <= 3600 else {
+            throw ServerError(.configuration, "must be between 0 and 3600 seconds, got \(delaySeconds)", field: "BUZZKIT_WINDOW_COMPLETION_DELAY_SECONDS")
+        }
+        try Configuration.require(batch, in: 1...10_000, "BUZZKIT_WINDOW_COMPLETION_BATCH")
+        guard pauseSeconds >= 0, pauseSeconds <= 60 else {
+            throw ServerError(.configuration, "must be between 0 and 60 seconds, got \(pauseSeconds)", field: "BUZZKIT_WINDOW_COMPLETION_PAUSE_SECONDS")
+        }
+    }
+}

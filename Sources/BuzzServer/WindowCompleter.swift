@@ -1,0 +1,68 @@
+import BuzzEngine
+import Foundation
+
+/// Writes the windows the scheduler settled at their moment (``WindowSettlement``) into their
+/// runs, run by `buzzkit scheduler` beside it.
+///
+/// A decision older than ``CompletionSettings/delaySeconds`` is taken with its run in one
+/// short transaction per batch: the decision rows are claimed with `SKIP LOCKED` (so any
+/// number of completers run side by side), the runs locked in id order, every pending fact
+/// folded in (``PendingFacts``: the window "scheduled on device", the run completed), the runs
+/// written and the decisions deleted. A run another stage decided meanwhile (a cancel folded
+/// the decision in first) is left as it is; its decision row goes all the same.
+public final class WindowCompleter: Service, @unchecked Sendable {
+    public let name = "window-completer"
+    let context: PipelineContext
+    let settings: CompletionSettings
+    private let shutdownRequest = ShutdownRequest()
+
+    public init(context: PipelineContext, settings: CompletionSettings) {
+        self.context = context
+        self.settings = settings
+    }
+
+    /// Completes batches until shut down: at once while full batches come back, otherwise
+    /// every second. A failure (PostgreSQL away) is logged and tried again a second later.
+    public func run() {
+        var failing = false
+        while !shutdownRequest.wait(upTo: 0) {
+            var pause = 1.0
+            do {
+                if try completeBatch() >= settings.batch { pause = settings.pauseSeconds }
+                if failing { context.log.info("window completer recovered") }
+                failing = false
+            } catch {
+                if !failing { context.log.warning("window completion failed; trying again", ["error": "\(error)"]) }
+                failing = true
+            }
+            if shutdownRequest.wait(upTo: pause) { return }
+        }
+    }
+
+    public func shutdown(deadline: Date) { shutdownRequest.request(by: deadline) }
+
+    /// Writes one batch of decisions made before now minus the delay into their runs;
+    /// returns how many runs it took.
+    @discardableResult
+    public func completeBatch() throws -> Int {
+        let now = context.clock.now()
+        return try context.store.transaction { tx in
+            let ids = try tx.claimWindowDecisions(decidedBefore: now.addingTimeInterval(-settings.delaySeconds), limit: settings.batch)
+            guard !ids.isEmpty else { return 0 }
+            var runs: [UUID: RunRecord] = [:]
+            for run in try tx.lockRuns(ids) { runs[run.id] = run }
+            let caused = try PendingFacts.fold(into: &runs, tx: tx)
+            let updated = caused.keys.sortedByBytes().compactMap { runs[$0] }
+            try tx.updateRuns(updated)
+            var outbox = RunActions.Pending()
+            for run in updated {
+                try context.actions.collect(caused[run.id] ?? [], run: run, tx: tx, now: now, into: &outbox)
+            }
+            _ = try context.actions.flush(outbox, tx: tx, now: now)
+            try tx.deleteWindowDecisions(runIds: ids)
+            context.metrics.increment("buzzkit_windows_completed_total", by: Double(updated.count),
+                                      help: "Settled windows written into their runs by the window completer")
+            return ids.count
+        }
+    }
+}

@@ -1,0 +1,121 @@
+import AMQPClient
+import BuzzKitWire
+import BuzzServer
+import Foundation
+import PostgresClient
+import PushDelivery
+
+/// One 07:00 burst, through the pipeline the bench started: an event per subscriber plans a
+/// window an hour ahead, a share of the devices acknowledge their plans, then every window's
+/// moment is made due in the same second. Measures how long until every window is decided
+/// (the fallbacks sent, the acknowledged windows settled), the CPU each process spent per
+/// window, a profile of each, and when the settled windows' runs were written.
+struct BurstRound {
+    let runtime: Runtime
+    let push: InMemoryPushProvider
+    let topology: Topology
+    let tenantId: String
+    let windows: Int
+
+    /// `acknowledgedEvery`: 2 acknowledges all but every other plan's (50 %), 10 all but every
+    /// tenth's (90 %).
+    func run(acknowledgedEvery: Int, label: String, measurePlanning: Bool, report: inout BenchReport) throws {
+        // Windows planned: events to plans on devices.
+        push.removeAllSent()
+        let moment = RFC3339.format(Date().addingTimeInterval(3600))
+        let started = Date()
+        var batch: [AMQPMessage] = []
+        for n in 1...windows {
+            let event = BuzzEvent(event: "workout.scheduled", subscriberId: "s\(n)", properties: ["at": .string(moment)], timestamp: Date())
+            batch.append(AMQPMessage(exchange: topology.eventsExchange, routingKey: Topology.routingKey(tenantId: tenantId, event: event.event),
+                                     body: event.jsonData, messageId: UUID().uuidString))
+            if batch.count == 500 || n == windows {
+                try runtime.publisher.publishAndWait(batch)
+                batch.removeAll(keepingCapacity: true)
+            }
+        }
+        try PipelineBench.waitUntil("plans sent") { push.sent.count >= windows }
+        if measurePlanning {
+            report.add("pipeline: local windows planned end to end (event → run → plan sent)", Double(windows) / Date().timeIntervalSince(started),
+                       unit: "windows/s")
+        }
+
+        // Devices acknowledge their plans, all but one in `acknowledgedEvery`.
+        let sent = push.sent
+        let ackStarted = Date()
+        var acks: [AMQPMessage] = []
+        for notification in sent {
+            guard let plan = try? JSONDecoder().decode(SilentPlanPayload.self, from: notification.payload).local,
+                  let number = Int(notification.deviceToken, radix: 16), number % acknowledgedEvery != 0 else { continue }
+            let event = BuzzEvent(event: BuzzEvent.localScheduled, subscriberId: "s\(number)",
+                                  properties: ["localId": .string(plan.id), "messageId": .string(plan.messageId),
+                                               "device": .string(notification.deviceToken)], timestamp: Date())
+            acks.append(AMQPMessage(exchange: topology.eventsExchange, routingKey: Topology.routingKey(tenantId: tenantId, event: event.event),
+                                    body: event.jsonData, messageId: UUID().uuidString))
+        }
+        let acknowledgedBefore = runtime.metrics.counter("buzzkit_acknowledgments_total")
+        for chunk in stride(from: 0, to: acks.count, by: 500) { try runtime.publisher.publishAndWait(Array(acks[chunk..<min(chunk + 500, acks.count)])) }
+        try PipelineBench.waitUntil("acknowledgments recorded") {
+            runtime.metrics.counter("buzzkit_acknowledgments_total") - acknowledgedBefore >= Double(acks.count)
+        }
+        if measurePlanning {
+            report.add("pipeline: acknowledgments recorded", Double(acks.count) / Date().timeIntervalSince(ackStarted), unit: "acks/s")
+        }
+
+        // The burst: every fallback check of this round due in the same second.
+        push.removeAllSent()
+        let unacknowledged = windows - acks.count
+        let decidedBefore = decided()
+        let settledBefore = runtime.metrics.counter("buzzkit_windows_settled_total")
+        let burstAt = try runtime.pool.withConnection { db -> Date in
+            let at: Date = try db.query("""
+                UPDATE outbox SET available_at = now() + interval '4 seconds' WHERE routing_key = \(topology.name(.fallbackCheck))
+                RETURNING available_at
+                """).first?.decode("available_at") ?? Date()
+            // Real timers were written once, hours before; the UPDATE left a dead version of
+            // each row, which the claims would have to step over.
+            try db.execute("VACUUM outbox")
+            return at
+        }
+        let cpu = ProcessCPU.sample()
+        let profile = PhaseProfile("burst")
+        // Watched through the workers' and schedulers' own counters: a count(*) over the runs
+        // every few milliseconds would itself load PostgreSQL and slow what it measures.
+        try PipelineBench.waitUntil("burst decided", timeout: 600) {
+            decided() - decidedBefore >= Double(windows) && push.sent.count >= unacknowledged
+        }
+        // The counters move just before each batch commits: then every window must read as
+        // decided (its run completed, or its decision recorded by the scheduler).
+        try PipelineBench.waitUntil("burst committed", timeout: 60, every: 0.05) {
+            try runtime.pool.withConnection { db in
+                try db.query("""
+                    SELECT count(*) AS n FROM runs r
+                    WHERE status <> 'completed' AND NOT EXISTS (SELECT 1 FROM window_decisions d WHERE d.run_id = r.id)
+                    """)[0].decode("n", as: Int.self)
+            } == 0
+        }
+        let seconds = Date().timeIntervalSince(burstAt)
+        profile.finish("pipeline: burst, \(label)", into: &report)
+        (ProcessCPU.sample() - cpu).report("pipeline: burst, \(label)", windows: windows, into: &report)
+        report.add("pipeline: fallback-check burst of \(windows) due in one second, \(label): all decided, \(unacknowledged) fallbacks sent",
+                   seconds, unit: "s")
+        report.add("pipeline:   burst rate", Double(windows) / seconds, unit: "windows/s")
+        report.add("pipeline:   settled by the scheduler without a queue message",
+                   runtime.metrics.counter("buzzkit_windows_settled_total") - settledBefore, unit: "windows")
+        // The settled windows reach their runs once the completion delay has passed; then the
+        // next round starts from a quiet system.
+        try PipelineBench.waitUntil("runs written", timeout: 300, every: 0.2) {
+            try runtime.pool.withConnection { db in
+                try db.query("SELECT count(*) AS n FROM runs WHERE status <> 'completed'")[0].decode("n", as: Int.self)
+            } == 0
+        }
+        report.add("pipeline:   every run written completed (window completer, delay \(Int(runtime.configuration.completion.delaySeconds)) s)",
+                   Date().timeIntervalSince(burstAt), unit: "s after the moment")
+        (ProcessCPU.sample() - cpu).report("pipeline: burst, \(label), with the completer's later writes", windows: windows, into: &report)
+    }
+
+    private func decided() -> Double {
+        runtime.metrics.counter("buzzkit_fallback_checks_total", ["outcome": "fallback"])
+            + runtime.metrics.counter("buzzkit_fallback_checks_total", ["outcome": "confirmed"])
+    }
+}

@@ -1,0 +1,61 @@
+import Foundation
+
+/// CPU time spent by the three processes a window passes through, read from `/proc`: the
+/// worker (this process: the in-process workers and schedulers, plus the bench's own driver
+/// and in-memory push provider), PostgreSQL (every `postgres` process: backends, WAL writer,
+/// checkpointer) and RabbitMQ (`beam.smp`). ``sample()`` before and after a phase gives the
+/// CPU each spent on it; divided by the windows, the CPU microseconds per window.
+struct ProcessCPU {
+    /// CPU seconds (user + system) per process group.
+    var worker: Double
+    var postgres: Double
+    var rabbitmq: Double
+
+    static let ticksPerSecond = Double(sysconf(Int32(_SC_CLK_TCK)))
+
+    /// The CPU each group has used so far (processes that exited meanwhile are not counted,
+    /// which is why PostgreSQL's pooled backends are measured and its short-lived ones not).
+    static func sample() -> ProcessCPU {
+        var cpu = ProcessCPU(worker: 0, postgres: 0, rabbitmq: 0)
+        let me = ProcessInfo.processInfo.processIdentifier
+        for (pid, comm, seconds) in processes() {
+            if pid == me { cpu.worker += seconds } else if comm == "postgres" { cpu.postgres += seconds } else if comm == "beam.smp" { cpu.rabbitmq += seconds }
+        }
+        return cpu
+    }
+
+    /// The pids of PostgreSQL and RabbitMQ (for a profiler).
+    static func servicePids() -> [Int32] {
+        processes().filter { $0.comm == "postgres" || $0.comm == "beam.smp" }.map(\.pid)
+    }
+
+    static func - (after: ProcessCPU, before: ProcessCPU) -> ProcessCPU {
+        ProcessCPU(worker: after.worker - before.worker, postgres: after.postgres - before.postgres,
+                   rabbitmq: after.rabbitmq - before.rabbitmq)
+    }
+
+    /// Adds "CPU µs per window" rows for `what` to `report`.
+    func report(_ what: String, windows: Int, into report: inout BenchReport) {
+        guard windows > 0 else { return }
+        let per = { (seconds: Double) in seconds * 1e6 / Double(windows) }
+        report.add("\(what): CPU per window, worker", per(worker), unit: "µs")
+        report.add("\(what): CPU per window, PostgreSQL", per(postgres), unit: "µs")
+        report.add("\(what): CPU per window, RabbitMQ", per(rabbitmq), unit: "µs")
+    }
+
+    /// (pid, command name, CPU seconds) of every process `/proc` shows.
+    private static func processes() -> [(pid: Int32, comm: String, seconds: Double)] {
+        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: "/proc") else { return [] }
+        var result: [(Int32, String, Double)] = []
+        for entry in entries {
+            guard let pid = Int32(entry), let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
+                  let open = stat.firstIndex(of: "("), let close = stat.lastIndex(of: ")") else { continue }
+            let comm = String(stat[stat.index(after: open)..<close])
+            // After the command: state is field 3; utime and stime are fields 14 and 15.
+            let fields = stat[stat.index(close, offsetBy: 2)...].split(separator: " ")
+            guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { continue }
+            result.append((pid, comm, (user + system) / ticksPerSecond))
+        }
+        return result
+    }
+}

@@ -1,0 +1,141 @@
+import BuzzKitWire
+import BuzzServer
+import BuzzServerTesting
+import Foundation
+import PushDelivery
+import XCTest
+
+/// An acknowledged window needs no work at its moment: the scheduler settles it from the
+/// acknowledgments alone, no `fallback-check` message goes out, the summary reads "scheduled
+/// on device" at once, and the window completer writes the run after its delay. Anything that
+/// takes the acknowledgment back before the moment leaves the window to the usual check.
+final class WindowSettlementTests: InMemoryAPITestCase {
+    /// A planned leg-day window for `subscriber` on one new phone: (phone token, plan).
+    func plannedWindow(_ subscriber: String) async throws -> (String, LocalPlan) {
+        try await call("PUT", "/v1/subscribers/\(subscriber)", ["timezone": "Europe/Berlin"], expect: 200)
+        let token = try await phone(subscriber)
+        try await call("POST", "/v1/events", ["event": "workout.scheduled", "subscriberId": subscriber], expect: 202)
+        try workers.runUntilIdle()
+        let push = try XCTUnwrap(pushes(to: token, .background).last)
+        return (token, try JSONDecoder().decode(SilentPlanPayload.self, from: push.payload).local)
+    }
+
+    /// The phone's `$local.scheduled` (or `$local.released`) for `plan`.
+    func say(_ event: String, _ plan: LocalPlan, subscriber: String, token: String, reason: String? = nil) async throws {
+        var properties: [String: Any] = ["localId": plan.id, "messageId": plan.messageId, "device": token]
+        if let reason { properties["reason"] = reason }
+        try await call("POST", "/v1/events", ["event": event, "subscriberId": subscriber, "timestamp": RFC3339.format(clock.now()),
+                                              "properties": properties], device: subscriber, expect: 202)
+        try workers.runUntilIdle()
+    }
+
+    func summary(_ plan: LocalPlan) async throws -> [String: Any] {
+        try await call("GET", "/v1/runs/\(plan.id.prefix { $0 != "/" })", expect: 200).object
+    }
+
+    func storedStatus(_ plan: LocalPlan) -> String? {
+        store.withState { state in state.runs.values.first { $0.id.lowercasedText == String(plan.id.prefix { $0 != "/" }) }?.state.status.rawValue }
+    }
+
+    /// To the moment (07:00 Berlin next morning) and a little past it.
+    func passTheMoment() throws {
+        clock.advance(by: 86_400)
+        try workers.runUntilIdle()
+    }
+
+    func testAnAcknowledgedWindowIsSettledWithoutAQueueMessageAndItsSummaryIsTheSameBeforeAndAfterTheRunIsWritten() async throws {
+        try await putLegDay()
+        let (token, plan) = try await plannedWindow("maya")
+        clock.advance(by: 60)
+        let acknowledgedAt = clock.now()
+        try await say(BuzzEvent.localScheduled, plan, subscriber: "maya", token: token)
+        try passTheMoment()
+
+        XCTAssertEqual(broker.routed[.fallbackCheck] ?? 0, 0, "no fallback-check message for an acknowledged window")
+        XCTAssertEqual(workers.context.metrics.counter("buzzkit_windows_settled_total"), 1)
+        XCTAssertEqual(pushes(to: token, .alert).count, 0, "no fallback")
+        XCTAssertEqual(storedStatus(plan), "waiting", "the run itself is written later")
+        let derived = try await summary(plan)
+        XCTAssertEqual(derived["status"] as? String, "completed")
+        let step = try XCTUnwrap((derived["steps"] as? [[String: Any]])?.last)
+        XCTAssertEqual(step["status"] as? String, "scheduled on device")
+        let local = try XCTUnwrap(step["local"] as? [String: Any])
+        XCTAssertEqual(local["acknowledgedAt"] as? String, RFC3339.format(acknowledgedAt), "the acknowledgment's time")
+
+        // After the completion delay the run is written, and reads exactly the same.
+        clock.advance(by: 11)
+        try workers.runUntilIdle()
+        XCTAssertEqual(storedStatus(plan), "completed")
+        XCTAssertTrue(store.withState { $0.windowDecisions.isEmpty }, "the decision is gone once written")
+        let written = try await summary(plan)
+        XCTAssertEqual(try JSONSerialization.data(withJSONObject: written, options: .sortedKeys),
+                       try JSONSerialization.data(withJSONObject: derived, options: .sortedKeys))
+        XCTAssertEqual(pushes(to: token, .alert).count, 0)
+    }
+
+    func testAReleaseBeforeTheMomentLeavesTheWindowToTheFallbackCheck() async throws {
+        try await putLegDay()
+        let (token, plan) = try await plannedWindow("ola")
+        try await say(BuzzEvent.localScheduled, plan, subscriber: "ola", token: token)
+        clock.advance(by: 60)
+        try await say(BuzzEvent.localReleased, plan, subscriber: "ola", token: token, reason: "pending-limit")
+        try passTheMoment()
+        XCTAssertEqual(workers.context.metrics.counter("buzzkit_windows_settled_total"), 0)
+        XCTAssertEqual(broker.routed[.fallbackCheck], 1, "decided by the worker")
+        XCTAssertEqual(pushes(to: token, .alert).count, 1, "the fallback, once")
+        XCTAssertEqual(storedStatus(plan), "completed")
+    }
+
+    func testAnAcknowledgmentFromAPhoneThatLoggedOutIsNotSettled() async throws {
+        try await putLegDay()
+        let (token, plan) = try await plannedWindow("kim")
+        let second = try await phone("kim")
+        try await say(BuzzEvent.localScheduled, plan, subscriber: "kim", token: token)
+        try await call("DELETE", "/v1/subscribers/kim/devices/\(token)", device: "kim", expect: 204)
+        try passTheMoment()
+        XCTAssertEqual(workers.context.metrics.counter("buzzkit_windows_settled_total"), 0)
+        XCTAssertEqual(pushes(to: second, .alert).count, 1, "the fallback reaches the phone still signed in")
+        XCTAssertEqual(pushes(to: token, .alert).count, 0)
+    }
+
+    func testNothingAfterTheSettledMomentUndoesIt() async throws {
+        try await putLegDay()
+        let (token, plan) = try await plannedWindow("lee")
+        try await say(BuzzEvent.localScheduled, plan, subscriber: "lee", token: token)
+        try passTheMoment()
+        XCTAssertEqual(workers.context.metrics.counter("buzzkit_windows_settled_total"), 1)
+        // Before the run is written: the phone lets go of the shown notification, and the
+        // backend sends the cancelling event. The notification was shown at the moment.
+        try await say(BuzzEvent.localReleased, plan, subscriber: "lee", token: token, reason: "removed")
+        try await call("POST", "/v1/events", ["event": "workout.completed", "subscriberId": "lee"], expect: 202)
+        try workers.runUntilIdle()
+        clock.advance(by: 11)
+        try workers.runUntilIdle()
+        XCTAssertEqual(storedStatus(plan), "completed")
+        let written = try await summary(plan)
+        let step = try XCTUnwrap((written["steps"] as? [[String: Any]])?.last)
+        XCTAssertEqual(step["status"] as? String, "scheduled on device")
+        XCTAssertEqual(pushes(to: token, .alert).count, 0, "no fallback")
+        XCTAssertEqual(pushes(to: token, .background).count, 1, "only the plan: no bk.cancel after the moment")
+    }
+
+    func testAWindowWithStepsAfterItIsDecidedByTheWorkerAsBefore() async throws {
+        try await call("PUT", "/v1/workflows/leg-day", [
+            "key": "leg-day", "trigger": ["event": "workout.scheduled"],
+            "steps": [["name": "morning-of", "waitUntil": ["time": "07:00", "timezone": "subscriber"]],
+                      ["name": "nudge", "send": ["deliver": "local", "title": "Leg day", "body": "6:00 with Maya."]],
+                      ["name": "later", "delay": ["hours": 1]],
+                      ["name": "how-was-it", "send": ["deliver": "push", "title": "How was it?", "body": "Tell us."]]]
+        ] as [String: Any], expect: 200)
+        let (token, plan) = try await plannedWindow("jo")
+        try await say(BuzzEvent.localScheduled, plan, subscriber: "jo", token: token)
+        try passTheMoment()
+        XCTAssertEqual(workers.context.metrics.counter("buzzkit_windows_settled_total"), 0, "the run goes on after the window")
+        XCTAssertEqual(broker.routed[.fallbackCheck], 1)
+        XCTAssertEqual(storedStatus(plan), "waiting", "waiting for the delay")
+        clock.advance(by: 3_600)
+        try workers.runUntilIdle()
+        XCTAssertEqual(storedStatus(plan), "completed")
+        XCTAssertEqual(pushes(to: token, .alert).count, 1, "the push step an hour later, and no fallback")
+    }
+}
