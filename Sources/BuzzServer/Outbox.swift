@@ -42,12 +42,13 @@ public enum Outbox {
         let available = messages.map { $0.availableAt ?? now.addingTimeInterval(relayLease) }
         let windows = messages.map(\.window)
         let rows = try db.query("""
-            INSERT INTO outbox (available_at, exchange, routing_key, message_id, body, run_id, window_tenant_id, window_subscriber_id, window_local_id)
-            SELECT a, e, r, m, b, NULLIF(x, '')::uuid, NULLIF(wt, ''), NULLIF(ws, ''), NULLIF(wl, '')
+            INSERT INTO outbox (available_at, exchange, routing_key, message_id, body, run_id, window_tenant_id, window_subscriber_id, window_local_id, items)
+            SELECT a, e, r, m, b, NULLIF(x, '')::uuid, NULLIF(wt, ''), NULLIF(ws, ''), NULLIF(wl, ''), n
             FROM unnest(\(available)::timestamptz[], \(messages.map(\.exchange))::text[],
                    \(messages.map(\.routingKey))::text[], \(messages.map(\.messageId))::text[], \(messages.map(\.body))::bytea[],
                    \(runIds.map { $0?.lowercasedText ?? "" })::text[], \(windows.map { $0?.tenantId ?? "" })::text[],
-                   \(windows.map { $0?.subscriberId ?? "" })::text[], \(windows.map { $0?.localId ?? "" })::text[]) AS u(a, e, r, m, b, x, wt, ws, wl)
+                   \(windows.map { $0?.subscriberId ?? "" })::text[], \(windows.map { $0?.localId ?? "" })::text[],
+                   \(messages.map(\.items))::int[]) AS u(a, e, r, m, b, x, wt, ws, wl, n)
             RETURNING id, message_id
             """)
         // RETURNING order is not guaranteed: match rows to messages by message id.
@@ -76,21 +77,22 @@ public enum Outbox {
     }
 
     static func amqpMessage(_ message: OutboxMessage) -> AMQPMessage {
-        AMQPMessage(exchange: message.exchange, routingKey: message.routingKey, body: message.body, messageId: message.messageId)
+        AMQPMessage(exchange: message.exchange, routingKey: message.routingKey, body: message.body,
+                    headers: message.items > 1 ? [Topology.itemsHeader: .int(Int64(message.items))] : [:], messageId: message.messageId)
     }
 
-    /// The broker messages for `messages`: those bound for a queue in `packable` (whose bodies
-    /// are pipeline messages) go `size` at a time in one message
-    /// (``PipelineMessage/pack(_:)``, with ``Topology/itemsHeader``), so a crowded second's
-    /// timers cost the broker one message per batch instead of one each. Order within a queue
-    /// is kept.
-    static func amqpMessages(_ messages: [OutboxMessage], packing packable: Set<String>, size: Int) -> [AMQPMessage] {
-        var out: [AMQPMessage] = []
+    /// `messages` with those bound for a queue in `packable` (whose bodies are single pipeline
+    /// messages) packed `size` at a time into one (``PipelineMessage/pack(_:)``); order within
+    /// a queue is kept. A stage's batch of plans is then one outbox row and one broker message,
+    /// and due timers one broker message per batch, instead of one each.
+    static func packed(_ messages: [OutboxMessage], packing packable: Set<String>, size: Int) -> [OutboxMessage] {
+        guard size > 1 else { return messages }
+        var out: [OutboxMessage] = []
         var groups: [String: [OutboxMessage]] = [:]
         var order: [String] = []
         for message in messages {
-            guard size > 1, message.exchange.isEmpty, packable.contains(message.routingKey) else {
-                out.append(amqpMessage(message))
+            guard message.items == 1, message.exchange.isEmpty, message.window == nil, packable.contains(message.routingKey) else {
+                out.append(message)
                 continue
             }
             if groups[message.routingKey] == nil { order.append(message.routingKey) }
@@ -99,15 +101,21 @@ public enum Outbox {
         for queue in order {
             let group = groups[queue] ?? []
             for start in stride(from: 0, to: group.count, by: size) {
-                let chunk = group[start..<min(start + size, group.count)]
-                guard chunk.count > 1, let first = chunk.first else {
-                    out += chunk.map(amqpMessage)
+                let chunk = Array(group[start..<min(start + size, group.count)])
+                guard chunk.count > 1 else {
+                    out += chunk
                     continue
                 }
-                out.append(AMQPMessage(routingKey: queue, body: PipelineMessage.pack(chunk.map(\.body)),
-                                       headers: [Topology.itemsHeader: .int(Int64(chunk.count))], messageId: "pack:" + first.messageId))
+                out.append(OutboxMessage(routingKey: queue, messageId: "pack:" + chunk[0].messageId, body: PipelineMessage.pack(chunk.map(\.body)),
+                                         availableAt: chunk.map(\.availableAt).contains(nil) ? nil : chunk.compactMap(\.availableAt).min(),
+                                         items: chunk.count))
             }
         }
         return out
+    }
+
+    /// The broker messages for `messages`, packed (``packed(_:packing:size:)``).
+    static func amqpMessages(_ messages: [OutboxMessage], packing packable: Set<String>, size: Int) -> [AMQPMessage] {
+        packed(messages, packing: packable, size: size).map(amqpMessage)
     }
 }

@@ -13,6 +13,9 @@ public struct OutboxMessage: Sendable, Equatable {
     /// (``RunState/settleableWindow``): the window, so the scheduler can settle it at its
     /// moment without a queue message when a device holds the plan (``WindowSettlement``).
     public var window: Window?
+    /// How many pipeline messages the body carries: 1, or more for a packed body
+    /// (``PipelineMessage/pack(_:)``), published with ``Topology/itemsHeader``.
+    public var items: Int
 
     /// A local window the scheduler may settle at its moment.
     public struct Window: Sendable, Equatable {
@@ -27,12 +30,13 @@ public struct OutboxMessage: Sendable, Equatable {
     }
 
     public init(exchange: String = "", routingKey: String, messageId: String = UUID().uuidString.lowercased(), body: Data,
-                availableAt: Date? = nil, window: Window? = nil) {
+                availableAt: Date? = nil, window: Window? = nil, items: Int = 1) {
         self.exchange = exchange
         self.routingKey = routingKey
         self.messageId = messageId
         self.body = body
         self.availableAt = availableAt
         self.window = window
+        self.items = items
     }
 }

@@ -50,7 +50,7 @@ public struct PostgresOutbox: OutboxStore {
             let rows = try db.query("""
                 DELETE FROM outbox WHERE id = ANY(ARRAY(
                     SELECT id FROM outbox WHERE available_at <= now() ORDER BY available_at, id LIMIT \(limit) FOR UPDATE SKIP LOCKED))
-                RETURNING id, exchange, routing_key, message_id, body, run_id, window_tenant_id, window_subscriber_id, window_local_id,
+                RETURNING id, exchange, routing_key, message_id, body, items, run_id, window_tenant_id, window_subscriber_id, window_local_id,
                           available_at, EXTRACT(EPOCH FROM (clock_timestamp() - available_at)) AS late, clock_timestamp() AS now
                 """)
             guard let first = rows.first else { return RelayRound() }
@@ -60,7 +60,7 @@ public struct PostgresOutbox: OutboxStore {
                 let id: Int64 = try row.decode("id")
                 claimed.append((id, try row.decode("available_at"),
                                 OutboxMessage(exchange: try row.decode("exchange"), routingKey: try row.decode("routing_key"),
-                                              messageId: try row.decode("message_id"), body: try row.decode("body")),
+                                              messageId: try row.decode("message_id"), body: try row.decode("body"), items: try row.decode("items")),
                                 try row.decode("late")))
                 if let tenantId: String = try row.decode("window_tenant_id"), let subscriberId: String = try row.decode("window_subscriber_id"),
                    let localId: String = try row.decode("window_local_id"), let runId: UUID = try row.decode("run_id") {

@@ -31,6 +31,7 @@ public final class Runtime: @unchecked Sendable {
         log = Log(format: Log.Format(rawValue: configuration.logFormat) ?? .json, component: component)
         context.log = log
         context.lanes = configuration.lanes
+        context.packSize = configuration.batchSize
     }
 
     /// The database URL with the schema applied (for LISTEN connections).

@@ -15,6 +15,8 @@ public final class Scheduler: Service, @unchecked Sendable {
         public var batchSize: Int
         /// Longest sleep between looks at the next due time.
         public var maxIdle: TimeInterval
+        /// Shortest sleep after a round that was not full.
+        public var minimumPause: TimeInterval = 0.025
         /// Queues whose due messages are packed `packSize` to a broker message (the
         /// pipeline-message queues; see ``Outbox``'s packing). Empty: one message each.
         public var packable: Set<String>
@@ -33,8 +35,7 @@ public final class Scheduler: Service, @unchecked Sendable {
 
         /// Packing for `topology`'s pipeline-message queues, `packSize` to a message (a worker's batch).
         public init(batchSize: Int = 1000, topology: Topology, packSize: Int, relays: Int = 1) {
-            self.init(batchSize: batchSize, packable: Set([Topology.Queue.planDispatch, .planDispatchBulk, .fallbackCheck].map(topology.name)),
-                      packSize: packSize, relays: relays)
+            self.init(batchSize: batchSize, packable: topology.packableQueues, packSize: packSize, relays: relays)
         }
     }
 
@@ -109,8 +110,10 @@ public final class Scheduler: Service, @unchecked Sendable {
                     try listener?.listen(Outbox.channel)
                 }
                 if try relayDue() >= configuration.batchSize { continue }
+                // At least `minimumPause` between partial rounds: timers due every millisecond
+                // go out in batches a few tens of milliseconds apart, not a round trip each.
                 let wait = try secondsUntilNextDue() ?? configuration.maxIdle
-                let timeout = min(max(wait, 0.005), configuration.maxIdle)
+                let timeout = min(max(wait, configuration.minimumPause), configuration.maxIdle)
                 if let listener { _ = try listener.waitForNotifications(timeout: timeout) } else { Thread.sleep(forTimeInterval: timeout) }
             } catch {
                 // Logged when the failure starts or changes, and every 10 s while it lasts.

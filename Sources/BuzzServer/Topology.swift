@@ -78,6 +78,10 @@ public struct Topology: Sendable {
     public func eventsExchange(_ lane: Lane) -> String { lane == .bulk ? bulkEventsExchange : eventsExchange }
 
     public func name(_ queue: Queue) -> String { prefix + queue.rawValue }
+
+    /// The queues whose messages are pipeline messages, which may be packed several to a
+    /// broker message (``Topology/itemsHeader``).
+    public var packableQueues: Set<String> { Set([Queue.planDispatch, .planDispatchBulk, .fallbackCheck].map(name)) }
     public func deadLetterName(_ queue: Queue) -> String { prefix + queue.rawValue + ".dlq" }
 
     /// The `buzzkit.events` bindings of `ack-ingest` (everything else goes to `trigger`).

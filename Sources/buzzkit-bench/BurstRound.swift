@@ -45,7 +45,7 @@ struct BurstRound {
         let ackStarted = Date()
         var acks: [AMQPMessage] = []
         for notification in sent {
-            guard let plan = try? JSONDecoder().decode(SilentPlanPayload.self, from: notification.payload).local,
+            guard let plan = try? SilentPlanPayload(jsonData: notification.payload).local,
                   let number = Int(notification.deviceToken, radix: 16), number % acknowledgedEvery != 0 else { continue }
             let event = BuzzEvent(event: BuzzEvent.localScheduled, subscriberId: "s\(number)",
                                   properties: ["localId": .string(plan.id), "messageId": .string(plan.messageId),

@@ -38,9 +38,10 @@ enum PipelineBench {
 
         let workers = runtime.workers(Topology.Queue.allCases)
         workers.start()
-        let schedulers = (0..<2).map { _ in runtime.scheduler() }
+        // As one `buzzkit scheduler` process runs them: the scheduler with its relay loops,
+        // and the window completer.
+        let schedulers = [runtime.scheduler()]
         for scheduler in schedulers { Thread { scheduler.run() }.start() }
-        // As `buzzkit scheduler` runs it: settled windows reach their runs after the delay.
         let completer = runtime.windowCompleter()
         Thread { completer.run() }.start()
         defer {
@@ -60,16 +61,21 @@ enum PipelineBench {
         let rates = (environment["BENCH_SUSTAINED_RATES"] ?? "1500 2000").split(separator: " ").compactMap { Int($0) }
         let seconds = Int(environment["BENCH_SUSTAINED_SECONDS"] ?? "") ?? 20
         var last: (rate: Int, achieved: Double)?
-        for rate in rates {
+        for (index, rate) in rates.enumerated() {
             FileHandle.standardError.write(Data("pipeline: sustained windows at \(rate)/s for \(seconds) s...\n".utf8))
+            let cpu = ProcessCPU.sample()
+            let profile = index == rates.count - 1 ? PhaseProfile("sustained") : nil
             let sustained = try SustainedWindows(runtime: runtime, push: push, topology: topology, tenantId: tenant.tenantId, subscribers: windows)
                 .run(rate: rate, seconds: seconds, lead: 5)
+            profile?.finish("pipeline: sustained whole windows at \(rate)/s", into: &report)
+            (ProcessCPU.sample() - cpu).report("pipeline: sustained at \(rate)/s", windows: sustained.windows, into: &report)
             report.add("pipeline: sustained whole windows (event → plan → ack → fallback decided), offered \(rate)/s for \(seconds) s",
                        sustained.achievedRate, unit: "windows/s")
             report.add("pipeline:   decision after the moment p50 (p99)",
                        sustained.decisionLatenessP50 * 1000, unit: String(format: "ms (p99 %.0f ms)", sustained.decisionLatenessP99 * 1000))
             report.add("pipeline:   windows whose moment passed before the plan went out", Double(sustained.momentPassed),
                        unit: String(format: "of %d", sustained.windows))
+            report.add("pipeline:   plans pushed after their moment", Double(sustained.planLateForMoment), unit: String(format: "of %d", sustained.windows))
             last = (rate, sustained.achievedRate)
         }
 

@@ -39,24 +39,30 @@ struct SustainedWindows {
         // Devices: acknowledge every other plan the moment it is pushed.
         var seen = 0, acknowledged = 0, lateForMoment = 0
         let deadline = started.addingTimeInterval(Double(seconds) + lead + 120)
-        var lastLook = Date.distantPast, completed = 0
-        while completed < total {
-            if Date().timeIntervalSince(lastLook) > 0.5 {
-                // Every window ends its run: "scheduled on device", the fallback, or (when the
-                // moment had passed before the plan could go out) the fallback at once.
-                completed = try runtime.pool.withConnection { db in
+        var lastLook = Date.distantPast, done = false, open = total
+        let startedBefore = runtime.metrics.counter("buzzkit_runs_started_total")
+        while !done {
+            // Every window ends its run: "scheduled on device", the fallback, or (when the
+            // moment had passed before the plan could go out) the fallback at once; a settled
+            // window counts once the scheduler recorded its decision. So: every run started,
+            // and none still open without a decision. The open runs are few and indexed; a
+            // count over all the runs every half second would itself load PostgreSQL.
+            if Date().timeIntervalSince(lastLook) > 0.5, runtime.metrics.counter("buzzkit_runs_started_total") - startedBefore >= Double(total) {
+                open = try runtime.pool.withConnection { db in
                     try db.query("""
-                        SELECT count(*) AS n FROM runs WHERE tenant_id = \(tenantId) AND created_at >= \(started) AND status = 'completed'
+                        SELECT count(*) AS n FROM runs r WHERE tenant_id = \(tenantId) AND status IN ('running', 'waiting') AND created_at >= \(started)
+                        AND NOT EXISTS (SELECT 1 FROM window_decisions d WHERE d.run_id = r.id)
                         """)[0].decode("n", as: Int.self)
                 }
+                done = open == 0
                 lastLook = Date()
             }
-            guard Date() < deadline else { throw BenchFailure("sustained: \(completed) of \(total) windows completed in time") }
+            guard Date() < deadline else { throw BenchFailure("sustained: \(open) of \(total) windows not decided in time") }
             let fresh = push.sent(from: seen)
             seen += fresh.count
             var acks: [AMQPMessage] = []
             for notification in fresh where notification.pushType == .background {
-                guard let plan = try? JSONDecoder().decode(SilentPlanPayload.self, from: notification.payload).local,
+                guard let plan = try? SilentPlanPayload(jsonData: notification.payload).local,
                       let number = Int(notification.deviceToken, radix: 16) else { continue }
                 // A plan's APNs expiration is its moment: one pushed after it came too late.
                 if let moment = notification.expiration, moment < Date() { lateForMoment += 1 }
@@ -71,12 +77,15 @@ struct SustainedWindows {
             Thread.sleep(forTimeInterval: 0.02)
         }
         let elapsed = Date().timeIntervalSince(started)
-        // How late each window's decision came after its moment (the runs' own record).
+        // How late each window's decision came after its moment: the runs' own record, or the
+        // scheduler's decision for a settled window not written into its run yet.
         let rows = try runtime.pool.withConnection { db in
             try db.query("""
-                SELECT EXTRACT(EPOCH FROM ((state->'steps'->1->>'finishedAt')::timestamptz - (state->'steps'->1->>'dueAt')::timestamptz)) AS late,
+                SELECT EXTRACT(EPOCH FROM (COALESCE(d.decided_at, (state->'steps'->1->>'finishedAt')::timestamptz)
+                                           - (state->'steps'->1->>'dueAt')::timestamptz)) AS late,
                        state->'steps'->1->'local'->'fallback'->>'reason' AS reason
-                FROM runs WHERE tenant_id = \(tenantId) AND created_at >= \(started) AND status = 'completed'
+                FROM runs r LEFT JOIN window_decisions d ON d.run_id = r.id
+                WHERE tenant_id = \(tenantId) AND created_at >= \(started) AND (status = 'completed' OR d.run_id IS NOT NULL)
                 """)
         }
         let lateness = try rows.map { try $0.decode("late", as: Double.self) }.sorted()

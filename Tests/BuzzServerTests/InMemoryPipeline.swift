@@ -61,10 +61,11 @@ final class InMemoryPipeline {
             }
             if due.isEmpty { return total }
             for message in due {
-                let decoded = try PipelineMessage.decode(message.body)
-                delivered.append(decoded)
-                _ = try StageProcessor(context: context).process([.message(decoded)])
-                total += 1
+                for decoded in try PipelineMessage.decodeAll(message.body) {
+                    delivered.append(decoded)
+                    _ = try StageProcessor(context: context).process([.message(decoded)])
+                    total += 1
+                }
             }
         }
     }

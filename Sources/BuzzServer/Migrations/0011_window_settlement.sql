@@ -7,6 +7,9 @@
 ALTER TABLE outbox ADD COLUMN window_tenant_id text;
 ALTER TABLE outbox ADD COLUMN window_subscriber_id text;
 ALTER TABLE outbox ADD COLUMN window_local_id text;
+-- Pipeline messages a row carries: a stage packs the messages one batch sends to the same queue
+-- into one row and one broker message (a JSON array; the x-buzzkit-items header says how many).
+ALTER TABLE outbox ADD COLUMN items integer NOT NULL DEFAULT 1;
 
 -- Decisions made by the scheduler that have not reached their run yet. Every stage that locks
 -- the run folds them in first (as it does acknowledgments), the run summary derives the
@@ -23,8 +26,11 @@ CREATE TABLE window_decisions (
 );
 CREATE INDEX window_decisions_age ON window_decisions (decided_at);
 
--- A delivery row is inserted as a claim and updated once with APNs' answer. With room left in
--- each page, that update is a heap-only tuple (no indexed column changes): no new entry in any
--- of the table's four indexes. It matters for plans while windows are planned, and for
--- fallbacks at 07:00.
-ALTER TABLE deliveries SET (fillfactor = 80);
+-- A delivery row is inserted as a claim and updated once with APNs' answer, in the same
+-- transaction. With half of each page left free, that update is a heap-only tuple (no indexed
+-- column changes): no new entry in any of the table's four indexes. It matters for plans while
+-- windows are planned, and for fallbacks at 07:00.
+ALTER TABLE deliveries SET (fillfactor = 50);
+-- A packed row's body is a batch of plans (tens of kilobytes): stored out of line but not
+-- compressed, which would cost more CPU than the bytes it saves for a row that lives a second.
+ALTER TABLE outbox ALTER COLUMN body SET STORAGE EXTERNAL;

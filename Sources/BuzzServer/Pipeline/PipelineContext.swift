@@ -14,6 +14,9 @@ public struct PipelineContext: Sendable {
     public var log = Log(format: .json, component: "pipeline")
     /// Which lane each message of a run takes, and the least lead a plan is sent with.
     public var lanes = LaneSettings()
+    /// Pipeline messages a stage packs into one outbox row and broker message (a worker's
+    /// batch size, `BUZZKIT_BATCH_SIZE`).
+    public var packSize = 100
 
     public init(store: any Store, topology: Topology, push: any PushProvider, clock: any Clock = SystemClock(), metrics: Metrics = Metrics()) {
         self.store = store
@@ -23,7 +26,7 @@ public struct PipelineContext: Sendable {
         self.metrics = metrics
     }
 
-    var actions: RunActions { RunActions(topology: topology, lanes: lanes) }
+    var actions: RunActions { RunActions(topology: topology, lanes: lanes, packSize: packSize) }
 }
 
 /// Reads tenants and subscribers once per transaction.

@@ -8,6 +8,9 @@ import Foundation
 struct RunActions {
     let topology: Topology
     let lanes: LaneSettings
+    /// Immediate messages one flush sends to the same pipeline queue go this many to an outbox
+    /// row and broker message (``Outbox/packed(_:packing:size:)``).
+    var packSize = 100
 
     /// Outbox rows collected from several runs, written with one statement by ``flush(_:tx:now:)``.
     struct Pending {
@@ -29,7 +32,12 @@ struct RunActions {
     /// Writes collected plans and outbox rows (after the runs they belong to).
     func flush(_ pending: Pending, tx: any StoreTransaction, now: Date) throws -> [Outbox.Row] {
         try tx.recordPlans(pending.plans, at: now)
-        return try tx.enqueue(pending.messages, runIds: pending.runIds, now: now)
+        // Timers (tagged with their run, so a cancel can delete them) stay one a row.
+        let immediate = pending.messages.indices.filter { pending.runIds[$0] == nil }.map { pending.messages[$0] }
+        let timers = pending.messages.indices.filter { pending.runIds[$0] != nil }
+        let packed = Outbox.packed(immediate, packing: topology.packableQueues, size: packSize)
+        return try tx.enqueue(packed + timers.map { pending.messages[$0] },
+                              runIds: Array(repeating: nil, count: packed.count) + timers.map { pending.runIds[$0] }, now: now)
     }
 
     /// Turns `actions` into pending outbox rows (deleting timers and recording plans at once).
