@@ -9,7 +9,7 @@ final class PhaseProfile {
     private let path: String
     private let pids: (worker: Int32, postgres: [Int32], rabbitmq: [Int32])
 
-    /// Starts sampling at 199 Hz (a few percent of one core at most).
+    /// Starts sampling every CPU at 199 Hz (a few percent of one core at most).
     init(_ name: String) {
         let me = ProcessInfo.processInfo.processIdentifier
         let services = ProcessCPU.servicePids()
@@ -20,11 +20,13 @@ final class PhaseProfile {
             process = nil
             return
         }
-        let all = ([pids.worker] + pids.postgres + pids.rabbitmq).map(String.init).joined(separator: ",")
         let recorder = Process()
-        // Under `timeout`: a bench that dies mid-phase leaves no profiler running.
+        // Every CPU rather than the processes (`-p`): per-process events are switched in and out
+        // at each of a PostgreSQL backend's many context switches, which added more CPU to what
+        // it measures than the phase itself spent. Under `timeout`: a bench that dies mid-phase
+        // leaves no profiler running.
         recorder.executableURL = URL(fileURLWithPath: "/usr/bin/timeout")
-        recorder.arguments = ["-s", "INT", "900", perf, "record", "-q", "-F", "199", "-p", all, "-o", path]
+        recorder.arguments = ["-s", "INT", "900", perf, "record", "-q", "-a", "-F", "199", "-o", path]
         recorder.standardOutput = FileHandle.nullDevice
         recorder.standardError = FileHandle.nullDevice
         do {

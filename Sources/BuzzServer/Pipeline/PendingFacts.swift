@@ -12,9 +12,12 @@ import Foundation
 /// decided wherever it is read.
 enum PendingFacts {
     /// Feeds the facts recorded for `runs` into them; returns the actions they caused, by run
-    /// (only runs whose state changed are listed).
+    /// (only runs whose state changed are listed). `decisions: false` skips the scheduler's
+    /// window decisions: the fallback check passes it, since a timer that reached
+    /// `fallback-check` is one the scheduler did not settle (it deletes the timer row in the
+    /// transaction that records the decision), and a run has one pending timer.
     @discardableResult
-    static func fold(into runs: inout [UUID: RunRecord], tx: any StoreTransaction) throws -> [UUID: [RunAction]] {
+    static func fold(into runs: inout [UUID: RunRecord], tx: any StoreTransaction, decisions lookUp: Bool = true) throws -> [UUID: [RunAction]] {
         let withWindows = runs.values.filter { run in run.state.steps.contains { $0.local?.planSent == true } }
         guard !withWindows.isEmpty else { return [:] }
         let localIds = withWindows.flatMap { $0.state.steps.compactMap { $0.local?.planSent == true ? $0.local?.localId : nil } }
@@ -32,7 +35,7 @@ enum PendingFacts {
         }
         // Windows the scheduler settled at their moment: only a run still waiting on a
         // settleable window can have one.
-        let decisions = try tx.windowDecisions(runIds: withWindows.filter { $0.state.settleableWindow != nil }.map(\.id))
+        let decisions = lookUp ? try tx.windowDecisions(runIds: withWindows.filter { $0.state.settleableWindow != nil }.map(\.id)) : [:]
         var caused: [UUID: [RunAction]] = [:]
         for run in withWindows {
             var updated = run
