@@ -42,11 +42,21 @@ public final class PostgresConnection {
         return PQstatus(handle) == CONNECTION_OK
     }
 
+    /// Whether `text` holds a NUL byte (memchr over its UTF-8: binds can be hundreds of
+    /// kilobytes, a batch of run states).
+    static func containsNUL(_ text: String) -> Bool {
+        var text = text
+        return text.withUTF8 { bytes in
+            guard let base = bytes.baseAddress, !bytes.isEmpty else { return false }
+            return memchr(base, 0, bytes.count) != nil
+        }
+    }
+
     /// Runs a statement and returns its rows.
     @discardableResult
     public func query(_ query: PostgresQuery) throws -> PostgresRows {
         // libpq takes C strings: a NUL would silently cut the value, so it is refused.
-        if let index = query.binds.firstIndex(where: { $0?.utf8.contains(0) == true }) {
+        if let index = query.binds.firstIndex(where: { $0.map(Self.containsNUL) ?? false }) {
             throw PostgresError(.invalidBind, "bound value $\(index + 1) contains NUL, which PostgreSQL text cannot hold; nothing was run",
                                 statement: query.sql)
         }

@@ -55,6 +55,43 @@ final class RunLocalWindowTests: XCTestCase {
         XCTAssertEqual(run.status, .completed)
     }
 
+    func testASettledDecisionGivesTheSameStateAsTheAcknowledgmentAndTheTimer() throws {
+        var run = legDayRun()
+        let timer = try XCTUnwrap(run.handle(.start, now: begins).timers.first)
+        XCTAssertEqual(run.settleableWindow, "run-1/nudge", "the window is the run's last step")
+        let acknowledgedAt = instant("2026-11-30T09:00:05Z"), decidedAt = moment.addingTimeInterval(0.2)
+        var handled = run
+        _ = handled.handle(.acknowledged(localId: "run-1/nudge", messageId: PayloadBuilder.messageId(localId: "run-1/nudge")), now: acknowledgedAt)
+        let expected = handled.handle(.timerFired(timer), now: decidedAt)
+        // A release recorded before the decision reached the run changes nothing.
+        _ = run.handle(.released(localId: "run-1/nudge", messageId: nil, reason: "removed"), now: decidedAt)
+        let actions = run.settleAcknowledged(localId: "run-1/nudge", acknowledgedAt: acknowledgedAt, decidedAt: decidedAt)
+        XCTAssertEqual(actions, expected)
+        XCTAssertEqual(run.summary, handled.summary)
+        XCTAssertEqual(run.steps.last?.status, .scheduledOnDevice)
+        XCTAssertNil(run.settleableWindow, "decided")
+        XCTAssertTrue(run.settleAcknowledged(localId: "run-1/nudge", acknowledgedAt: acknowledgedAt, decidedAt: decidedAt).isEmpty, "once")
+    }
+
+    func testOnlyAWindowThatEndsItsLiveRunIsSettleable() throws {
+        var cancelled = legDayRun()
+        _ = cancelled.handle(.start, now: begins)
+        _ = cancelled.handle(.cancel, now: begins)
+        XCTAssertNil(cancelled.settleableWindow)
+        XCTAssertTrue(cancelled.settleAcknowledged(localId: "run-1/nudge", acknowledgedAt: begins, decidedAt: moment).isEmpty)
+        var dry = legDayRun(RunContext(runId: "run-1", dryRun: true, subscriberTimeZone: "Europe/Berlin"))
+        _ = dry.handle(.start, now: begins)
+        XCTAssertNil(dry.settleableWindow, "no plan went out")
+        let followUp = Fixtures.workflow(steps: [
+            ["name": "morning-of", "waitUntil": ["time": "07:00", "timezone": "subscriber"]],
+            ["name": "nudge", "send": ["deliver": "local", "title": "Leg day", "body": "6:00"]],
+            ["name": "later", "delay": ["hours": 1]],
+        ])
+        var longer = RunState(workflow: followUp, trigger: Fixtures.trigger(), context: RunContext(runId: "run-2", subscriberTimeZone: "Europe/Berlin"))
+        _ = longer.handle(.start, now: begins)
+        XCTAssertNil(longer.settleableWindow, "steps follow the window")
+    }
+
     func testUnacknowledgedWindowSendsOneFallback() throws {
         var run = legDayRun()
         let timer = try XCTUnwrap(run.handle(.start, now: begins).timers.first)

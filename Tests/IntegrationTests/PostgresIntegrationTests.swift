@@ -48,6 +48,19 @@ final class PostgresIntegrationTests: XCTestCase {
         }
     }
 
+    func testABindWithANULIsRefusedBeforeAnythingRuns() throws {
+        try pool.withConnection { db in
+            let long = String(repeating: "x", count: 200_000)
+            for bad in ["a\u{0}b", long + "\u{0}", "\u{0}"] {
+                XCTAssertThrowsError(try db.query("SELECT \(bad)::text AS v")) { error in
+                    XCTAssertEqual((error as? PostgresError)?.code, .invalidBind)
+                }
+            }
+            XCTAssertThrowsError(try db.query("SELECT \(["ok", "n\u{0}ul"])::text[] AS v"), "inside an array too")
+            XCTAssertEqual(try db.query("SELECT \(long + "é")::text AS v")[0].decode("v", as: String.self).count, 200_001)
+        }
+    }
+
     func testBadSQLGivesTypedErrorWithSQLState() throws {
         try pool.withConnection { db in
             XCTAssertThrowsError(try db.query("SELEC 1")) { error in
