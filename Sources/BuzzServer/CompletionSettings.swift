@@ -25,12 +25,8 @@ public struct CompletionSettings: Sendable, Equatable {
 
     /// Checks every field and names the first wrong one.
     func validate() throws {
-        guard delaySeconds >= 0, delaySeconds <= 3600 else {
-            throw ServerError(.configuration, "must be between 0 and 3600 seconds, got \(delaySeconds)", field: "BUZZKIT_WINDOW_COMPLETION_DELAY_SECONDS")
-        }
+        try Configuration.require(delaySeconds, in: 0...3600, "BUZZKIT_WINDOW_COMPLETION_DELAY_SECONDS", unit: "seconds")
         try Configuration.require(batch, in: 1...10_000, "BUZZKIT_WINDOW_COMPLETION_BATCH")
-        guard pauseSeconds >= 0, pauseSeconds <= 60 else {
-            throw ServerError(.configuration, "must be between 0 and 60 seconds, got \(pauseSeconds)", field: "BUZZKIT_WINDOW_COMPLETION_PAUSE_SECONDS")
-        }
+        try Configuration.require(pauseSeconds, in: 0...60, "BUZZKIT_WINDOW_COMPLETION_PAUSE_SECONDS", unit: "seconds")
     }
 }

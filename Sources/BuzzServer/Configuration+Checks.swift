@@ -17,4 +17,26 @@ extension Configuration {
             throw ServerError(.configuration, "must be between \(bounds), got \(value)", field: field)
         }
     }
+
+    /// Throws a configuration error naming `field` unless `value` lies in `range` (in `unit`,
+    /// such as "seconds"): one check, one message, for every bounded setting that is a number.
+    static func require(_ value: Double, in range: ClosedRange<Double>, _ field: String, unit: String = "") throws {
+        guard range.contains(value) else {
+            throw ServerError(.configuration, "must be between \(plain(range.lowerBound)) and \(plain(range.upperBound))"
+                              + (unit.isEmpty ? "" : " " + unit) + ", got \(plain(value))", field: field)
+        }
+    }
+
+    /// Throws a configuration error naming `field` unless `lower < value <= upper`.
+    static func require(_ value: Double, above lower: Double, atMost upper: Double, _ field: String, unit: String = "") throws {
+        guard value > lower, value <= upper else {
+            throw ServerError(.configuration, "must be above \(plain(lower)) and at most \(plain(upper))"
+                              + (unit.isEmpty ? "" : " " + unit) + ", got \(plain(value))", field: field)
+        }
+    }
+
+    /// `60` rather than `60.0`; fractions as they are.
+    private static func plain(_ value: Double) -> String {
+        value.isFinite && value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : "\(value)"
+    }
 }

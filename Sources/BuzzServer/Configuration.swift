@@ -145,9 +145,7 @@ public struct Configuration: Sendable, Equatable {
             throw ServerError(.configuration, "may only contain letters, digits and _, got \"\(databaseSchema)\"", field: "BUZZKIT_DB_SCHEMA")
         }
         try Self.require(prefetch, in: 1...65535, "BUZZKIT_PREFETCH")
-        guard (0...3600).contains(shutdownGraceSeconds) else {
-            throw ServerError(.configuration, "must be between 0 and 3600 seconds, got \(shutdownGraceSeconds)", field: "BUZZKIT_SHUTDOWN_GRACE_SECONDS")
-        }
+        try Self.require(shutdownGraceSeconds, in: 0...3600, "BUZZKIT_SHUTDOWN_GRACE_SECONDS", unit: "seconds")
         try Self.require(workerThreads, in: 1...64, "BUZZKIT_WORKER_THREADS")
         try Self.require(batchSize, in: 1...5000, "BUZZKIT_BATCH_SIZE")
         try Self.require(apnsConnections, in: 1...16, "BUZZKIT_APNS_CONNECTIONS")

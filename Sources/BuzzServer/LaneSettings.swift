@@ -51,16 +51,9 @@ public struct LaneSettings: Sendable, Equatable {
         try Configuration.require(interactiveEventsPerSecond, in: 1...10_000_000, "BUZZKIT_LANE_INTERACTIVE_EVENTS_PER_SECOND")
         try Configuration.require(interactiveEventBurst, in: interactiveEventsPerSecond...10_000_000, "BUZZKIT_LANE_INTERACTIVE_EVENT_BURST",
                                   note: " (BUZZKIT_LANE_INTERACTIVE_EVENTS_PER_SECOND)")
-        guard (0...86_400).contains(urgentPlanSeconds) else {
-            throw ServerError(.configuration, "must be between 0 and 86400 seconds, got \(urgentPlanSeconds)", field: "BUZZKIT_LANE_URGENT_PLAN_SECONDS")
-        }
-        guard bulkShare > 0, bulkShare <= 1 else {
-            throw ServerError(.configuration, "must be above 0 and at most 1, got \(bulkShare)", field: "BUZZKIT_LANE_BULK_SHARE")
-        }
-        guard (0...3600).contains(planMinimumLeadSeconds) else {
-            throw ServerError(.configuration, "must be between 0 and 3600 seconds, got \(planMinimumLeadSeconds)",
-                              field: "BUZZKIT_LANE_PLAN_MINIMUM_LEAD_SECONDS")
-        }
+        try Configuration.require(urgentPlanSeconds, in: 0...86_400, "BUZZKIT_LANE_URGENT_PLAN_SECONDS", unit: "seconds")
+        try Configuration.require(bulkShare, above: 0, atMost: 1, "BUZZKIT_LANE_BULK_SHARE")
+        try Configuration.require(planMinimumLeadSeconds, in: 0...3600, "BUZZKIT_LANE_PLAN_MINIMUM_LEAD_SECONDS", unit: "seconds")
     }
 
     /// The queue `message` of a run takes. A bulk run's plans go to `plan-dispatch-bulk` while

@@ -35,17 +35,10 @@ public struct RetentionSettings: Sendable, Equatable {
 
     /// Checks every field and names the first wrong one.
     func validate() throws {
-        for (name, days) in [("BUZZKIT_RETENTION_EVENT_ID_DAYS", eventIdDays), ("BUZZKIT_RETENTION_RUN_DAYS", runDays)] {
-            guard days > 0, days <= 3650 else {
-                throw ServerError(.configuration, "must be above 0 and at most 3650 days, got \(days)", field: name)
-            }
-        }
+        try Configuration.require(eventIdDays, above: 0, atMost: 3650, "BUZZKIT_RETENTION_EVENT_ID_DAYS", unit: "days")
+        try Configuration.require(runDays, above: 0, atMost: 3650, "BUZZKIT_RETENTION_RUN_DAYS", unit: "days")
         try Configuration.require(batch, in: 1...100_000, "BUZZKIT_RETENTION_BATCH")
-        guard pauseSeconds >= 0, pauseSeconds <= 60 else {
-            throw ServerError(.configuration, "must be between 0 and 60 seconds, got \(pauseSeconds)", field: "BUZZKIT_RETENTION_PAUSE_SECONDS")
-        }
-        guard intervalSeconds >= 0.01, intervalSeconds <= 86_400 else {
-            throw ServerError(.configuration, "must be between 0.01 and 86400 seconds, got \(intervalSeconds)", field: "BUZZKIT_RETENTION_INTERVAL_SECONDS")
-        }
+        try Configuration.require(pauseSeconds, in: 0...60, "BUZZKIT_RETENTION_PAUSE_SECONDS", unit: "seconds")
+        try Configuration.require(intervalSeconds, in: 0.01...86_400, "BUZZKIT_RETENTION_INTERVAL_SECONDS", unit: "seconds")
     }
 }

@@ -17,6 +17,30 @@ final class ServerUnitTests: XCTestCase {
         XCTAssertEqual(try Configuration(environment: [:]), Configuration())
     }
 
+    func testEveryBoundedNumberNamesItsFieldAndItsBoundsAlike() throws {
+        let cases: [(String, String, String)] = [
+            ("BUZZKIT_WINDOW_COMPLETION_DELAY_SECONDS", "-1", "must be between 0 and 3600 seconds, got -1"),
+            ("BUZZKIT_WINDOW_COMPLETION_PAUSE_SECONDS", "61", "must be between 0 and 60 seconds, got 61"),
+            ("BUZZKIT_WINDOW_COMPLETION_BATCH", "0", "must be between 1 and 10000, got 0"),
+            ("BUZZKIT_RETENTION_INTERVAL_SECONDS", "0.001", "must be between 0.01 and 86400 seconds, got 0.001"),
+            ("BUZZKIT_RETENTION_RUN_DAYS", "0", "must be above 0 and at most 3650 days, got 0"),
+            ("BUZZKIT_LANE_BULK_SHARE", "1.5", "must be above 0 and at most 1, got 1.5"),
+            ("BUZZKIT_SHUTDOWN_GRACE_SECONDS", "nan", "must be between 0 and 3600 seconds, got nan"),
+            ("BUZZKIT_SCHEDULER_RELAYS", "0", "must be between 1 and 16, got 0"),
+        ]
+        for (field, value, message) in cases {
+            XCTAssertThrowsError(try Configuration(environment: [field: value]), field) { error in
+                XCTAssertEqual((error as? ServerError)?.field, field)
+                XCTAssertTrue("\(error)".contains(message), "\(field): \(error)")
+            }
+        }
+        var settings = try Configuration(environment: ["BUZZKIT_WINDOW_COMPLETION_DELAY_SECONDS": "0", "BUZZKIT_SCHEDULER_RELAYS": "4"])
+        XCTAssertEqual(settings.completion.delaySeconds, 0)
+        XCTAssertEqual(settings.schedulerRelays, 4)
+        settings.completion.pauseSeconds = 60
+        XCTAssertNoThrow(try settings.validate(), "the bounds themselves are allowed")
+    }
+
     func testAPIKeysParseAndHashTheirSecret() {
         let key = APIKey.generate(.secret)
         XCTAssertEqual(APIKey(key.text), key)
