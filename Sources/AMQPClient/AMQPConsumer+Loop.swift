@@ -5,6 +5,7 @@ extension AMQPConsumer {
     func runLoop() {
         var generation = 0
         var backoff = 0.1
+        var nodes = AMQPNodeCursor(configuration.endpoints)
         defer { finished.signal() }
         while true {
             lock.lock()
@@ -14,7 +15,7 @@ extension AMQPConsumer {
             generation += 1
             let connection: AMQPConnection
             do {
-                connection = try AMQPConnection(url: configuration.url)
+                connection = try nodes.connect()
                 try configuration.onConnect?(connection)
                 try connection.basicQos(prefetch: configuration.prefetch)
                 try connection.basicConsume(queue: configuration.queue, consumerTag: configuration.consumerTag)
@@ -40,6 +41,8 @@ extension AMQPConsumer {
                 return
             }
             connection.abandon()
+            // The node failed us: try the others first (a cluster's quorum queues live on).
+            nodes.advance()
         }
     }
 
@@ -51,7 +54,7 @@ extension AMQPConsumer {
         // sent; the cancel counts as done only after a short quiet period.
         var quietSince = Date.distantFuture
         var announced = false
-        let heartbeat = Double(max(configuration.url.heartbeat, 2)) / 2
+        let heartbeat = Double(max(connection.url.heartbeat, 2)) / 2
         do {
             while true {
                 try flushSettlements(connection, generation: generation)

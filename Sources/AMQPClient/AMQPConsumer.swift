@@ -9,7 +9,8 @@ import Foundation
 public final class AMQPConsumer: @unchecked Sendable {
     /// Consumer settings.
     public struct Configuration: Sendable {
-        public var url: AMQPURL
+        /// The node, or the cluster's nodes (the consumer moves to another when its node dies).
+        public var endpoints: AMQPEndpoints
         public var queue: String
         /// Most unacknowledged deliveries the broker sends at once.
         public var prefetch: UInt16
@@ -17,13 +18,19 @@ public final class AMQPConsumer: @unchecked Sendable {
         /// Called on each (re)connect before consuming, e.g. to declare the topology.
         public var onConnect: (@Sendable (AMQPConnection) throws -> Void)?
 
-        public init(url: AMQPURL, queue: String, prefetch: UInt16 = 100, consumerTag: String? = nil,
+        public init(endpoints: AMQPEndpoints, queue: String, prefetch: UInt16 = 100, consumerTag: String? = nil,
                     onConnect: (@Sendable (AMQPConnection) throws -> Void)? = nil) {
-            self.url = url
+            self.endpoints = endpoints
             self.queue = queue
             self.prefetch = prefetch
             self.consumerTag = consumerTag ?? "buzzkit-\(ProcessInfo.processInfo.processIdentifier)-\(UUID().uuidString.prefix(8))"
             self.onConnect = onConnect
+        }
+
+        /// One node.
+        public init(url: AMQPURL, queue: String, prefetch: UInt16 = 100, consumerTag: String? = nil,
+                    onConnect: (@Sendable (AMQPConnection) throws -> Void)? = nil) {
+            self.init(endpoints: AMQPEndpoints(url), queue: queue, prefetch: prefetch, consumerTag: consumerTag, onConnect: onConnect)
         }
     }
 

@@ -9,6 +9,7 @@ extension AMQPPublisher {
         var head = 0                     // unconfirmed[..<head] are settled
         var nextTag: UInt64 = 1
         var backoff = 0.1
+        var nodes = AMQPNodeCursor(configuration.endpoints)
 
         func settle(_ entry: Pending, _ result: Result<Void, AMQPError>) {
             guard !entry.done else { return }
@@ -25,6 +26,8 @@ extension AMQPPublisher {
         func dropConnection() {
             connection?.abandon()
             connection = nil
+            // The node failed us: the next attempt starts at another (a cluster's quorum queues live on).
+            nodes.advance()
             lock.lock(); connectedFlag = false; lock.unlock()
         }
         /// Tags and records every entry as unconfirmed first, then publishes them: if the
@@ -67,7 +70,7 @@ extension AMQPPublisher {
 
             if connection == nil {
                 do {
-                    let fresh = try AMQPConnection(url: configuration.url)
+                    let fresh = try nodes.connect()
                     try fresh.confirmSelect()
                     try configuration.onConnect?(fresh)
                     connection = fresh
@@ -101,7 +104,7 @@ extension AMQPPublisher {
 
             do {
                 try write(batch.filter { !$0.done })
-                let heartbeat = Double(max(configuration.url.heartbeat, 2)) / 2
+                let heartbeat = Double(max(connection!.url.heartbeat, 2)) / 2
                 // Always read (a zero timeout when idle): rabbitmq-c sends heartbeats from its reads.
                 let readable = connection!.waitReadable(waker: waker, timeout: min(heartbeat, 1))
                 try readConfirms(connection!, timeout: readable ? 0.05 : 0, unconfirmed: unconfirmed, head: head, settle: settle)

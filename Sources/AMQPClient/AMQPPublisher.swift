@@ -10,7 +10,8 @@ import Foundation
 public final class AMQPPublisher: @unchecked Sendable {
     /// Publisher settings.
     public struct Configuration: Sendable {
-        public var url: AMQPURL
+        /// The node, or the cluster's nodes (the publisher moves to another when its node dies).
+        public var endpoints: AMQPEndpoints
         /// How long a publish may wait for its confirm (including reconnects) before failing.
         public var confirmTimeout: TimeInterval
         /// Fail new publishes at once while the broker is known to be unreachable, instead of
@@ -19,12 +20,19 @@ public final class AMQPPublisher: @unchecked Sendable {
         /// Called on each (re)connect before publishing, e.g. to declare the topology.
         public var onConnect: (@Sendable (AMQPConnection) throws -> Void)?
 
-        public init(url: AMQPURL, confirmTimeout: TimeInterval = 30, failFastWhenDisconnected: Bool = false,
+        public init(endpoints: AMQPEndpoints, confirmTimeout: TimeInterval = 30, failFastWhenDisconnected: Bool = false,
                     onConnect: (@Sendable (AMQPConnection) throws -> Void)? = nil) {
-            self.url = url
+            self.endpoints = endpoints
             self.confirmTimeout = confirmTimeout
             self.failFastWhenDisconnected = failFastWhenDisconnected
             self.onConnect = onConnect
+        }
+
+        /// One node.
+        public init(url: AMQPURL, confirmTimeout: TimeInterval = 30, failFastWhenDisconnected: Bool = false,
+                    onConnect: (@Sendable (AMQPConnection) throws -> Void)? = nil) {
+            self.init(endpoints: AMQPEndpoints(url), confirmTimeout: confirmTimeout, failFastWhenDisconnected: failFastWhenDisconnected,
+                      onConnect: onConnect)
         }
     }
 
@@ -84,7 +92,7 @@ public final class AMQPPublisher: @unchecked Sendable {
         }
         if configuration.failFastWhenDisconnected && !connectedFlag && lastConnectFailed {
             lock.unlock()
-            completion(.failure(AMQPError(.connectionFailed, "RabbitMQ is unreachable at \(configuration.url.host):\(configuration.url.port); nothing was published")))
+            completion(.failure(AMQPError(.connectionFailed, "RabbitMQ is unreachable at \(configuration.endpoints.redacted); nothing was published")))
             return
         }
         let wasEmpty = submitted.isEmpty

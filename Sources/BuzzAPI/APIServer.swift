@@ -19,7 +19,7 @@ public final class APIServer: Service, @unchecked Sendable {
                             broker: runtime.publisher, topology: runtime.topology, metrics: runtime.metrics, clock: runtime.context.clock, log: runtime.log,
                             rateLimits: configuration.rateLimits, maxSubscriberTokenDays: configuration.maxSubscriberTokenDays,
                             maxDevicesPerSubscriber: configuration.maxDevicesPerSubscriber,
-                            depths: QueueDepths(url: runtime.amqpURL, topology: runtime.topology))
+                            depths: QueueDepths(amqp: runtime.amqp, topology: runtime.topology))
         self.router = api.router
         let authenticator = api.context.authenticator
         tenantChanges = TenantChangeListener(databaseURL: runtime.databaseURL, log: runtime.log) { authenticator.invalidate(tenantId: $0) }

@@ -5,14 +5,14 @@ import Foundation
 /// Exact queue depths and consumer counts from the broker (passive declares on a connection
 /// of its own), cached for a second so scrapes stay cheap.
 final class QueueDepths: QueueDepthSource, @unchecked Sendable {
-    let url: AMQPURL
+    let amqp: AMQPEndpoints
     let topology: Topology
     private let lock = NSLock()
     private var connection: AMQPConnection?
     private var cached: (at: Date, values: [(queue: String, messages: Int, consumers: Int)])?
 
-    init(url: AMQPURL, topology: Topology) {
-        self.url = url
+    init(amqp: AMQPEndpoints, topology: Topology) {
+        self.amqp = amqp
         self.topology = topology
     }
 
@@ -22,7 +22,7 @@ final class QueueDepths: QueueDepthSource, @unchecked Sendable {
         defer { lock.unlock() }
         if let cached, now.timeIntervalSince(cached.at) < 1 { return cached.values }
         do {
-            let connection = try self.connection ?? AMQPConnection(url: url)
+            let connection = try self.connection ?? amqp.connect().connection
             self.connection = connection
             var values: [(String, Int, Int)] = []
             for queue in Topology.Queue.allCases {

@@ -135,8 +135,12 @@ public actor InMemoryNotificationCenter: NotificationScheduling {
 
     /// Shows a remote alert push (`aps.alert` with `title`/`body`, or a plain string), as iOS
     /// does without involving the app. Returns `nil` for a payload without an alert.
+    ///
+    /// `receivedAt` is when the device received the push, on this center's clock (now when
+    /// omitted): iOS shows an alert as it arrives, so a caller that hands it over later
+    /// (a simulator busy with other phones) passes the arrival time.
     @discardableResult
-    public func presentRemote(payload: [String: JSONValue]) -> DeliveredNotification? {
+    public func presentRemote(payload: [String: JSONValue], receivedAt: Date? = nil) -> DeliveredNotification? {
         guard case .object(let aps)? = payload["aps"], let alert = aps["alert"] else { return nil }
         let title = alert["title"]?.stringValue ?? ""
         let body = alert["body"]?.stringValue ?? alert.stringValue ?? ""
@@ -145,7 +149,7 @@ public actor InMemoryNotificationCenter: NotificationScheduling {
             ?? UUID().uuidString.lowercased()
         let notification = DeliveredNotification(
             id: id, origin: .remote, title: title, body: body, userInfo: payload, scheduledFor: nil,
-            deliveredAt: clock.now, timeZoneIdentifier: clock.timeZone.identifier)
+            deliveredAt: receivedAt ?? clock.now, timeZoneIdentifier: clock.timeZone.identifier)
         show(notification)
         return notification
     }

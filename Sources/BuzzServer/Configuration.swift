@@ -1,3 +1,4 @@
+import AMQPClient
 import Foundation
 
 /// Settings shared by every BuzzKit process. `main` reads them from the environment with
@@ -5,13 +6,14 @@ import Foundation
 ///
 /// | Variable | Default | Meaning |
 /// |---|---|---|
-/// | `BUZZKIT_DATABASE_URL` | `postgres://postgres@127.0.0.1:55432/buzzkit` | PostgreSQL URL |
-/// | `BUZZKIT_AMQP_URL` | `amqp://guest:guest@127.0.0.1:55672/%2f` | RabbitMQ URL |
+/// | `BUZZKIT_DATABASE_URL` | `postgres://postgres@127.0.0.1:55432/buzzkit` | PostgreSQL URL; several hosts (`postgres://h1:5432,h2:5432/db?target_session_attrs=read-write`) for failover |
+/// | `BUZZKIT_AMQP_URL` | `amqp://guest:guest@127.0.0.1:55672/%2f` | RabbitMQ URL, or a cluster's node URLs separated by commas |
 /// | `BUZZKIT_HTTP_PORT` | `8080` | API port |
 /// | `BUZZKIT_DB_POOL_SIZE` | `8` | PostgreSQL connections per process |
 /// | `BUZZKIT_DB_SCHEMA` | `public` | schema that holds BuzzKit's tables |
 /// | `BUZZKIT_PREFETCH` | `200` | unacknowledged messages per consumer |
 /// | `BUZZKIT_SHUTDOWN_GRACE_SECONDS` | `20` | drain time after SIGTERM |
+/// | `BUZZKIT_OUTAGE_HOLD_SECONDS` | `120` | how long a worker holds a message through a PostgreSQL or RabbitMQ outage before returning it to its queue (as a copy that has used no delivery attempt) |
 /// | `BUZZKIT_LOG_FORMAT` | `json` | `json` or `human` |
 /// | `BUZZKIT_QUEUE_PREFIX` | empty | prefix of every exchange and queue name (isolates environments on one broker) |
 /// | `BUZZKIT_WORKER_THREADS` | `2` | worker threads per queue |
@@ -29,6 +31,7 @@ public struct Configuration: Sendable, Equatable {
     public var databaseSchema: String
     public var prefetch: Int
     public var shutdownGraceSeconds: Double
+    public var outageHoldSeconds: Double
     public var logFormat: String
     public var workerThreads: Int
     public var queuePrefix: String
@@ -76,6 +79,7 @@ public struct Configuration: Sendable, Equatable {
         databaseSchema = "public"
         prefetch = 200
         shutdownGraceSeconds = 20
+        outageHoldSeconds = 120
         logFormat = "json"
         workerThreads = 2
         queuePrefix = ""
@@ -105,6 +109,7 @@ public struct Configuration: Sendable, Equatable {
             }
             shutdownGraceSeconds = seconds
         }
+        try Configuration.read("BUZZKIT_OUTAGE_HOLD_SECONDS", from: environment, into: &outageHoldSeconds)
         string("BUZZKIT_LOG_FORMAT", &logFormat)
         try int("BUZZKIT_WORKER_THREADS", &workerThreads)
         string("BUZZKIT_QUEUE_PREFIX", &queuePrefix)
@@ -134,8 +139,10 @@ public struct Configuration: Sendable, Equatable {
         guard databaseURL.hasPrefix("postgres://") || databaseURL.hasPrefix("postgresql://") else {
             throw ServerError(.configuration, "must be a postgres:// URL, got \"\(databaseURL)\"", field: "BUZZKIT_DATABASE_URL")
         }
-        guard amqpURL.hasPrefix("amqp://") else {
-            throw ServerError(.configuration, "must be an amqp:// URL", field: "BUZZKIT_AMQP_URL")
+        do {
+            _ = try AMQPEndpoints(amqpURL)
+        } catch let error as AMQPError {
+            throw ServerError(.configuration, error.message, field: "BUZZKIT_AMQP_URL")
         }
         guard (1...65535).contains(httpPort) else {
             throw ServerError(.configuration, "must be a port between 1 and 65535, got \(httpPort)", field: "BUZZKIT_HTTP_PORT")
@@ -146,6 +153,7 @@ public struct Configuration: Sendable, Equatable {
         }
         try Self.require(prefetch, in: 1...65535, "BUZZKIT_PREFETCH")
         try Self.require(shutdownGraceSeconds, in: 0...3600, "BUZZKIT_SHUTDOWN_GRACE_SECONDS", unit: "seconds")
+        try Self.require(outageHoldSeconds, above: 0, atMost: 3600, "BUZZKIT_OUTAGE_HOLD_SECONDS", unit: "seconds")
         try Self.require(workerThreads, in: 1...64, "BUZZKIT_WORKER_THREADS")
         try Self.require(batchSize, in: 1...5000, "BUZZKIT_BATCH_SIZE")
         try Self.require(apnsConnections, in: 1...16, "BUZZKIT_APNS_CONNECTIONS")

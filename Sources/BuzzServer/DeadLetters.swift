@@ -13,11 +13,12 @@ import Foundation
 /// handles nothing twice.
 public struct DeadLetters: Sendable {
     public let topology: Topology
-    public let url: AMQPURL
+    /// The broker's node, or its cluster's nodes.
+    public let amqp: AMQPEndpoints
 
-    public init(topology: Topology, url: AMQPURL) {
+    public init(topology: Topology, amqp: AMQPEndpoints) {
         self.topology = topology
-        self.url = url
+        self.amqp = amqp
     }
 
     /// One dead letter as listed.
@@ -32,7 +33,7 @@ public struct DeadLetters: Sendable {
 
     /// Up to `limit` dead letters of `queue`, oldest first; they stay in the queue.
     public func list(_ queue: Topology.Queue, limit: Int = 100) throws -> [Letter] {
-        let connection = try AMQPConnection(url: url)
+        let connection = try amqp.connect().connection
         defer { connection.close() }
         var taken: [AMQPGotMessage] = []
         while taken.count < limit, let message = try connection.get(topology.deadLetterName(queue)) { taken.append(message) }
@@ -45,7 +46,7 @@ public struct DeadLetters: Sendable {
     /// (with confirms); returns how many.
     @discardableResult
     public func replay(_ queue: Topology.Queue, limit: Int = .max, broker: any Broker) throws -> Int {
-        let connection = try AMQPConnection(url: url)
+        let connection = try amqp.connect().connection
         defer { connection.close() }
         var replayed = 0
         while replayed < limit, let message = try connection.get(topology.deadLetterName(queue)) {

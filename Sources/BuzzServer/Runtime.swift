@@ -9,7 +9,8 @@ public final class Runtime: @unchecked Sendable {
     public let configuration: Configuration
     public let pool: PostgresPool
     public let publisher: AMQPPublisher
-    public let amqpURL: AMQPURL
+    /// The broker's node, or its cluster's nodes (`BUZZKIT_AMQP_URL`, comma-separated).
+    public let amqp: AMQPEndpoints
     public let topology: Topology
     public private(set) var context: PipelineContext
     public let metrics: Metrics
@@ -22,9 +23,9 @@ public final class Runtime: @unchecked Sendable {
         let url = configuration.databaseURL + (configuration.databaseSchema == "public" ? "" :
             (configuration.databaseURL.contains("?") ? "&" : "?") + "options=-csearch_path%3D\(configuration.databaseSchema)")
         pool = PostgresPool(.init(url: url, maxConnections: configuration.databasePoolSize, applicationName: "buzzkit-\(component)"))
-        amqpURL = try AMQPURL(configuration.amqpURL)
+        amqp = try AMQPEndpoints(configuration.amqpURL)
         self.topology = topology
-        publisher = AMQPPublisher(.init(url: amqpURL, failFastWhenDisconnected: failFastPublishes,
+        publisher = AMQPPublisher(.init(endpoints: amqp, failFastWhenDisconnected: failFastPublishes,
                                         onConnect: { try topology.declare(on: $0) }))
         metrics = Metrics()
         context = PipelineContext(store: PostgresStore(pool: pool), topology: topology, push: push, metrics: metrics)
@@ -42,8 +43,8 @@ public final class Runtime: @unchecked Sendable {
     /// Workers for `queues` with this process's settings.
     public func workers(_ queues: [Topology.Queue]) -> WorkerService {
         WorkerService(configuration: .init(queues: queues, prefetch: configuration.prefetch, threadsPerQueue: configuration.workerThreads,
-                                           maxBatch: configuration.batchSize),
-                      context: context, amqpURL: amqpURL, publisher: publisher, pool: pool)
+                                           maxBatch: configuration.batchSize, outageHold: configuration.outageHoldSeconds),
+                      context: context, amqp: amqp, publisher: publisher, pool: pool)
     }
 
     public func scheduler() -> Scheduler {

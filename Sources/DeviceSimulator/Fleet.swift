@@ -169,6 +169,7 @@ public final class Fleet: @unchecked Sendable {
         var shownByWorkout: [String: [FleetReport.Outcome.Shown]] = [:]
         var platform = FleetReport.PlatformCounts()
         var collapsed = 0
+        var handOverDelays: [TimeInterval] = []
         for (number, phone) in phones.enumerated() {
             for entry in phone.shownWithOwner {
                 guard let workoutId = FleetWindow.workoutId(inBody: entry.notification.body) else { continue }
@@ -183,6 +184,7 @@ public final class Fleet: @unchecked Sendable {
             platform.expiredOffline += dropped.expired
             platform.budgetOverruns += phone.budgetOverruns
             platform.longestWake = max(platform.longestWake, phone.longestWakeSeconds)
+            handOverDelays += phone.alertHandOverDelays
             let sdk = phone.sdkCounts
             platform.released += sdk.released
             platform.restored += sdk.restored
@@ -197,6 +199,7 @@ public final class Fleet: @unchecked Sendable {
             FleetReport.Outcome(window: window, shown: (shownByWorkout[window.workoutId] ?? []).sorted { $0.at < $1.at },
                                 lostAfterAcknowledging: lost.contains(window.subscriberId))
         }
+        platform.alertHandOverP99 = FleetReport.percentile(handOverDelays, 0.99) ?? 0
         var report = FleetReport(outcomes: outcomes)
         report.collapsedRepeats = collapsed
         report.platform = platform

@@ -31,9 +31,11 @@ extension FleetReport {
         if let plansPerSecond { lines.append(String(format: "plans reached phones at %.0f windows/s (events posted → last plan received)", plansPerSecond)) }
         let remote = outcomes.flatMap { o in o.shown.filter { $0.kind == "remote" }.map { $0.at.timeIntervalSince(o.window.moment) } }
         if let last = remote.max() {
-            lines.append(String(format: "fallbacks: %d shown, p50 %@ and p99 %@ after the moment, the last %.2f s; lateness of all shown p99 %@",
+            lines.append(String(format: "fallbacks: %d shown, p50 %@ and p99 %@ after the moment (as APNs handed them over), the last %.2f s; lateness of all shown p99 %@",
                                 remote.count, ms(Self.percentile(remote, 0.5)), ms(Self.percentile(remote, 0.99)), last,
                                 ms(Self.percentile(rows.flatMap(\.lateness), 0.99))))
+            lines.append(String(format: "simulator: alerts waited p99 %@ between arriving from APNs and this process handling them (its own load, not counted above)",
+                                ms(platform.alertHandOverP99)))
         }
         if !stuckScripts.isEmpty {
             lines.append("simulator: \(stuckScripts.count) person script(s) still running a minute after the run: "

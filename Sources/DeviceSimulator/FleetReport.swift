@@ -63,6 +63,9 @@ public struct FleetReport: Sendable, Codable {
         public var expiredOffline = 0
         public var budgetOverruns = 0
         public var longestWake: TimeInterval = 0
+        /// p99 of the seconds alerts waited between arriving from APNs and the simulator
+        /// handling them (the simulator's own load, not the server's; shown times use arrival).
+        public var alertHandOverP99: TimeInterval = 0
         /// What the SDKs did: plans released, put back, held before suspension, changed by a sync.
         public var released = 0
         public var restored = 0

@@ -6,16 +6,21 @@ import Foundation
 extension SimulatedPhone {
     /// A push APNs accepted for this phone: delivered now, or kept/dropped by APNs while the
     /// phone is offline.
+    ///
+    /// An online phone receives it when APNs accepted it (the stand-in's `receivedAt`): the
+    /// phone's own handling here can start later when the simulator is busy with thousands of
+    /// other phones, and a real iPhone shows an alert as it arrives, not when this process
+    /// gets to it. The wait is kept as ``alertHandOverDelays`` for the report.
     func deliver(_ push: RecordedPush) async {
         guard let now = mailbox.accept(push) else { return }
-        await handOver(now.payload, silent: now.isSilent)
+        await handOver(now.payload, silent: now.isSilent, receivedAt: now.receivedAt)
     }
 
-    /// A push reaching the phone, as iOS hands it on.
-    func handOver(_ payload: Data, silent: Bool) async {
+    /// A push reaching the phone (at `receivedAt`, by the wall clock; now if nil), as iOS hands it on.
+    func handOver(_ payload: Data, silent: Bool, receivedAt: Date? = nil) async {
         guard let object = try? JSONDecoder().decode([String: JSONValue].self, from: payload) else { return }
         if !silent {
-            await receiveAlert(object)
+            await receiveAlert(object, receivedAt: receivedAt)
             return
         }
         if case .object(let local)? = object["bk.local"] {
@@ -35,11 +40,14 @@ extension SimulatedPhone {
 
     /// An alert: iOS shows it whatever the app's state (if the person allowed
     /// notifications); an app on screen sees it first (`willPresent`).
-    func receiveAlert(_ payload: [String: JSONValue]) async {
+    func receiveAlert(_ payload: [String: JSONValue], receivedAt: Date? = nil) async {
         if let process = locked({ state == .foreground ? process : nil }) {
             _ = await process.client.handleRemoteNotification(payload: payload)
         }
-        await center.presentRemote(payload: payload)
+        // The arrival on the phone's clock: its clock now, less how long ago the push arrived.
+        let waited = receivedAt.map { max(0, Date().timeIntervalSince($0)) } ?? 0
+        locked { handOverDelays.append(waited) }
+        await center.presentRemote(payload: payload, receivedAt: center.clock.now.addingTimeInterval(-waited))
     }
 
     /// A silent push: dropped for a force-quit app, throttled past the hourly budget,

@@ -44,6 +44,8 @@ final class SimulatedPhone: @unchecked Sendable {
     var throttled = 0
     var overruns = 0
     var longestWake: TimeInterval = 0
+    /// Seconds between an alert's arrival from APNs and this simulator handling it.
+    var handOverDelays: [TimeInterval] = []
     var authorization: NotificationAuthorization
     /// Tokens this phone had before a reinstall (APNs answers 410 for them).
     var retiredTokens: [String] = []
@@ -110,6 +112,8 @@ final class SimulatedPhone: @unchecked Sendable {
     var throttledPushes: Int { locked { throttled } }
     /// Silent pushes the SDK answered later than iOS's 30 s.
     var budgetOverruns: Int { locked { overruns } }
+    /// Seconds each alert waited between its arrival from APNs and the simulator handling it.
+    var alertHandOverDelays: [TimeInterval] { locked { handOverDelays } }
     /// The longest time the SDK took to answer a silent push.
     var longestWakeSeconds: TimeInterval { locked { longestWake } }
     /// Distinct plans this phone was handed by APNs.

@@ -25,7 +25,9 @@ extension PostgresConnection {
                 throw PostgresError(.connectionLost, message.trimmingCharacters(in: .whitespacesAndNewlines),
                                     sqlState: sqlState, statement: statement)
             }
-            throw PostgresError(.server, message.trimmingCharacters(in: .whitespacesAndNewlines), sqlState: sqlState, statement: statement)
+            let error = PostgresError(.server, message.trimmingCharacters(in: .whitespacesAndNewlines), sqlState: sqlState, statement: statement)
+            if error.isReadOnlyServer { retired = true }
+            throw error
         }
     }
 

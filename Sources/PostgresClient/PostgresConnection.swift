@@ -8,6 +8,9 @@ public final class PostgresConnection {
     /// Prepared statements by SQL text; names are `bk_<n>`.
     var prepared: [String: String] = [:]
     var inTransaction = false
+    /// Set when the server stopped being the primary under this connection (a failover
+    /// demoted it): the pool drops the connection and the next one finds the new primary.
+    var retired = false
     /// When the connection was last handed out or used.
     var lastUsed = Date()
     static let maxPreparedStatements = 512
@@ -38,7 +41,7 @@ public final class PostgresConnection {
 
     /// False once the server closed the connection or a call found it broken.
     public var isHealthy: Bool {
-        guard let handle else { return false }
+        guard let handle, !retired else { return false }
         return PQstatus(handle) == CONNECTION_OK
     }
 

@@ -40,10 +40,15 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible, Equatable
     public var isConnectionProblem: Bool {
         switch code {
         case .connectionFailed, .connectionLost: return true
-        case .server: return sqlState?.hasPrefix("08") == true || sqlState == "57P01" || sqlState == "57P02" || sqlState == "57P03"
+        case .server: return sqlState?.hasPrefix("08") == true || sqlState == "57P01" || sqlState == "57P02" || sqlState == "57P03" || isReadOnlyServer
         default: return false
         }
     }
+
+    /// SQLSTATE 25006: a write reached a server that is read-only, a standby or a primary that
+    /// a failover demoted. The connection is retired; a new one (with
+    /// `target_session_attrs=read-write`) finds the primary.
+    public var isReadOnlyServer: Bool { sqlState == "25006" }
 
     /// SQLSTATE 23505: a unique constraint was violated.
     public var isUniqueViolation: Bool { sqlState == "23505" }

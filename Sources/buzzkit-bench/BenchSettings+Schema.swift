@@ -31,7 +31,7 @@ extension BenchSettings {
         configuration.batchSize = 200
         configuration.prefetch = 1000
         let runtime = try Runtime(configuration: configuration, push: push, component: "bench", topology: topology)
-        let setup = try AMQPConnection(url: runtime.amqpURL)
+        let setup = try runtime.amqp.connect().connection
         defer { setup.close() }
         try topology.declare(on: setup)
         for queue in Topology.Queue.allCases { try setup.purgeQueue(topology.name(queue)) }

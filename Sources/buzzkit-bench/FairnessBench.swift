@@ -27,7 +27,7 @@ enum FairnessBench {
         // A connection for each look at the broker: one held idle through the campaign's
         // publishing would miss its heartbeats.
         func broker<T>(_ body: (AMQPConnection) throws -> T) throws -> T {
-            let connection = try AMQPConnection(url: runtime.amqpURL)
+            let connection = try runtime.amqp.connect().connection
             defer { connection.close() }
             return try body(connection)
         }

@@ -57,7 +57,7 @@ extension Commands {
             guard let queue = Topology.Queue(rawValue: arguments[1]) else {
                 throw ServerError(.invalidInput, "unknown queue \"\(arguments[1])\"; choose from \(Topology.Queue.allCases.map(\.rawValue).joined(separator: ", "))")
             }
-            let letters = DeadLetters(topology: runtime.topology, url: runtime.amqpURL)
+            let letters = DeadLetters(topology: runtime.topology, amqp: runtime.amqp)
             let limit = Int(value("--limit", in: arguments) ?? "") ?? (arguments.first == "list" ? 20 : .max)
             if arguments.first == "list" {
                 for letter in try letters.list(queue, limit: limit) {

@@ -53,6 +53,24 @@ final class AMQPIntegrationTests: XCTestCase {
         XCTAssertTrue(try TestServices.eventually(timeout: 5) { try depth() == 0 }, "acked messages left the queue")
     }
 
+    /// A cluster list whose first nodes are down: publisher and consumer find the live one,
+    /// whichever node they start from.
+    func testClientsConnectPastDeadNodesOfTheirList() throws {
+        let nodes = AMQPEndpoints([AMQPURL(host: "127.0.0.1", port: 1), TestServices.amqpURL, AMQPURL(host: "127.0.0.1", port: 2)])
+        for start in 0..<3 { XCTAssertEqual(try nodes.connect(startingAt: start).index, 1) }
+        let publisher = AMQPPublisher(.init(endpoints: nodes))
+        defer { publisher.close() }
+        try publisher.publishAndWait((0..<50).map(message))
+        let seen = SeenIds()
+        let consumer = AMQPConsumer(.init(endpoints: nodes, queue: queue, prefetch: 100)) { delivery in
+            seen.insert(delivery.messageId ?? "?")
+            delivery.ack()
+        }
+        consumer.start()
+        XCTAssertTrue(TestServices.eventually(timeout: 15) { seen.ids.count == 50 })
+        consumer.stop(grace: 5)
+    }
+
     func testAsyncPublishIsConfirmed() async throws {
         let publisher = AMQPPublisher(.init(url: TestServices.amqpURL))
         try await publisher.publish(message(1))

@@ -18,7 +18,7 @@ final class DeadLetterReplayIntegrationTests: PipelineTestCase {
         let message = AMQPMessage(exchange: pipeline.topology.eventsExchange, routingKey: Topology.routingKey(tenantId: tenantId, event: event.event),
                                   body: event.jsonData, messageId: "m-1")
         try pipeline.publisher.publishAndWait([message])
-        let letters = DeadLetters(topology: pipeline.topology, url: TestServices.amqpURL)
+        let letters = DeadLetters(topology: pipeline.topology, amqp: TestServices.amqp)
         XCTAssertTrue(try TestServices.eventually(timeout: 10) { try letters.list(.trigger).count == 1 }, "dead-lettered")
         let listed = try XCTUnwrap(try letters.list(.trigger).first)
         XCTAssertEqual(listed.messageId, "m-1")

@@ -93,7 +93,7 @@ final class HostileSweepIntegrationTests: APITestCase {
             AMQPMessage(exchange: exchange, routingKey: "t_nobody.app.opened",
                         body: Data(#"{"event":"app.opened","subscriberId":"amqp"}"#.utf8), messageId: "no-tenant"),
         ])
-        let letters = DeadLetters(topology: pipeline.topology, url: TestServices.amqpURL)
+        let letters = DeadLetters(topology: pipeline.topology, amqp: TestServices.amqp)
         XCTAssertTrue(try TestServices.eventually(timeout: 10) { try letters.list(.trigger).count == 2 })
         let byId = Dictionary(try letters.list(.trigger).map { ($0.messageId ?? "", $0.reason) }, uniquingKeysWith: { a, _ in a })
         XCTAssertTrue(byId["bad-utf8"]?.contains("not a valid event") == true, byId["bad-utf8"] ?? "")

@@ -48,7 +48,7 @@ final class OperatorCommandsIntegrationTests: PipelineTestCase {
         // A pipeline message nobody can read is dead-lettered; listing shows why; a replay
         // sends it back (and, still unreadable, it is dead-lettered again).
         try pipeline.publisher.publishAndWait([AMQPMessage(routingKey: pipeline.topology.name(.fallbackCheck), body: Data("{}".utf8), messageId: "odd-1")])
-        let letters = DeadLetters(topology: pipeline.topology, url: TestServices.amqpURL)
+        let letters = DeadLetters(topology: pipeline.topology, amqp: TestServices.amqp)
         XCTAssertTrue(try TestServices.eventually(timeout: 10) { try letters.list(.fallbackCheck).count == 1 })
         let listed = try buzzkit("dlq", "list", "fallback-check")
         XCTAssertTrue(listed.output.contains("odd-1") && listed.output.contains("not a pipeline message"), listed.output)

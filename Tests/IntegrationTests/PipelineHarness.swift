@@ -28,12 +28,16 @@ final class PipelineHarness: @unchecked Sendable {
     let credentials: TenantCredentials
     /// Publishes every relayed message `copies` times (at-least-once drills).
     let relay: DuplicatingBroker
+    /// How long workers hold a message through an outage.
+    let outageHold: TimeInterval
 
+    /// `deliveryLimit`, `outageHold` and `acquireTimeout` shorten the outage settings for drills.
     init(workers workerQueues: [Topology.Queue] = Topology.Queue.allCases, startScheduler: Bool = true, copies: Int = 1,
-         provider: (any PushProvider)? = nil) throws {
+         provider: (any PushProvider)? = nil, deliveryLimit: Int = 10, outageHold: TimeInterval = 120, acquireTimeout: TimeInterval = 10) throws {
         self.provider = provider ?? push
-        topology = Topology(prefix: schema + ".")
-        pool = try TestServices.migratedPool(schema: schema, maxConnections: 12)
+        self.outageHold = outageHold
+        topology = Topology(prefix: schema + ".", deliveryLimit: deliveryLimit)
+        pool = try TestServices.migratedPool(schema: schema, maxConnections: 12, acquireTimeout: acquireTimeout)
         let topology = self.topology
         publisher = AMQPPublisher(.init(url: TestServices.amqpURL, onConnect: { try topology.declare(on: $0) }))
         let setup = try AMQPConnection(url: TestServices.amqpURL)
@@ -53,8 +57,8 @@ final class PipelineHarness: @unchecked Sendable {
     }
 
     func startWorkers(_ queues: [Topology.Queue]) {
-        let service = WorkerService(configuration: .init(queues: queues, prefetch: 100, threadsPerQueue: 2, maxBatch: 50),
-                                    context: context, amqpURL: TestServices.amqpURL, publisher: publisher, pool: pool, relay: relay)
+        let service = WorkerService(configuration: .init(queues: queues, prefetch: 100, threadsPerQueue: 2, maxBatch: 50, outageHold: outageHold),
+                                    context: context, amqp: TestServices.amqp, publisher: publisher, pool: pool, relay: relay)
         service.start()
         if workers == nil { workers = service } else { extraWorkers.append(service) }
     }

@@ -60,7 +60,7 @@ final class PipelineReliabilityTests: XCTestCase {
         try harness.scheduleWorkout("zed", at: Date().addingTimeInterval(30))
         XCTAssertTrue(TestServices.eventually(timeout: 10) { harness.pushes(to: token).count == 1 }, "valid work behind the poison still flows")
 
-        let letters = DeadLetters(topology: topology, url: TestServices.amqpURL)
+        let letters = DeadLetters(topology: topology, amqp: TestServices.amqp)
         let listed = { try [Topology.Queue.trigger, .fallbackCheck].flatMap { try letters.list($0) } }
         XCTAssertTrue(try TestServices.eventually(timeout: 10) { try listed().count == 3 })
         let byId = Dictionary(try listed().map { ($0.messageId ?? "?", $0.reason) }, uniquingKeysWith: { a, _ in a })

@@ -102,7 +102,7 @@ final class ReleasedPlanIntegrationTests: APITestCase {
         // Through AMQP ingest (no API in front): a local id that names no run.
         try pipeline.publish(BuzzEvent(event: BuzzEvent.localReleased, subscriberId: "ren",
                                        properties: ["localId": "no-run/nudge", "messageId": "m", "device": "ab"], timestamp: Date()))
-        let letters = DeadLetters(topology: pipeline.topology, url: TestServices.amqpURL)
+        let letters = DeadLetters(topology: pipeline.topology, amqp: TestServices.amqp)
         XCTAssertTrue(try TestServices.eventually(timeout: 10) { try letters.list(.ackIngest).count == 1 })
         let reason = try letters.list(.ackIngest).first?.reason ?? ""
         XCTAssertTrue(reason.contains("$local.released needs properties.localId of the form <runId>/<stepName>"), reason)

@@ -10,6 +10,7 @@ enum TestServices {
     static let databaseURL = environment["BUZZKIT_DATABASE_URL"] ?? "postgres://postgres@127.0.0.1:55432/buzzkit"
     static let amqpURLString = environment["BUZZKIT_AMQP_URL"] ?? "amqp://guest:guest@127.0.0.1:55672/%2f"
     static var amqpURL: AMQPURL { try! AMQPURL(amqpURLString) }
+    static var amqp: AMQPEndpoints { AMQPEndpoints(amqpURL) }
     static let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
     /// A fresh, unique name for a schema or queue, so tests never see each other's data.
@@ -41,12 +42,13 @@ enum TestServices {
     }
 
     /// A pool whose connections use `schema` (created if missing).
-    static func pool(schema: String, maxConnections: Int = 4) throws -> PostgresPool {
+    static func pool(schema: String, maxConnections: Int = 4, acquireTimeout: TimeInterval = 10) throws -> PostgresPool {
         let setup = try PostgresConnection(url: databaseURL)
         try setup.execute(PostgresQuery(unsafeSQL: "CREATE SCHEMA IF NOT EXISTS \(schema)"))
         setup.close()
         let separator = databaseURL.contains("?") ? "&" : "?"
-        return PostgresPool(url: databaseURL + "\(separator)options=-csearch_path%3D\(schema)", maxConnections: maxConnections)
+        return PostgresPool(.init(url: databaseURL + "\(separator)options=-csearch_path%3D\(schema)", maxConnections: maxConnections,
+                                  acquireTimeout: acquireTimeout))
     }
 
     static func dropSchema(_ schema: String) {
@@ -89,8 +91,8 @@ enum TestServices {
 
 extension TestServices {
     /// A pool on a fresh schema with every migration applied.
-    static func migratedPool(schema: String, maxConnections: Int = 8) throws -> PostgresPool {
-        let pool = try self.pool(schema: schema, maxConnections: maxConnections)
+    static func migratedPool(schema: String, maxConnections: Int = 8, acquireTimeout: TimeInterval = 10) throws -> PostgresPool {
+        let pool = try self.pool(schema: schema, maxConnections: maxConnections, acquireTimeout: acquireTimeout)
         let admin = PostgresPool(url: databaseURL, maxConnections: 1)
         defer { admin.close() }
         try MigrationRunner(pool: admin, schema: schema).migrate(Migration.bundled())

@@ -17,7 +17,7 @@ final class LaneGate: @unchecked Sendable {
     let share: Double
     let partner: Topology.Queue
     let probeInterval: TimeInterval = 0.1
-    private let url: AMQPURL
+    private let amqp: AMQPEndpoints
     private let queueName: String
     private let localWaiting: @Sendable () -> Int
     private let lock = NSLock()
@@ -29,10 +29,10 @@ final class LaneGate: @unchecked Sendable {
     /// - Parameters:
     ///   - localWaiting: deliveries of the partner queue this process holds and has not begun
     ///     (0 when the partner is consumed elsewhere).
-    init(share: Double, partner: Topology.Queue, topology: Topology, url: AMQPURL, localWaiting: @escaping @Sendable () -> Int) {
+    init(share: Double, partner: Topology.Queue, topology: Topology, amqp: AMQPEndpoints, localWaiting: @escaping @Sendable () -> Int) {
         self.share = share
         self.partner = partner
-        self.url = url
+        self.amqp = amqp
         self.queueName = topology.name(partner)
         self.localWaiting = localWaiting
     }
@@ -77,7 +77,7 @@ final class LaneGate: @unchecked Sendable {
         guard now.timeIntervalSince(failedAt) >= 1 else { return 0 }
         for _ in 0..<2 {
             do {
-                let connection = try self.connection ?? AMQPConnection(url: url)
+                let connection = try self.connection ?? amqp.connect().connection
                 self.connection = connection
                 return try connection.queueDepth(queueName).messages
             } catch {

@@ -48,8 +48,9 @@ extension QueueWorker {
         }
     }
 
-    /// Permanent → dead-letter now; outage → hold and retry; anything else → back to the
-    /// queue (its delivery limit dead-letters a message that keeps failing).
+    /// Permanent → dead-letter now; outage → hold and retry, then back to the queue without
+    /// using an attempt; anything else → back to the queue (its delivery limit, counted across
+    /// outage returns, dead-letters a message that keeps failing).
     private func settleFailure(_ delivery: AMQPDelivery, item: WorkItem, error: Error) {
         if Self.outcome(of: error) == .permanent {
             deadLetter(delivery, reason: "\(error)")
@@ -70,8 +71,19 @@ extension QueueWorker {
                 lastError = error
             }
         }
-        if Self.outcome(of: lastError) == .permanent {
+        switch Self.outcome(of: lastError) {
+        case .permanent:
             deadLetter(delivery, reason: "\(lastError)")
+            return
+        case .outage:
+            returnAfterOutage(delivery, error: lastError)
+            return
+        case .retry:
+            break
+        }
+        let attempts = QueueWorker.priorFailures(delivery) + delivery.deliveryCount + 1
+        if attempts >= context.topology.deliveryLimit {
+            deadLetter(delivery, reason: "failed \(attempts) times, the last: \(lastError)")
             return
         }
         count("failed", 1)
@@ -99,7 +111,8 @@ extension QueueWorker {
         var headers = delivery.headers
         headers["x-buzzkit-error"] = .string(String(reason.prefix(1000)))
         headers["x-buzzkit-queue"] = .string(queue.rawValue)
-        headers["x-buzzkit-routing-key"] = .string(delivery.routingKey)
+        // A copy returned after an outage already carries its original routing key.
+        if headers[Self.originalRoutingKeyHeader] == nil { headers[Self.originalRoutingKeyHeader] = .string(delivery.routingKey) }
         let message = AMQPMessage(routingKey: context.topology.deadLetterName(queue), body: delivery.body, headers: headers,
                                   messageId: delivery.messageId, contentType: delivery.contentType)
         do {
@@ -113,8 +126,8 @@ extension QueueWorker {
         }
     }
 
-    private func count(_ outcome: String, _ n: Int) {
+    func count(_ outcome: String, _ n: Int) {
         context.metrics.increment("buzzkit_messages_total", ["queue": queue.rawValue, "outcome": outcome], by: Double(n),
-                                  help: "Messages handled per queue: processed, failed (requeued), dead_lettered")
+                                  help: "Messages handled per queue: processed, failed (requeued), dead_lettered, outage_returned (an outage outlasted the hold)")
     }
 }

@@ -8,14 +8,15 @@ import PostgresClient
 /// A failing batch is retried message by message. A message that cannot be understood is
 /// dead-lettered at once with the reason in its headers; a message failing for another
 /// reason is returned to the queue, whose delivery limit dead-letters it in the end. While
-/// PostgreSQL or RabbitMQ is unreachable the message is held and retried in place, so an
-/// outage does not use up delivery attempts.
+/// PostgreSQL or RabbitMQ is unreachable the message is held and retried in place; an outage
+/// that outlasts the hold sends it back as a fresh copy (see ``returnAfterOutage``), so an
+/// outage never uses up delivery attempts, however long it lasts.
 final class QueueWorker: @unchecked Sendable {
     struct Settings: Sendable {
         var prefetch: UInt16 = 200
         var threads: Int = 2
         var maxBatch: Int = 100
-        /// How long an outage may hold a message before it goes back to the queue.
+        /// How long an outage may hold a message before it goes back to the queue (as a fresh copy).
         var outageHold: TimeInterval = 120
     }
 
@@ -37,7 +38,7 @@ final class QueueWorker: @unchecked Sendable {
     /// A bulk queue's pacing while interactive work waits (nil for interactive queues).
     var gate: LaneGate?
 
-    init(queue: Topology.Queue, context: PipelineContext, amqpURL: AMQPURL, publisher: AMQPPublisher, relayBroker: any Broker, outbox: any OutboxStore,
+    init(queue: Topology.Queue, context: PipelineContext, amqp: AMQPEndpoints, publisher: AMQPPublisher, relayBroker: any Broker, outbox: any OutboxStore,
          settings: Settings) {
         self.queue = queue
         self.context = context
@@ -47,7 +48,7 @@ final class QueueWorker: @unchecked Sendable {
         self.settings = settings
         self.processor = StageProcessor(context: context)
         let topology = context.topology
-        consumer = AMQPConsumer(.init(url: amqpURL, queue: topology.name(queue), prefetch: settings.prefetch,
+        consumer = AMQPConsumer(.init(endpoints: amqp, queue: topology.name(queue), prefetch: settings.prefetch,
                                       onConnect: { try topology.declare(on: $0) })) { [weak self] delivery in
             self?.enqueue(delivery)
         }

@@ -10,8 +10,14 @@ enum WorkItem {
     case messages([PipelineMessage])
 
     /// Decodes a delivery of `queue`; a message that cannot be understood is permanent.
+    ///
+    /// An event a worker sent back to its queue after an outage came through the default
+    /// exchange (straight to the queue, so no other queue bound to the event gets a second
+    /// copy); its original routing key, which names the tenant, travels in a header.
     static func decode(_ delivery: AMQPDelivery, queue: Topology.Queue, now: Date) throws -> WorkItem {
-        try decode(routingKey: delivery.routingKey, body: delivery.body, headers: delivery.headers, messageId: delivery.messageId, queue: queue, now: now)
+        let routingKey = delivery.exchange.isEmpty ? delivery.headers[QueueWorker.originalRoutingKeyHeader]?.stringValue ?? delivery.routingKey
+                                                   : delivery.routingKey
+        return try decode(routingKey: routingKey, body: delivery.body, headers: delivery.headers, messageId: delivery.messageId, queue: queue, now: now)
     }
 
     /// Decodes a message of `queue` from its parts (any broker's delivery).

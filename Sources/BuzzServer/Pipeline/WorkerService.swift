@@ -12,12 +12,17 @@ public final class WorkerService: Service, @unchecked Sendable {
         public var threadsPerQueue: Int
         /// Most deliveries processed in one transaction.
         public var maxBatch: Int
+        /// How long a message waits out a PostgreSQL or RabbitMQ outage in place before it goes
+        /// back to its queue, as a fresh copy that has used no delivery attempt.
+        public var outageHold: TimeInterval
 
-        public init(queues: [Topology.Queue] = Topology.Queue.allCases, prefetch: Int = 200, threadsPerQueue: Int = 2, maxBatch: Int = 100) {
+        public init(queues: [Topology.Queue] = Topology.Queue.allCases, prefetch: Int = 200, threadsPerQueue: Int = 2, maxBatch: Int = 100,
+                    outageHold: TimeInterval = 120) {
             self.queues = queues
             self.prefetch = prefetch
             self.threadsPerQueue = threadsPerQueue
             self.maxBatch = maxBatch
+            self.outageHold = outageHold
         }
     }
 
@@ -27,19 +32,19 @@ public final class WorkerService: Service, @unchecked Sendable {
 
     /// `pool` serves the outbox fast path; `publisher` dead-letters and, unless `relay` is
     /// given, relays committed outbox rows.
-    public init(configuration: Configuration, context: PipelineContext, amqpURL: AMQPURL, publisher: AMQPPublisher, pool: PostgresPool,
+    public init(configuration: Configuration, context: PipelineContext, amqp: AMQPEndpoints, publisher: AMQPPublisher, pool: PostgresPool,
                 relay: (any Broker)? = nil) {
         let settings = QueueWorker.Settings(prefetch: UInt16(clamping: configuration.prefetch), threads: configuration.threadsPerQueue,
-                                            maxBatch: configuration.maxBatch)
+                                            maxBatch: configuration.maxBatch, outageHold: configuration.outageHold)
         workers = configuration.queues.map {
-            QueueWorker(queue: $0, context: context, amqpURL: amqpURL, publisher: publisher, relayBroker: relay ?? publisher,
+            QueueWorker(queue: $0, context: context, amqp: amqp, publisher: publisher, relayBroker: relay ?? publisher,
                         outbox: PostgresOutbox(pool: pool), settings: settings)
         }
         // Bulk queues yield to their interactive partner: consumed here or by another process.
         for worker in workers where worker.queue.lane == .bulk {
             let partner = workers.first { $0.queue == worker.queue.interactivePartner }
             worker.gate = LaneGate(share: context.lanes.bulkShare, partner: worker.queue.interactivePartner, topology: context.topology,
-                                   url: amqpURL) { partner?.waitingCount ?? 0 }
+                                   amqp: amqp) { partner?.waitingCount ?? 0 }
         }
     }
 

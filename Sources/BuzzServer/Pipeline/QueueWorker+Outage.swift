@@ -1,0 +1,52 @@
+import AMQPClient
+import Foundation
+
+extension QueueWorker {
+    /// Header carrying how many delivery attempts a message used before it was returned after
+    /// an outage (its copy starts again at the broker's `x-delivery-count` 0).
+    static let priorFailuresHeader = "x-buzzkit-prior-failures"
+    /// Header carrying an event's original routing key (`<tenantId>.<event>`) on its copy,
+    /// which goes straight to the queue through the default exchange.
+    static let originalRoutingKeyHeader = "x-buzzkit-routing-key"
+    /// Header counting how many times outages sent the message back (for operators).
+    static let outageReturnsHeader = "x-buzzkit-outage-returns"
+
+    /// Attempts a message used before outages sent it back as a copy.
+    static func priorFailures(_ delivery: AMQPDelivery) -> Int {
+        Int(delivery.headers[priorFailuresHeader]?.intValue ?? 0)
+    }
+
+    /// A message held through a whole outage hold (PostgreSQL or RabbitMQ unreachable) goes
+    /// back to its queue without using up a delivery attempt.
+    ///
+    /// A quorum queue counts every requeue toward its delivery limit, so requeueing held
+    /// messages would dead-letter the queues' contents after about ten hold periods of one
+    /// outage (twenty minutes with the default two-minute hold). Instead the worker publishes
+    /// a copy to the same queue, with the same id and headers plus the attempts the original
+    /// had used, waits for the broker's confirm, and only then acks the original. If the copy
+    /// cannot be confirmed (the broker is down too) the original is requeued: the broker then
+    /// holds it, and its connection, not the outage, decides.
+    ///
+    /// An event's copy goes straight to its queue, not through the events exchange (which
+    /// might bind the same key to another queue too), with its routing key in a header.
+    func returnAfterOutage(_ delivery: AMQPDelivery, error: Error) {
+        var headers = delivery.headers
+        headers.removeValue(forKey: "x-delivery-count")
+        headers[Self.priorFailuresHeader] = .int(Int64(Self.priorFailures(delivery) + delivery.deliveryCount))
+        if headers[Self.originalRoutingKeyHeader] == nil { headers[Self.originalRoutingKeyHeader] = .string(delivery.routingKey) }
+        headers[Self.outageReturnsHeader] = .int((delivery.headers[Self.outageReturnsHeader]?.intValue ?? 0) + 1)
+        let copy = AMQPMessage(routingKey: context.topology.name(queue), body: delivery.body, headers: headers,
+                               messageId: delivery.messageId, contentType: delivery.contentType)
+        do {
+            try publisher.publishAndWait([copy])
+            delivery.ack()
+            count("outage_returned", 1)
+            context.log.warning("outage outlasted the hold; message returned to its queue without using an attempt",
+                                ["queue": queue.rawValue, "message_id": delivery.messageId ?? "", "error": "\(error)"])
+        } catch {
+            delivery.nack(requeue: true)
+            context.log.warning("outage outlasted the hold and the broker did not take the copy; message requeued",
+                                ["queue": queue.rawValue, "message_id": delivery.messageId ?? "", "error": "\(error)"])
+        }
+    }
+}
