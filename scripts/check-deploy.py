@@ -7,9 +7,14 @@
 - probes hit /healthz and /readyz; the grace period outlasts the drain;
 - one image name everywhere;
 - every Kubernetes manifest validates (strictly) against the Kubernetes API schemas
-  (`kubernetes-validate`, pinned in scripts/services.sh), and KEDA's ScaledObject and
-  TriggerAuthentication against scripts/schemas/keda.json; both validators must also refuse a
-  known-bad sample, so the check cannot pass vacuously.
+  (`kubernetes-validate`, pinned in scripts/services.sh), and the operators' custom resources
+  against pinned copies of their CRD schemas in scripts/schemas/ (KEDA's ScaledObject and
+  TriggerAuthentication, the RabbitMQ Cluster Operator's RabbitmqCluster, CloudNativePG's
+  Cluster); every validator must also refuse a known-bad sample, so the check cannot pass
+  vacuously;
+- the Deployments and the Job take their URLs from the Secrets of the declared clusters (every
+  RabbitMQ node listed; PostgreSQL's owner URI), which replicate: 3 RabbitMQ nodes, a
+  synchronous PostgreSQL standby.
 Prints one line per problem and exits 1 when there is any. Runs with the tools venv's Python
 (`.tools/venv/bin/python`, made by `scripts/services.sh install`).
 """
@@ -123,27 +128,72 @@ with tempfile.NamedTemporaryFile("w", suffix=".yaml") as bad:
     if kube_validate([bad.name])[0] == 0:
         problems.append("kubernetes-validate accepted a Deployment with replicas: two (the schema check is not working)")
 
-# KEDA's custom resources against our schema of their CRDs.
-keda = json.loads((root / "scripts/schemas/keda.json").read_text())
-def keda_errors(doc):
-    schema = dict(keda, **{"$ref": f"#/$defs/{doc.get('kind')}"})
-    return [f"{'.'.join(map(str, e.absolute_path)) or '(top)'}: {e.message}"
+# Custom resources against pinned copies of their operators' CRD schemas (scripts/schemas/):
+# KEDA's scalers, the RabbitMQ Cluster Operator's RabbitmqCluster, CloudNativePG's Cluster.
+crd_schemas = {"keda.sh/": "keda.json", "rabbitmq.com/": "rabbitmq-cluster.json", "postgresql.cnpg.io/": "cnpg-cluster.json"}
+loaded = {prefix: json.loads((root / "scripts/schemas" / name).read_text()) for prefix, name in crd_schemas.items()}
+def schema_for(doc):
+    return next(((prefix, loaded[prefix]) for prefix in loaded if doc.get("apiVersion", "").startswith(prefix)), (None, None))
+def crd_errors(doc):
+    prefix, schema = schema_for(doc)
+    schema = dict(schema, **{"$ref": f"#/$defs/{doc.get('kind')}"})
+    return [f"{'.'.join(map(str, e.absolute_path)) or '(top)'}: {e.message[:300]}"
             for e in jsonschema.Draft202012Validator(schema).iter_errors(doc)]
-keda_docs = [(p, d) for p, d in docs if d.get("apiVersion", "").startswith("keda.sh/")]
-for path, doc in keda_docs:
-    if doc.get("kind") not in keda["$defs"]:
-        problems.append(f"{path}: KEDA kind {doc.get('kind')} has no schema in scripts/schemas/keda.json")
+custom_docs = [(p, d) for p, d in docs if schema_for(d)[0]]
+for path, doc in custom_docs:
+    prefix, schema = schema_for(doc)
+    if doc.get("kind") not in schema["$defs"]:
+        problems.append(f"{path}: kind {doc.get('kind')} has no schema in scripts/schemas/{crd_schemas[prefix]}")
         continue
-    problems += [f"{path} {doc['kind']}/{doc['metadata'].get('name')}: {e}" for e in keda_errors(doc)]
-bad_scaler = {"apiVersion": "keda.sh/v1alpha1", "kind": "ScaledObject", "metadata": {"name": "bad"},
-              "spec": {"scaleTargetRef": {"name": "x"}, "minReplicaCount": "1", "coolDownPeriod": 5,
-                       "triggers": [{"type": "rabbitmq", "metadata": {"queueName": "q", "mode": "QueueLength", "value": "lots"}}]}}
-if len(keda_errors(bad_scaler)) < 3:
-    problems.append("the KEDA schema accepted a ScaledObject with three mistakes (the schema check is not working)")
+    problems += [f"{path} {doc['kind']}/{doc['metadata'].get('name')}: {e}" for e in crd_errors(doc)]
+keda_docs = [d for _, d in custom_docs if d["apiVersion"].startswith("keda.sh/")]
+# Each schema must refuse a sample with known mistakes, so the check cannot pass vacuously.
+bad_samples = [
+    ({"apiVersion": "keda.sh/v1alpha1", "kind": "ScaledObject", "metadata": {"name": "bad"},
+      "spec": {"scaleTargetRef": {"name": "x"}, "minReplicaCount": "1", "coolDownPeriod": 5,
+               "triggers": [{"type": "rabbitmq", "metadata": {"queueName": "q", "mode": "QueueLength", "value": "lots"}}]}}, 3),
+    ({"apiVersion": "rabbitmq.com/v1beta1", "kind": "RabbitmqCluster", "metadata": {"name": "bad"},
+      "spec": {"replicas": "three", "replicaz": 3, "persistence": {"storage": "lots"}}}, 3),
+    ({"apiVersion": "postgresql.cnpg.io/v1", "kind": "Cluster", "metadata": {"name": "bad"},
+      "spec": {"instances": "two", "storage": {"sise": "1Gi"}, "postgresql": {"parameters": {"max_connections": 200}}}}, 3),
+]
+for sample, least in bad_samples:
+    if len(crd_errors(sample)) < least:
+        problems.append(f"the {sample['kind']} schema accepted a sample with {least} mistakes (the schema check is not working)")
+
+# The Deployments use the clusters the manifests declare, through their operators' Secrets.
+rabbit = [d for _, d in kind("RabbitmqCluster")]
+postgres = [d for _, d in kind("Cluster") if d["apiVersion"].startswith("postgresql.cnpg.io/")]
+if len(rabbit) != 1 or rabbit[0]["spec"].get("replicas", 1) < 3:
+    problems.append("deploy/ needs one RabbitmqCluster of at least 3 replicas (quorum queues survive one node's loss)")
+if len(postgres) != 1 or postgres[0]["spec"].get("instances", 3) < 2:
+    problems.append("deploy/ needs one CloudNativePG Cluster with a standby (instances >= 2)")
+elif postgres[0]["spec"].get("postgresql", {}).get("synchronous", {}).get("number", 0) < 1:
+    problems.append("the CloudNativePG Cluster does not replicate synchronously (a failover could lose commits)")
+if rabbit and postgres:
+    rabbit_name, pg_name = rabbit[0]["metadata"]["name"], postgres[0]["metadata"]["name"]
+    replicas = rabbit[0]["spec"].get("replicas", 1)
+    workloads = list(deployments.items()) + [(d["metadata"]["name"], d) for _, d in kind("Job")]
+    for name, d in workloads:
+        for c in d["spec"]["template"]["spec"]["containers"]:
+            env = {e["name"]: e for e in c.get("env", [])}
+            db = env.get("BUZZKIT_DATABASE_URL", {}).get("valueFrom", {}).get("secretKeyRef", {})
+            if (db.get("name"), db.get("key")) != (f"{pg_name}-app", "uri"):
+                problems.append(f"{name}: BUZZKIT_DATABASE_URL does not come from the {pg_name}-app Secret's uri")
+            amqp = env.get("BUZZKIT_AMQP_URL", {}).get("value", "")
+            nodes = [u for u in amqp.split(",") if u]
+            wanted = [f"{rabbit_name}-server-{i}.{rabbit_name}-nodes" for i in range(replicas)]
+            if [any(f"@{w}:" in u for u in nodes) for w in wanted] != [True] * replicas or len(nodes) != replicas:
+                problems.append(f"{name}: BUZZKIT_AMQP_URL does not list each of the {replicas} {rabbit_name} nodes once")
+            for var in ("RABBITMQ_USER", "RABBITMQ_PASSWORD"):
+                ref = env.get(var, {}).get("valueFrom", {}).get("secretKeyRef", {})
+                if ref.get("name") != f"{rabbit_name}-default-user":
+                    problems.append(f"{name}: {var} does not come from the {rabbit_name}-default-user Secret")
 
 for p in problems:
     print("check-deploy:", p)
 print(f"check-deploy: {len(queues)} queues, {len(deployments)} deployments, {len(scaled)} scalers, {len(services)} compose services, "
-      + f"{len(manifests)} manifest files against Kubernetes {KUBERNETES_VERSION}, {len(keda_docs)} KEDA resources; "
+      + f"{len(manifests)} manifest files against Kubernetes {KUBERNETES_VERSION}, {len(keda_docs)} KEDA resources, "
+      + f"{len(rabbit)} RabbitmqCluster and {len(postgres)} CloudNativePG Cluster against their CRDs; "
       + ("ok" if not problems else f"{len(problems)} problem(s)"))
 sys.exit(1 if problems else 0)
