@@ -10,7 +10,7 @@ export BUZZKIT_AMQP_URL ?= amqp://guest:guest@127.0.0.1:$(BUZZKIT_AMQP_PORT)/%2f
 
 SWIFT_BUILD_FLAGS ?=
 
-.PHONY: build deps services services-stop services-status migrate test test-unit test-integration test-e2e check-deploy demo bench chaos clean
+.PHONY: build deps services services-stop services-status migrate test test-unit test-integration test-e2e check-deploy demo bench chaos services-cluster services-cluster-stop chaos-cluster clean
 
 deps:            ## install the Debian packages the build and the services need
 	bash scripts/services.sh install
@@ -61,6 +61,15 @@ bench: services  ## figures beside this machine's raw PostgreSQL and RabbitMQ ce
 
 chaos: services  ## fault drill: worker kills, scheduler pause, PostgreSQL and RabbitMQ restarts under a fleet load
 	bash scripts/chaos.sh
+
+services-cluster: deps ## three clustered RabbitMQ nodes, and PostgreSQL primary + synchronous standby with automatic failover (pg_auto_failover), on loopback
+	bash scripts/services.sh cluster-start
+
+services-cluster-stop: ## stop what `make services-cluster` started
+	bash scripts/services.sh cluster-stop
+
+chaos-cluster: deps ## cluster drill: SIGKILL the busiest RabbitMQ node, then the PostgreSQL primary, under a fleet load
+	bash scripts/chaos-cluster.sh
 
 clean:
 	rm -rf .build

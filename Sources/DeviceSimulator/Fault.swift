@@ -13,6 +13,15 @@ public enum Fault: Sendable, Hashable, CustomStringConvertible {
     case restartPostgres
     /// Stop and start RabbitMQ (`scripts/services.sh restart-rabbitmq`).
     case restartRabbitMQ
+    /// Cluster mode: SIGKILL the RabbitMQ node that leads the most BuzzKit queues
+    /// (`scripts/services.sh cluster-kill-rabbitmq-leader`); once the pipeline works again on
+    /// the other two nodes, start it again (`cluster-restore`) and wait until it rejoined.
+    case killRabbitMQLeader
+    /// Cluster mode: SIGKILL the PostgreSQL primary, postmaster and keeper
+    /// (`scripts/services.sh cluster-kill-postgres-primary`), so the monitor promotes the
+    /// standby; once the pipeline works again on it, start the old primary again
+    /// (`cluster-restore`), which rejoins as the standby.
+    case killPostgresPrimary
 
     public var description: String {
         switch self {
@@ -21,6 +30,8 @@ public enum Fault: Sendable, Hashable, CustomStringConvertible {
         case .pauseWorker(let queue, let seconds): return String(format: "pause worker %@ %.0f s", queue, seconds)
         case .restartPostgres: return "restart PostgreSQL"
         case .restartRabbitMQ: return "restart RabbitMQ"
+        case .killRabbitMQLeader: return "SIGKILL the RabbitMQ node leading the most queues"
+        case .killPostgresPrimary: return "SIGKILL the PostgreSQL primary"
         }
     }
 
@@ -38,6 +49,16 @@ public enum Fault: Sendable, Hashable, CustomStringConvertible {
         case .pauseScheduler: return .moment(offset: -1.0 ... -0.5)
         case .restartPostgres: return .posted(offset: 0.1...0.5)
         case .restartRabbitMQ: return .moment(offset: -2.0 ... -1.0)
+        // Plans and acknowledgments in flight, and the moment's fallback checks soon after.
+        case .killRabbitMQLeader, .killPostgresPrimary: return .posted(offset: 0.2...1.0)
+        }
+    }
+
+    /// True for the cluster faults, whose node the drill brings back after the recovery.
+    var losesClusterNode: Bool {
+        switch self {
+        case .killRabbitMQLeader, .killPostgresPrimary: return true
+        default: return false
         }
     }
 
@@ -54,4 +75,10 @@ public enum Fault: Sendable, Hashable, CustomStringConvertible {
         }
         return kills + [.pauseScheduler(seconds: schedulerPause), .pauseWorker(queue: "ack-ingest", seconds: 6), .restartPostgres, .restartRabbitMQ]
     }
+
+    /// The cluster drill (`make chaos-cluster`): lose the busiest RabbitMQ node, then the
+    /// PostgreSQL primary, each brought back once the pipeline recovered without it; a worker
+    /// of every queue killed in between, as a deployment that loses nodes also loses pods.
+    public static let clusterDrill: [Fault] = [.killRabbitMQLeader, .killWorker(queue: "fallback-check"), .killPostgresPrimary,
+                                               .killWorker(queue: "ack-ingest")]
 }

@@ -156,6 +156,10 @@ public final class FaultDrill: @unchecked Sendable {
             backAt = await Self.runScript([configuration.servicesScript, "restart-postgres"]) ? Date() : nil
         case .restartRabbitMQ:
             backAt = await Self.runScript([configuration.servicesScript, "restart-rabbitmq"]) ? Date() : nil
+        case .killRabbitMQLeader:
+            guard await Self.runScript([configuration.servicesScript, "cluster-kill-rabbitmq-leader"]) else { break }
+        case .killPostgresPrimary:
+            guard await Self.runScript([configuration.servicesScript, "cluster-kill-postgres-primary"]) else { break }
         }
         // Recovered: a canary probe that started after the fault walked every stage.
         let deadline = injectedAt.addingTimeInterval(configuration.recoveryTimeout + 10)
@@ -163,6 +167,10 @@ public final class FaultDrill: @unchecked Sendable {
         while Date() < deadline {
             if let probe = canary.firstCompleted(startedAfter: injectedAt) { recovered = probe.end; break }
             try? await Task.sleep(nanoseconds: 50_000_000)
+        }
+        if fault.losesClusterNode {
+            // The lost node comes back and rejoins (as a standby, for PostgreSQL's old primary).
+            backAt = await Self.runScript([configuration.servicesScript, "cluster-restore"]) ? Date() : nil
         }
         return .init(fault: fault.description, injectedAt: injectedAt, serviceBackAfter: backAt.map { $0.timeIntervalSince(injectedAt) },
                      recoveredAfter: recovered.map { $0.timeIntervalSince(injectedAt) })

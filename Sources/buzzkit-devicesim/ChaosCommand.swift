@@ -8,8 +8,10 @@ struct ChaosCommand {
     static let usage = """
         usage: buzzkit-devicesim chaos --binary PATH/buzzkit --services scripts/services.sh [--phones 120] [--waves 12]
                [--interval 6] [--lead 10] [--rounds 1] [--pause 5] [--seed N] [--port 18580] [--work-dir DIR] [--replicas 1]
-               [--faults kill:trigger,kill:plan-dispatch,kill:ack-ingest,kill:fallback-check,pause,postgres,rabbitmq]
-          BUZZKIT_DATABASE_URL and BUZZKIT_AMQP_URL name the services.
+               [--faults kill:trigger,kill:plan-dispatch,kill:ack-ingest,kill:fallback-check,pause,postgres,rabbitmq
+                         | kill-rabbitmq-leader,kill-postgres-primary | cluster]
+          BUZZKIT_DATABASE_URL and BUZZKIT_AMQP_URL name the services; the cluster faults (and --faults cluster,
+          the whole cluster drill) need `scripts/services.sh cluster-start`'s services.
         """
 
     var configuration: FaultDrillConfiguration
@@ -47,7 +49,9 @@ struct ChaosCommand {
         if let v = try number("replicas") { configuration.workerReplicas = Int(v) }
         if let v = try number("seed") { configuration.seed = UInt64(v) }
         configuration.faults = Fault.standardDrill(rounds: Int(try number("rounds") ?? 1), schedulerPause: try number("pause") ?? 5)
-        if let list = values["faults"] {
+        if values["faults"] == "cluster" {
+            configuration.faults = Fault.clusterDrill
+        } else if let list = values["faults"] {
             configuration.faults = try list.split(separator: ",").map { try Self.fault(String($0), pause: try number("pause") ?? 5) }
         }
         configuration.progress = { line in FileHandle.standardError.write(Data("\(line)\n".utf8)) }
@@ -58,6 +62,9 @@ struct ChaosCommand {
         case "pause": return .pauseScheduler(seconds: pause)
         case "postgres": return .restartPostgres
         case "rabbitmq": return .restartRabbitMQ
+        case "kill-rabbitmq-leader": return .killRabbitMQLeader
+        case "kill-postgres-primary": return .killPostgresPrimary
+        case "cluster": throw SimulatorError("\"cluster\" is a drill of its own: --faults cluster alone")
         default:
             guard text.hasPrefix("kill:") else { throw SimulatorError("unknown fault \(text)\n\(usage)") }
             return .killWorker(queue: String(text.dropFirst(5)))

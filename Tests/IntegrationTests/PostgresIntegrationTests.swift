@@ -150,6 +150,27 @@ final class PostgresIntegrationTests: XCTestCase {
         XCTAssertEqual(value, 2)
     }
 
+    /// After a failover the old primary, if it still answers, is read-only: a pooled connection
+    /// to it refuses writes (SQLSTATE 25006). The pool retires that connection, and the next
+    /// borrower gets a fresh one (with `target_session_attrs=read-write`, on the new primary).
+    func testAConnectionThatRefusesWritesIsRetired() throws {
+        let single = try TestServices.pool(schema: schema, maxConnections: 1)
+        defer { single.close() }
+        try single.withConnection { db in
+            try db.execute("CREATE TABLE IF NOT EXISTS writes (n integer)")
+            // What a demoted primary does to every session: read-only from now on.
+            try db.execute("SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY")
+        }
+        XCTAssertThrowsError(try single.withTransaction { try $0.execute("INSERT INTO writes VALUES (1)") }) { error in
+            let pg = error as? PostgresError
+            XCTAssertEqual(pg?.sqlState, "25006")
+            XCTAssertTrue(pg?.isConnectionProblem == true, "a write refused as read-only is an outage to wait out, not a failure")
+        }
+        // The retired connection is gone: the same pool writes again on a new one.
+        XCTAssertEqual(try single.withTransaction { try $0.execute("INSERT INTO writes VALUES (2)") }, 1)
+        XCTAssertEqual(try single.withConnection { try $0.query("SELECT count(*)::int AS n FROM writes")[0].decode("n", as: Int.self) }, 1)
+    }
+
     func testPoolBoundsConnections() throws {
         let small = try TestServices.pool(schema: schema, maxConnections: 2)
         defer { small.close() }
