@@ -7,6 +7,11 @@
 #   scripts/services.sh install  install the Debian packages the build and services need
 #   scripts/services.sh env      print export lines for BUZZKIT_DATABASE_URL / BUZZKIT_AMQP_URL
 #   scripts/services.sh restart-rabbitmq | restart-postgres   (used by fault tests)
+#   scripts/services.sh cluster-start | cluster-stop | cluster-status | cluster-env |
+#     cluster-kill-rabbitmq-leader | cluster-kill-postgres-primary | cluster-restore
+#                                three clustered RabbitMQ nodes and PostgreSQL with automatic
+#                                failover, beside (not instead of) the single-node services;
+#                                see scripts/cluster.sh
 #
 # Data lives under .services/ (git-ignored) in the repository. Ports (loopback only) can be
 # changed with BUZZKIT_PG_PORT (default 55432) and BUZZKIT_AMQP_PORT (default 55672).
@@ -185,5 +190,6 @@ case "${1:-start}" in
   restart-postgres) stop_postgres; start_postgres ;;
   stop-postgres) stop_postgres ;;
   start-postgres) start_postgres ;;
-  *) echo "usage: $0 start|stop|status|env|restart-rabbitmq|restart-postgres" >&2; exit 2 ;;
+  cluster-*) exec bash "$ROOT/scripts/cluster.sh" "${1#cluster-}" ;;
+  *) echo "usage: $0 start|stop|status|env|restart-rabbitmq|restart-postgres|cluster-start|cluster-stop|cluster-status|cluster-env" >&2; exit 2 ;;
 esac
