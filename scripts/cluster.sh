@@ -274,15 +274,23 @@ pg_uri() {  # multi-host URI from the monitor, database buzzkit, user postgres, 
     | sed -e 's#^postgres://#postgres://postgres@#' -e 's#sslmode=prefer#sslmode=disable#'
 }
 
-stop_pg() {   # stop keepers first (standby, primary), monitor last; pg_autoctl stop = SIGTERM, fast shutdown
-  local n p
-  for n in 2 1 monitor; do
-    if pg_running "$n"; then
-      p=$(pg_keeper_pid "$n")
-      pga stop --pgdata "$(pg_dir "$n")" >/dev/null 2>&1 || kill "$p"
-      for _ in $(seq 1 120); do kill -0 "$p" 2>/dev/null || break; sleep 0.25; done
-      log "pg $n stopped"
+stop_pg() {   # keepers first (the standby, then the primary), the monitor last
+  local n p pgid order
+  case " $(pg_states 2>/dev/null)" in *" node1:primary"*|*" node1:wait_primary"*) order="2 1" ;; *) order="1 2" ;; esac
+  for n in $order monitor; do
+    pg_running "$n" || continue
+    p=$(pg_keeper_pid "$n")
+    pgid=$(ps -o pgid= -p "$p" | tr -d ' ')
+    pga stop --pgdata "$(pg_dir "$n")" >/dev/null 2>&1 || kill "$p" 2>/dev/null || true
+    for _ in $(seq 1 60); do kill -0 "$p" 2>/dev/null || break; sleep 0.25; done
+    if kill -0 "$p" 2>/dev/null; then
+      # A keeper busy retrying its monitor can sit on its SIGTERM: stop its group and then
+      # its PostgreSQL directly (a fast shutdown, as pg_autoctl stop would have done).
+      log "pg $n did not stop within 15 s; stopping its keeper group $pgid and its postgres"
+      kill -9 -- "-$pgid" 2>/dev/null || true
+      [ -f "$(pg_dir "$n")/postmaster.pid" ] && runuser -u postgres -- "$PG_BIN/pg_ctl" -D "$(pg_dir "$n")" -m fast -w -t 30 stop >/dev/null 2>&1 || true
     fi
+    log "pg $n stopped"
   done
 }
 
