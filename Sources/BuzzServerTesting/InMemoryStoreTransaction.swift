@@ -121,6 +121,10 @@ struct InMemoryStoreTransaction: StoreTransaction {
         read { state in Set(ids).sortedByBytes().compactMap { state.runs[$0] } }
     }
 
+    func cancelledRuns(_ ids: [UUID]) throws -> Set<UUID> {
+        read { state in Set(ids.filter { state.runs[$0].map { $0.state.status == .cancelled } ?? true }) }
+    }
+
     func updateRun(_ run: RunRecord) throws { write { $0.runs[run.id] = run } }
 
     func updateRuns(_ runs: [RunRecord]) throws { try runs.forEach(updateRun) }

@@ -99,6 +99,33 @@ final class PipelineStageTests: InMemoryPipelineTestCase {
         XCTAssertEqual(pipeline.pushes(to: device).count, 2, "nothing after the cancel")
     }
 
+    /// A plan message held up (a worker holding it through an outage, a slow batch) is handled
+    /// after its run was cancelled and after the run's `bk.cancel`, which found no device that
+    /// had the plan. Sending the plan now would leave it on the phone, shown after the cancel.
+    func testAPlanHeldUpPastItsRunsCancelIsNotSent() throws {
+        let device = try pipeline.addSubscriber("ana", devices: 1)[0]
+        try pipeline.event("workout.scheduled", subscriber: "ana")
+        let now = pipeline.clock.now()
+        let held = pipeline.store.withState { state -> [OutboxMessage] in
+            let ready = state.outbox.filter { ($0.message.availableAt ?? .distantPast) <= now }
+            let ids = Set(ready.map(\.id))
+            state.outbox.removeAll { ids.contains($0.id) }
+            return ready.map(\.message)
+        }
+        XCTAssertFalse(held.isEmpty, "the plan's message")
+        try pipeline.event("workout.completed", subscriber: "ana")
+        try pipeline.pump()
+        XCTAssertEqual(pipeline.runs[0].state.status, .cancelled)
+        XCTAssertTrue(pipeline.pushes(to: device).isEmpty, "no plan was out, so the cancel had no one to tell")
+        for message in held {
+            for decoded in try PipelineMessage.decodeAll(message.body) {
+                _ = try StageProcessor(context: pipeline.context).process([.message(decoded)])
+            }
+        }
+        XCTAssertTrue(pipeline.pushes(to: device).isEmpty, "the held-up plan was not sent after the cancel")
+        XCTAssertEqual(pipeline.context.metrics.counter("buzzkit_plans_skipped_total", ["reason": "cancelled"]), 1)
+    }
+
     func testBkCancelSkipsAPlanRecipientNowRegisteredToAnotherSubscriber() throws {
         let devices = try pipeline.addSubscriber("ana", devices: 2)
         try pipeline.event("workout.scheduled", subscriber: "ana")

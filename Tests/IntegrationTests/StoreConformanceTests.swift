@@ -29,9 +29,11 @@ final class StoreConformanceTests: ConformanceTestCase {
         try eachDriver { s in
             _ = try s.driver.subscriber(tenantId: s.tenantId, id: "u1", devices: 1)
             var run = s.startedRun("u1")
-            try s.store.transaction { try $0.insertRun(run) }
+            let other = s.startedRun("u1")
+            try s.store.transaction { try $0.insertRuns([run, other]) }
             try s.store.transaction { tx in
-                XCTAssertEqual(try tx.openRuns(tenantId: s.tenantId, subscriberId: "u1", cancelEvent: "workout.completed"), [run.id])
+                XCTAssertEqual(try tx.cancelledRuns([run.id, other.id]), [], "both still live: their plans may go out")
+                XCTAssertEqual(Set(try tx.openRuns(tenantId: s.tenantId, subscriberId: "u1", cancelEvent: "workout.completed")), [run.id, other.id])
                 XCTAssertEqual(try tx.openRuns(tenantId: s.tenantId, subscriberId: "u1", cancelEvent: "page.viewed"), [])
                 XCTAssertEqual(try tx.openRuns(tenantId: s.tenantId, subscriberId: "u2", cancelEvent: "workout.completed"), [], "another subscriber's")
             }
@@ -40,7 +42,9 @@ final class StoreConformanceTests: ConformanceTestCase {
             try s.store.transaction { try $0.updateRun(run) }
             try s.store.transaction { tx in
                 XCTAssertEqual(try tx.lockRun(run.id)?.state.status, run.state.status, "read back as written")
-                XCTAssertEqual(try tx.openRuns(tenantId: s.tenantId, subscriberId: "u1", cancelEvent: "workout.completed"), [], "finished runs cannot be cancelled")
+                XCTAssertEqual(try tx.openRuns(tenantId: s.tenantId, subscriberId: "u1", cancelEvent: "workout.completed"), [other.id], "finished runs cannot be cancelled")
+                let gone = UUID()
+                XCTAssertEqual(try tx.cancelledRuns([other.id, run.id, gone]), [run.id, gone], "a held-up plan of a cancelled or vanished run is not sent")
             }
         }
     }

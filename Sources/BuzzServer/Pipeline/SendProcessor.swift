@@ -67,6 +67,10 @@ struct SendProcessor {
                 devicesBy[tenantId + "\u{0}" + subscriberId] = devices
             }
         }
+        // A plan held up (an outage, a slow batch) past its run's cancel is not sent: the cancel
+        // found no device that had the plan, so a phone given it now would keep and show it.
+        let planRuns = messages.compactMap { message -> UUID? in if case .sendPlan = message { return message.runId } else { return nil } }
+        let cancelled = try tx.cancelledRuns(planRuns)
         var targets: [Target] = []
         var requests: [DeliveryRequest] = []
         var seen: Set<String> = []
@@ -76,11 +80,16 @@ struct SendProcessor {
             let kind: String
             var messageId: String?
             switch message {
-            case .sendPlan(let tenantId, _, let subscriberId, let delivery):
+            case .sendPlan(let tenantId, let runId, let subscriberId, let delivery):
+                guard !cancelled.contains(runId) else {
+                    context.metrics.increment("buzzkit_plans_skipped_total", ["reason": "cancelled"],
+                                              help: "Plans not sent: too_late (their moment was too near when their turn came; the fallback covers them) or cancelled (their run was cancelled first)")
+                    continue
+                }
                 // Too late to be scheduled on a phone before its moment: the fallback covers it.
                 guard delivery.moment.timeIntervalSince(now) >= context.lanes.planMinimumLeadSeconds else {
                     context.metrics.increment("buzzkit_plans_skipped_total", ["reason": "too_late"],
-                                              help: "Plans not sent because their moment was too near when their turn came (the fallback covers them)")
+                                              help: "Plans not sent: too_late (their moment was too near when their turn came; the fallback covers them) or cancelled (their run was cancelled first)")
                     continue
                 }
                 devices = devicesBy[tenantId + "\u{0}" + subscriberId] ?? []

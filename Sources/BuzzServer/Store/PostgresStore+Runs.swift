@@ -73,6 +73,17 @@ extension PostgresStoreTransaction {
             """).map { try StoredRunState.record($0, db: db, definitions: definitions) }
     }
 
+    func cancelledRuns(_ ids: [UUID]) throws -> Set<UUID> {
+        guard !ids.isEmpty else { return [] }
+        let sorted = Set(ids).sortedByBytes()
+        var live = Set<UUID>()
+        for row in try db.query("SELECT id, status FROM runs WHERE id = ANY(\(sorted)::uuid[]) ORDER BY id FOR SHARE")
+        where try row.decode("status", as: String.self) != RunStatus.cancelled.rawValue {
+            live.insert(try row.decode("id", as: UUID.self))
+        }
+        return Set(sorted).subtracting(live)
+    }
+
     func updateRun(_ run: RunRecord) throws {
         try db.execute("""
             UPDATE runs SET status = \(run.state.status.rawValue), cancel_events = \(run.cancelEvents)::text[],

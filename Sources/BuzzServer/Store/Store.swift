@@ -41,6 +41,11 @@ public protocol StoreTransaction {
     func lockRun(_ id: UUID, tenantId: String) throws -> RunRecord?
     /// Several runs locked in id order (no deadlocks between batches).
     func lockRuns(_ ids: [UUID]) throws -> [RunRecord]
+    /// Of `ids`, the runs that were cancelled or are gone. The others stay share-locked until
+    /// the transaction ends (`FOR SHARE`, in id order), so a cancel of one of them commits
+    /// either before this read, and is seen here, or after this transaction, and its
+    /// `bk.cancel` then finds the plan deliveries this transaction recorded.
+    func cancelledRuns(_ ids: [UUID]) throws -> Set<UUID>
     func updateRun(_ run: RunRecord) throws
     /// Writes several runs in one statement.
     func updateRuns(_ runs: [RunRecord]) throws
