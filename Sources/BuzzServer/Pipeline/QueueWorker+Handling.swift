@@ -111,19 +111,31 @@ extension QueueWorker {
         var headers = delivery.headers
         headers["x-buzzkit-error"] = .string(String(reason.prefix(1000)))
         headers["x-buzzkit-queue"] = .string(queue.rawValue)
-        // A copy returned after an outage already carries its original routing key.
-        if headers[Self.originalRoutingKeyHeader] == nil { headers[Self.originalRoutingKeyHeader] = .string(delivery.routingKey) }
-        let message = AMQPMessage(routingKey: context.topology.deadLetterName(queue), body: delivery.body, headers: headers,
-                                  messageId: delivery.messageId, contentType: delivery.contentType)
-        do {
-            try publisher.publishAndWait([message])
-            delivery.ack()
+        if republish(delivery, to: context.topology.deadLetterName(queue), headers: headers) {
             count("dead_lettered", 1)
             context.log.warning("message dead-lettered", ["queue": queue.rawValue, "message_id": delivery.messageId ?? "", "reason": String(reason.prefix(300))])
-        } catch {
+        } else {
             // Could not park it: leave it to the queue (and its delivery limit).
             delivery.nack(requeue: true)
         }
+    }
+
+    /// Publishes a copy of `delivery` (its body, id and `headers`, plus its original routing key
+    /// in a header unless it carries one already) straight to `queueName`, and acks the
+    /// original once the broker confirmed the copy. False, with the original unsettled, when
+    /// the broker did not take it.
+    func republish(_ delivery: AMQPDelivery, to queueName: String, headers: [String: AMQPFieldValue]) -> Bool {
+        var headers = headers
+        if headers[Self.originalRoutingKeyHeader] == nil { headers[Self.originalRoutingKeyHeader] = .string(delivery.routingKey) }
+        let copy = AMQPMessage(routingKey: queueName, body: delivery.body, headers: headers, messageId: delivery.messageId,
+                               contentType: delivery.contentType)
+        do {
+            try publisher.publishAndWait([copy])
+        } catch {
+            return false
+        }
+        delivery.ack()
+        return true
     }
 
     func count(_ outcome: String, _ n: Int) {

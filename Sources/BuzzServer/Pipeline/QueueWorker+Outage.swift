@@ -33,17 +33,12 @@ extension QueueWorker {
         var headers = delivery.headers
         headers.removeValue(forKey: "x-delivery-count")
         headers[Self.priorFailuresHeader] = .int(Int64(Self.priorFailures(delivery) + delivery.deliveryCount))
-        if headers[Self.originalRoutingKeyHeader] == nil { headers[Self.originalRoutingKeyHeader] = .string(delivery.routingKey) }
         headers[Self.outageReturnsHeader] = .int((delivery.headers[Self.outageReturnsHeader]?.intValue ?? 0) + 1)
-        let copy = AMQPMessage(routingKey: context.topology.name(queue), body: delivery.body, headers: headers,
-                               messageId: delivery.messageId, contentType: delivery.contentType)
-        do {
-            try publisher.publishAndWait([copy])
-            delivery.ack()
+        if republish(delivery, to: context.topology.name(queue), headers: headers) {
             count("outage_returned", 1)
             context.log.warning("outage outlasted the hold; message returned to its queue without using an attempt",
                                 ["queue": queue.rawValue, "message_id": delivery.messageId ?? "", "error": "\(error)"])
-        } catch {
+        } else {
             delivery.nack(requeue: true)
             context.log.warning("outage outlasted the hold and the broker did not take the copy; message requeued",
                                 ["queue": queue.rawValue, "message_id": delivery.messageId ?? "", "error": "\(error)"])
