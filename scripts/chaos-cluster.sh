@@ -28,7 +28,12 @@ bash scripts/services.sh cluster-start
 eval "$(bash scripts/services.sh cluster-env)"
 finish() {
   local status=$?
-  # The cluster's own tables are left alone; the drill's schema goes.
+  # The drill's schema goes, unless the drill failed: then it stays for a look (and the cluster
+  # keeps running); the next run drops it.
+  if [ "$status" -ne 0 ] && [ "${CHAOS_KEEP_FAILED:-1}" = 1 ]; then
+    echo "(the drill's schema and the cluster are kept for a look: bash scripts/services.sh cluster-env; make services-cluster-stop when done)"
+    exit $status
+  fi
   "${PSQL:-/usr/lib/postgresql/15/bin/psql}" -qtA "$BUZZKIT_DATABASE_URL" \
     -c "SELECT 'DROP SCHEMA ' || nspname || ' CASCADE;' FROM pg_namespace WHERE nspname LIKE 'chaos\_%'" 2>/dev/null \
     | "${PSQL:-/usr/lib/postgresql/15/bin/psql}" -qtA "$BUZZKIT_DATABASE_URL" >/dev/null 2>&1 || true

@@ -16,6 +16,7 @@ extension BuzzKitClient {
     public func track(_ name: String, properties: [String: JSONValue] = [:]) async throws {
         try Self.validateEventName(name)
         let queued = await withGate { () -> Bool in
+            rememberTracked(name)
             let cancelled = await cancelRegistered(eventName: name)
             guard let event = makeEvent(name, properties: properties) else { return false }
             enqueue(event, urgent: !cancelled.isEmpty)

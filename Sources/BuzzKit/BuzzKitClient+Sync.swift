@@ -98,6 +98,10 @@ extension BuzzKitClient {
     /// - A listed plan the phone does not hold is scheduled and acknowledged exactly as if
     ///   its push had arrived (same id, so a push and a sync never show it twice), unless it
     ///   was cancelled here or is due within ``Configuration/acknowledgmentDeadline``.
+    /// - A listed plan that an event tracked since the request went out cancels (its name is in
+    ///   the plan's `cancelOn`) is not scheduled: the list was taken before that event, so the
+    ///   plan's run was triggered before it, and the event found nothing to cancel on the phone
+    ///   only because the plan had not arrived yet. It is remembered as cancelled.
     func applySync(_ plans: [LocalPlan], requestedAt: Date, asOf: Date?, subscriberId: String) async {
         guard identity?.subscriberId == subscriberId else { return }
         let listed = Set(plans.map(\.id))
@@ -121,13 +125,30 @@ extension BuzzKitClient {
         // Too close to its moment to be acknowledged safely (the acknowledgment deadline): the
         // server's fallback covers it.
         let earliest = clock.now.addingTimeInterval(configuration.acknowledgmentDeadline ?? 0)
+        let trackedSince = Set(recentlyTracked.filter { $0.at >= requestedAt }.map(\.name))
+        var cancelledMeanwhile: [String] = []
         for plan in plans where plan.fireAt.instant(in: zone) > earliest {
             if book.tombstone(for: plan.id) != nil { continue }
+            if book.records[plan.id] == nil, plan.cancelOn.contains(where: trackedSince.contains) {
+                book.addTombstone(CancelTombstone(id: plan.id, matchesPrefix: false, recordedAt: clock.now))
+                cancelledMeanwhile.append(plan.id)
+                continue
+            }
             if let existing = book.records[plan.id], existing.plan == plan { continue }
             if await schedule(plan) == .newData { added.append(plan.id) }
         }
+        if !cancelledMeanwhile.isEmpty { saveBook() }
         if !added.isEmpty || !removed.isEmpty {
             report(.plansSynced(added: added, removed: removed))
         }
+    }
+
+    /// Remembers a tracked event for syncs under way (inside the gate); keeps the last ten
+    /// minutes, at most 100 events: a sync request outlives neither.
+    func rememberTracked(_ name: String) {
+        let now = clock.now
+        recentlyTracked.removeAll { now.timeIntervalSince($0.at) > 600 }
+        if recentlyTracked.count >= 100 { recentlyTracked.removeFirst(recentlyTracked.count - 99) }
+        recentlyTracked.append((name, now))
     }
 }

@@ -41,6 +41,9 @@ public actor BuzzKitClient: PushEventHandling {
     /// A plan push was refused because the device had not moved to the new subscriber yet.
     var refusedBeforeSwitch = false
     var lastSyncAt: Date?
+    /// Events tracked lately, with when: a sync whose request went out before one of them
+    /// lists plans of runs triggered before it, which that event cancels (see `applySync`).
+    var recentlyTracked: [(name: String, at: Date)] = []
     var registeredThisLaunch = false
     var logoutTask: Task<Void, Never>?
 

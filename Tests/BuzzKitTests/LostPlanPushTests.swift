@@ -60,6 +60,37 @@ final class LostPlanPushTests: XCTestCase {
         XCTAssertEqual(shown.map(\.id), ["run-1/a"], "shown once, at its time")
     }
 
+    /// The person completes the workout while a sync is on its way back with the workout's
+    /// plan (its push was lost or late): the tracked event found nothing to cancel on the
+    /// phone, and the list, taken before the event, still has the plan. It must not be
+    /// scheduled: the reminder would come after the person already did the workout.
+    func testAPlanASyncBringsBackAfterItsCancellingEventWasTrackedIsNotScheduled() async throws {
+        let phone = try await TestPhone(foreground: true)
+        let plan = phone.plan("run-1/a", in: 3_600, cancelOn: ["workout.completed"])
+        let other = phone.plan("run-2/a", in: 3_600, cancelOn: ["workout.moved"])
+        phone.transport.setPlans([plan, other])
+        let list = phone.transport.listedPlans
+        let body = String(decoding: try JSONEncoder().encode(list), as: UTF8.self)
+        phone.transport.setRule { request in
+            guard request.method == "GET", request.url.path.hasSuffix("/plans") else { return nil }
+            return .delayed(0.5, .status(200, body: "{\"plans\": \(body), \"asOf\": \"2026-11-30T09:00:00Z\"}"))
+        }
+        let client = phone.client
+        let sync = Task { await client.syncPlans() }
+        try await Task.sleep(nanoseconds: 150_000_000)  // the request is out, its answer on its way
+        phone.clock.advance(by: 1)
+        try await phone.client.track("workout.completed")
+        await sync.value
+        let pending = await phone.pendingIds()
+        XCTAssertEqual(pending, ["run-2/a"], "the completed workout's plan stays off the phone; the other is scheduled")
+        XCTAssertFalse(phone.acknowledgedIds.contains("run-1/a"))
+        // Its late push is kept out as well.
+        let late = await phone.push(plan)
+        XCTAssertEqual(late, .noData)
+        let afterPush = await phone.pendingIds()
+        XCTAssertEqual(afterPush, ["run-2/a"])
+    }
+
     func testAPushAndTheSyncItTriggersNeverGiveTwoRequestsOrTwoAcknowledgments() async throws {
         let phone = try await TestPhone(foreground: false)
         let outcome = await phone.receivePlan("run-1/a", in: 3_600)  // also in the server's list
