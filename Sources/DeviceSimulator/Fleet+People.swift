@@ -36,9 +36,7 @@ extension Fleet {
             guard when > Date() else { return }
             await Self.at(when) {
                 updateWindow("w-\(id)") { $0.expectation = .never; $0.neverBecause = "cancel" }
-                await phone.open(stay: 0)
-                try? await phone.client?.track("workout.completed")
-                await phone.leave()
+                await phone.openAndTrack("workout.completed")
             }
         case .offlineThroughCancel:
             await waitForPlan(phone, until: wave.moment.addingTimeInterval(-lead * 0.6))

@@ -37,6 +37,19 @@ extension SimulatedPhone {
         await leave()
     }
 
+    /// The person opens the app and at once does something that tracks `event` (marks the
+    /// workout done). iOS calls the app's delegate while the screen is already the person's, so
+    /// the tap does not wait for the SDK's wake (its sync and flush, which an outage can hold
+    /// for seconds); the person leaves once the wake has settled.
+    func openAndTrack(_ event: String) async {
+        let process = await ensureProcess(foreground: true)
+        let client = process.client
+        let becameActive = Task { await client.applicationDidBecomeActive() }
+        try? await client.track(event)
+        await becameActive.value
+        await leave()
+    }
+
     /// The person leaves the app: background, the SDK gets its background time, then iOS
     /// suspends it (unless a silent push is being handled).
     func leave() async {
