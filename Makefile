@@ -69,7 +69,7 @@ services-cluster-stop: ## stop what `make services-cluster` started
 	bash scripts/services.sh cluster-stop
 
 chaos-cluster: deps ## cluster drill: SIGKILL the busiest RabbitMQ node, then the PostgreSQL primary, under a fleet load
-	bash scripts/chaos-cluster.sh
+	bash scripts/chaos.sh cluster
 
 clean:
 	rm -rf .build
