@@ -32,6 +32,17 @@ AMQP_URL="amqp://guest:guest@127.0.0.1:$AMQP_PORT/%2f"
 
 log() { printf '[services] %s\n' "$*" >&2; }
 
+# Keeps the kernel from handing out the services' listening ports (single node and cluster) as
+# the local port of an outgoing connection: one such connection, or its TIME_WAIT, made a
+# restart of RabbitMQ fail with eaddrinuse. Best effort: a container may not let us write it.
+reserve_ports() {
+  local file=/proc/sys/net/ipv4/ip_local_reserved_ports ours current
+  ours="$PG_PORT,$AMQP_PORT,$DIST_PORT,$EPMD_PORT,56721-56723,56731-56733,56769,56821-56823"
+  [ -w "$file" ] || return 0
+  current=$(cat "$file")
+  echo "${current:+$current,}$ours" > "$file" 2>/dev/null || log "could not reserve ports $ours (ephemeral ports may collide)"
+}
+
 install_packages() {
   local need=()
   [ -x "$PG_BIN/postgres" ] || need+=(postgresql-15)
@@ -172,6 +183,7 @@ print_env() {
 case "${1:-start}" in
   start)
     install_packages
+    reserve_ports
     start_postgres
     start_rabbitmq
     echo "BUZZKIT_DATABASE_URL=$DB_URL"
@@ -184,12 +196,13 @@ case "${1:-start}" in
     ;;
   env) print_env ;;
   install) install_packages ;;
-  restart-rabbitmq) stop_rabbitmq; start_rabbitmq ;;
+  restart-rabbitmq) stop_rabbitmq; reserve_ports; start_rabbitmq ;;
   stop-rabbitmq) stop_rabbitmq ;;
   start-rabbitmq) start_rabbitmq ;;
   restart-postgres) stop_postgres; start_postgres ;;
   stop-postgres) stop_postgres ;;
   start-postgres) start_postgres ;;
+  cluster-start) reserve_ports; exec bash "$ROOT/scripts/cluster.sh" start ;;
   cluster-*) exec bash "$ROOT/scripts/cluster.sh" "${1#cluster-}" ;;
   *) echo "usage: $0 start|stop|status|env|restart-rabbitmq|restart-postgres|cluster-start|cluster-stop|cluster-status|cluster-env" >&2; exit 2 ;;
 esac

@@ -1,0 +1,175 @@
+import BuzzEngine
+import Foundation
+import PostgresClient
+
+/// Devices' acknowledgments, and the window decisions they lead to, on PostgreSQL.
+extension PostgresStoreTransaction {
+    func recordAcknowledgments(tenantId: String, _ facts: [DeviceAcknowledgment], at: Date) throws -> (acknowledged: Int, released: Int, held: Int) {
+        let latest = DeviceAcknowledgment.latest(facts)
+        guard !latest.isEmpty else { return (0, 0, 0) }
+        // Each device's latest time of each kind wins (GREATEST ignores NULLs); a row is written
+        // only when one of them moves forward, so repeats cost no write and return nothing.
+        let rows = try db.query("""
+            INSERT INTO acknowledgments AS a (tenant_id, subscriber_id, local_id, device, message_id, acknowledged_at, scheduled_ts, released_ts)
+            SELECT \(tenantId), s, l, d, NULLIF(m, ''), \(at)::timestamptz,
+                   NULLIF(st, '')::timestamptz, NULLIF(rt, '')::timestamptz
+            FROM unnest(\(latest.map(\.subscriberId))::text[], \(latest.map(\.localId))::text[], \(latest.map(\.device))::text[],
+                        \(latest.map { $0.messageId ?? "" })::text[], \(latest.map { $0.scheduledAt?.postgresText ?? "" })::text[],
+                        \(latest.map { $0.releasedAt?.postgresText ?? "" })::text[]) AS u(s, l, d, m, st, rt)
+            ON CONFLICT (tenant_id, subscriber_id, local_id, device) DO UPDATE SET
+                acknowledged_at = CASE WHEN EXCLUDED.scheduled_ts > coalesce(a.scheduled_ts, '-infinity') THEN EXCLUDED.acknowledged_at
+                                       ELSE a.acknowledged_at END,
+                scheduled_ts = GREATEST(a.scheduled_ts, EXCLUDED.scheduled_ts),
+                released_ts = GREATEST(a.released_ts, EXCLUDED.released_ts),
+                message_id = coalesce(a.message_id, EXCLUDED.message_id)
+            WHERE EXCLUDED.scheduled_ts > coalesce(a.scheduled_ts, '-infinity') OR EXCLUDED.released_ts > coalesce(a.released_ts, '-infinity')
+            RETURNING subscriber_id, local_id, device, message_id, acknowledged_at, scheduled_ts, released_ts
+            """)
+        var byKey: [String: (scheduled: Bool, released: Bool)] = [:]
+        for entry in latest {
+            byKey[entry.subscriberId + "\u{0}" + entry.localId + "\u{0}" + entry.device] = (entry.scheduledAt != nil, entry.releasedAt != nil)
+        }
+        var counts = (acknowledged: 0, released: 0, held: 0)
+        var changed: [(subscriberId: String, holding: PlanHolding)] = []
+        for row in rows {
+            let subscriberId: String = try row.decode("subscriber_id")
+            let holding = PlanHolding(localId: try row.decode("local_id"), device: try row.decode("device"), messageId: try row.decode("message_id"),
+                                      acknowledgedAt: try row.decode("acknowledged_at"), scheduledAt: try row.decode("scheduled_ts"),
+                                      releasedAt: try row.decode("released_ts"), deviceCounts: false)
+            let key = subscriberId + "\u{0}" + holding.localId + "\u{0}" + holding.device
+            if byKey[key]?.scheduled == true { counts.acknowledged += 1 }
+            if byKey[key]?.released == true { counts.released += 1 }
+            changed.append((subscriberId, holding))
+        }
+        counts.held = try holdWindows(tenantId: tenantId, changed)
+        return counts
+    }
+
+    func acknowledgments(tenantId: String, windows: [(subscriberId: String, runId: UUID, localId: String)]) throws -> [UUID: [PlanHolding]] {
+        guard !windows.isEmpty else { return [:] }
+        var out: [UUID: [PlanHolding]] = [:]
+        // Exact (tenant, subscriber, local id) keys: the primary key's leading columns (0005);
+        // a device counts when it is an active device of the subscriber (UNIQUE (tenant_id, token)).
+        for row in try db.query("""
+            SELECT u.r, a.local_id, a.device, a.message_id, a.acknowledged_at, a.scheduled_ts, a.released_ts,
+                   (a.device = '' OR EXISTS (SELECT 1 FROM devices d WHERE d.tenant_id = a.tenant_id AND d.token = a.device
+                                             AND d.subscriber_id = a.subscriber_id AND d.active)) AS counts
+            FROM unnest(\(windows.map(\.subscriberId))::text[], \(windows.map(\.localId))::text[], \(windows.map(\.runId))::uuid[]) AS u(s, l, r)
+            JOIN acknowledgments a ON a.tenant_id = \(tenantId) AND a.subscriber_id = u.s AND a.local_id = u.l
+            """) {
+            out[try row.decode("r", as: UUID.self), default: []].append(PlanHolding(
+                localId: try row.decode("local_id"), device: try row.decode("device"), messageId: try row.decode("message_id"),
+                acknowledgedAt: try row.decode("acknowledged_at"), scheduledAt: try row.decode("scheduled_ts"),
+                releasedAt: try row.decode("released_ts"), deviceCounts: try row.decode("counts")))
+        }
+        return out
+    }
+
+    func recordWindowDecisions(_ decisions: [WindowDecision]) throws {
+        guard !decisions.isEmpty else { return }
+        try db.execute("""
+            INSERT INTO window_decisions (run_id, local_id, decided_at, acknowledged_at)
+            SELECT * FROM unnest(\(decisions.map(\.runId))::uuid[], \(decisions.map(\.localId))::text[],
+                                 \(decisions.map(\.decidedAt))::timestamptz[], \(decisions.map(\.acknowledgedAt))::timestamptz[])
+            ON CONFLICT DO NOTHING
+            """)
+    }
+
+    func windowDecisions(runIds: [UUID]) throws -> [UUID: [WindowDecision]] {
+        guard !runIds.isEmpty else { return [:] }
+        var out: [UUID: [WindowDecision]] = [:]
+        // A held timer whose moment has passed is the decision it stands for (0012), decided at
+        // its moment with the time of the acknowledgment that held it.
+        for row in try db.query("""
+            SELECT run_id, local_id, decided_at, acknowledged_at FROM window_decisions WHERE run_id = ANY(\(runIds)::uuid[])
+            UNION ALL
+            SELECT run_id, window_local_id, available_at, held_at FROM outbox
+            WHERE run_id = ANY(\(runIds)::uuid[]) AND held_at IS NOT NULL AND available_at <= now()
+            """) {
+            let decision = WindowDecision(runId: try row.decode("run_id"), localId: try row.decode("local_id"),
+                                          decidedAt: try row.decode("decided_at"), acknowledgedAt: try row.decode("acknowledged_at"))
+            out[decision.runId, default: []].append(decision)
+        }
+        return out
+    }
+
+    func claimWindowDecisions(decidedBefore: Date, limit: Int) throws -> [UUID] {
+        var ids: [UUID] = try db.query("""
+            SELECT run_id FROM window_decisions WHERE decided_at < \(decidedBefore)
+            ORDER BY decided_at LIMIT \(limit) FOR UPDATE SKIP LOCKED
+            """).map { try $0.decode("run_id") }
+        // Held timers past their moment (and the completion delay): decisions too.
+        if ids.count < limit {
+            ids += try db.query("""
+                SELECT run_id FROM outbox WHERE held_at IS NOT NULL AND available_at < \(decidedBefore)
+                ORDER BY available_at LIMIT \(limit - ids.count) FOR UPDATE SKIP LOCKED
+                """).map { try $0.decode("run_id") }
+        }
+        return Array(Set(ids))
+    }
+
+    func deleteWindowDecisions(runIds: [UUID]) throws {
+        guard !runIds.isEmpty else { return }
+        try db.execute("DELETE FROM window_decisions WHERE run_id = ANY(\(runIds)::uuid[])")
+        try db.execute("DELETE FROM outbox WHERE run_id = ANY(\(runIds)::uuid[]) AND held_at IS NOT NULL AND available_at <= now()")
+    }
+
+    /// Holds the timers of the windows `changed` acknowledgments settle, and undoes the holds
+    /// their releases may have ended (0012); returns how many timers were newly held.
+    ///
+    /// A timer is held when a device that counts for the subscriber (an active device of that
+    /// subscriber, or an acknowledgment naming none) holds the plan by its latest words, for
+    /// the plan's own message, before the moment: then the moment needs no work. A release
+    /// undoes the hold (the moment checks every device again). The devices are read `FOR
+    /// SHARE`, so a logout committing meanwhile either waits for this transaction (and its
+    /// trigger then undoes the hold) or is seen here.
+    private func holdWindows(tenantId: String, _ changed: [(subscriberId: String, holding: PlanHolding)]) throws -> Int {
+        // A window's timer carries its run id: a local id is `<runId>/<step>`.
+        func runId(_ localId: String) -> UUID? {
+            localId.firstIndex(of: "/").flatMap { UUID(uuidString: String(localId[..<$0])) }
+        }
+        let holding = changed.filter { word in
+            word.holding.holds && (word.holding.messageId.map { $0 == PayloadBuilder.messageId(localId: word.holding.localId) } ?? true)
+        }
+        var counting: Set<String> = []
+        let tokens = Set(holding.map(\.holding.device).filter { !$0.isEmpty })
+        if !tokens.isEmpty {
+            for row in try db.query("""
+                SELECT token, subscriber_id FROM devices WHERE tenant_id = \(tenantId) AND token = ANY(\(tokens.sorted())::text[]) AND active
+                ORDER BY token FOR SHARE
+                """) {
+                counting.insert(try row.decode("token", as: String.self) + "\u{0}" + row.decode("subscriber_id", as: String.self))
+            }
+        }
+        // One entry per window (the earliest acknowledgment), in window order: concurrent
+        // batches lock shared timers in the same order.
+        var holds: [String: (runId: UUID, subscriberId: String, localId: String, at: Date)] = [:]
+        for (subscriberId, word) in holding where word.device.isEmpty || counting.contains(word.device + "\u{0}" + subscriberId) {
+            guard let run = runId(word.localId) else { continue }
+            let key = word.localId + "\u{0}" + subscriberId
+            if let known = holds[key], known.at <= word.acknowledgedAt { continue }
+            holds[key] = (run, subscriberId, word.localId, word.acknowledgedAt)
+        }
+        let releases = Dictionary(changed.filter { !$0.holding.holds }.compactMap { word in
+            runId(word.holding.localId).map { (word.holding.localId + "\u{0}" + word.subscriberId, (runId: $0, subscriberId: word.subscriberId, localId: word.holding.localId)) }
+        }) { a, _ in a }
+        if !releases.isEmpty {
+            let windows = releases.keys.sorted().compactMap { releases[$0] }
+            try db.execute("""
+                UPDATE outbox o SET held_at = NULL
+                FROM unnest(\(windows.map(\.runId))::uuid[], \(windows.map(\.subscriberId))::text[], \(windows.map(\.localId))::text[]) AS u(r, s, l)
+                WHERE o.run_id = u.r AND o.window_tenant_id = \(tenantId) AND o.window_subscriber_id = u.s AND o.window_local_id = u.l
+                  AND o.held_at IS NOT NULL AND o.available_at > now()
+                """)
+        }
+        guard !holds.isEmpty else { return 0 }
+        let windows = holds.keys.sorted().compactMap { holds[$0] }
+        return try db.execute("""
+            UPDATE outbox o SET held_at = u.a
+            FROM unnest(\(windows.map(\.runId))::uuid[], \(windows.map(\.subscriberId))::text[], \(windows.map(\.localId))::text[],
+                        \(windows.map(\.at))::timestamptz[]) AS u(r, s, l, a)
+            WHERE o.run_id = u.r AND o.window_tenant_id = \(tenantId) AND o.window_subscriber_id = u.s AND o.window_local_id = u.l
+              AND o.held_at IS NULL AND o.available_at > now()
+            """)
+    }
+}
