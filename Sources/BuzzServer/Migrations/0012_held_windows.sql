@@ -25,11 +25,13 @@ CREATE INDEX outbox_held ON outbox (available_at) WHERE held_at IS NOT NULL;
 CREATE INDEX outbox_held_subscriber ON outbox (window_tenant_id, window_subscriber_id) WHERE held_at IS NOT NULL;
 
 -- The table is named through the trigger's own schema: a trigger runs with the search_path of
--- whichever session changed the device.
+-- whichever session changed the device. The moment is compared as `available_at - now()`, which
+-- no index serves, so the subscriber's index finds the rows (not a range of every future timer).
 CREATE FUNCTION unhold_subscriber_windows() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
     EXECUTE format('UPDATE %I.outbox SET held_at = NULL
-                    WHERE held_at IS NOT NULL AND window_tenant_id = $1 AND window_subscriber_id = $2 AND available_at > now()',
+                    WHERE held_at IS NOT NULL AND window_tenant_id = $1 AND window_subscriber_id = $2
+                      AND available_at - now() > interval ''0''',
                    TG_TABLE_SCHEMA)
         USING OLD.tenant_id, OLD.subscriber_id;
     RETURN NULL;

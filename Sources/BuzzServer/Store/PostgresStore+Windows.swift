@@ -3,6 +3,14 @@ import Foundation
 import PostgresClient
 
 /// Devices' acknowledgments, and the window decisions they lead to, on PostgreSQL.
+///
+/// A statement here that finds timers by run id says "held" as `num_nulls(held_at) = 0` and
+/// compares the moment as `available_at - now()`: forms no index and no partial index's
+/// predicate can serve, so the run id's index finds the rows. Written plainly (`held_at IS
+/// NULL`, `available_at > now()`), they let the planner scan all of `outbox_due` or
+/// `outbox_held` instead, every timer not yet (or already) due. The outbox's statistics are
+/// stale by nature (a queue's size swings), and with them it did: acknowledgments were recorded
+/// at a seventh of their rate, each batch reading every timer.
 extension PostgresStoreTransaction {
     func recordAcknowledgments(tenantId: String, _ facts: [DeviceAcknowledgment], at: Date) throws -> (acknowledged: Int, released: Int, held: Int) {
         let latest = DeviceAcknowledgment.latest(facts)
@@ -84,7 +92,7 @@ extension PostgresStoreTransaction {
             SELECT run_id, local_id, decided_at, acknowledged_at FROM window_decisions WHERE run_id = ANY(\(runIds)::uuid[])
             UNION ALL
             SELECT run_id, window_local_id, available_at, held_at FROM outbox
-            WHERE run_id = ANY(\(runIds)::uuid[]) AND held_at IS NOT NULL AND available_at <= now()
+            WHERE run_id = ANY(\(runIds)::uuid[]) AND num_nulls(held_at) = 0 AND available_at - now() <= interval '0'
             """) {
             let decision = WindowDecision(runId: try row.decode("run_id"), localId: try row.decode("local_id"),
                                           decidedAt: try row.decode("decided_at"), acknowledgedAt: try row.decode("acknowledged_at"))
@@ -111,7 +119,7 @@ extension PostgresStoreTransaction {
     func deleteWindowDecisions(runIds: [UUID]) throws {
         guard !runIds.isEmpty else { return }
         try db.execute("DELETE FROM window_decisions WHERE run_id = ANY(\(runIds)::uuid[])")
-        try db.execute("DELETE FROM outbox WHERE run_id = ANY(\(runIds)::uuid[]) AND held_at IS NOT NULL AND available_at <= now()")
+        try db.execute("DELETE FROM outbox WHERE run_id = ANY(\(runIds)::uuid[]) AND num_nulls(held_at) = 0 AND available_at - now() <= interval '0'")
     }
 
     /// Holds the timers of the windows `changed` acknowledgments settle, and undoes the holds
@@ -124,15 +132,12 @@ extension PostgresStoreTransaction {
     /// SHARE`, so a logout committing meanwhile either waits for this transaction (and its
     /// trigger then undoes the hold) or is seen here.
     private func holdWindows(tenantId: String, _ changed: [(subscriberId: String, holding: PlanHolding)]) throws -> Int {
-        // A window's timer carries its run id: a local id is `<runId>/<step>`.
-        func runId(_ localId: String) -> UUID? {
-            localId.firstIndex(of: "/").flatMap { UUID(uuidString: String(localId[..<$0])) }
-        }
-        let holding = changed.filter { word in
-            word.holding.holds && (word.holding.messageId.map { $0 == PayloadBuilder.messageId(localId: word.holding.localId) } ?? true)
+        // A device's word holds the plan by its latest words, for the plan's own message.
+        func holdsPlan(_ word: PlanHolding) -> Bool {
+            word.holds && (word.messageId.map { $0 == PayloadBuilder.messageId(localId: word.localId) } ?? true)
         }
         var counting: Set<String> = []
-        let tokens = Set(holding.map(\.holding.device).filter { !$0.isEmpty })
+        let tokens = Set(changed.filter { holdsPlan($0.holding) }.map(\.holding.device).filter { !$0.isEmpty })
         if !tokens.isEmpty {
             for row in try db.query("""
                 SELECT token, subscriber_id FROM devices WHERE tenant_id = \(tenantId) AND token = ANY(\(tokens.sorted())::text[]) AND active
@@ -141,35 +146,43 @@ extension PostgresStoreTransaction {
                 counting.insert(try row.decode("token", as: String.self) + "\u{0}" + row.decode("subscriber_id", as: String.self))
             }
         }
-        // One entry per window (the earliest acknowledgment), in window order: concurrent
-        // batches lock shared timers in the same order.
-        var holds: [String: (runId: UUID, subscriberId: String, localId: String, at: Date)] = [:]
-        for (subscriberId, word) in holding where word.device.isEmpty || counting.contains(word.device + "\u{0}" + subscriberId) {
-            guard let run = runId(word.localId) else { continue }
-            let key = word.localId + "\u{0}" + subscriberId
-            if let known = holds[key], known.at <= word.acknowledgedAt { continue }
-            holds[key] = (run, subscriberId, word.localId, word.acknowledgedAt)
+        // The earliest acknowledgment that holds each window, and the windows a release may free.
+        var holds: [String: Date] = [:], releases: Set<String> = []
+        for (subscriberId, word) in changed {
+            let window = word.localId + "\u{0}" + subscriberId
+            if !word.holds { releases.insert(window); continue }
+            guard holdsPlan(word), word.device.isEmpty || counting.contains(word.device + "\u{0}" + subscriberId) else { continue }
+            holds[window] = min(holds[window] ?? word.acknowledgedAt, word.acknowledgedAt)
         }
-        let releases = Dictionary(changed.filter { !$0.holding.holds }.compactMap { word in
-            runId(word.holding.localId).map { (word.holding.localId + "\u{0}" + word.subscriberId, (runId: $0, subscriberId: word.subscriberId, localId: word.holding.localId)) }
-        }) { a, _ in a }
-        if !releases.isEmpty {
-            let windows = releases.keys.sorted().compactMap { releases[$0] }
+        // The windows' timers, found by run id alone (a local id is `<runId>/<step>`), then
+        // changed by id: plans that cannot go wrong however stale the outbox's statistics.
+        let runIds = Set(changed.compactMap { word in
+            word.holding.localId.firstIndex(of: "/").flatMap { UUID(uuidString: String(word.holding.localId[..<$0])) }
+        })
+        guard !runIds.isEmpty, !holds.isEmpty || !releases.isEmpty else { return 0 }
+        var hold: [Date: [Int64]] = [:], free: [Int64] = []
+        for row in try db.query("""
+            SELECT id, window_tenant_id, window_subscriber_id, window_local_id, num_nulls(held_at) = 0 AS held FROM outbox
+            WHERE run_id = ANY(\(runIds.sorted { $0.uuidString < $1.uuidString })::uuid[]) AND available_at - now() > interval '0'
+            """) {
+            guard let tenant: String = try row.decode("window_tenant_id"), tenant == tenantId,
+                  let subscriberId: String = try row.decode("window_subscriber_id"), let localId: String = try row.decode("window_local_id") else { continue }
+            let window = localId + "\u{0}" + subscriberId, held: Bool = try row.decode("held")
+            if let at = holds[window], !held { hold[at, default: []].append(try row.decode("id")) }
+            if releases.contains(window), held { free.append(try row.decode("id")) }
+        }
+        // Row locks in id order: concurrent batches that share timers never deadlock.
+        if !free.isEmpty {
             try db.execute("""
-                UPDATE outbox o SET held_at = NULL
-                FROM unnest(\(windows.map(\.runId))::uuid[], \(windows.map(\.subscriberId))::text[], \(windows.map(\.localId))::text[]) AS u(r, s, l)
-                WHERE o.run_id = u.r AND o.window_tenant_id = \(tenantId) AND o.window_subscriber_id = u.s AND o.window_local_id = u.l
-                  AND o.held_at IS NOT NULL AND o.available_at > now()
+                UPDATE outbox SET held_at = NULL WHERE id = ANY(\(free.sorted())::bigint[]) AND num_nulls(held_at) = 0 AND available_at - now() > interval '0'
                 """)
         }
-        guard !holds.isEmpty else { return 0 }
-        let windows = holds.keys.sorted().compactMap { holds[$0] }
-        return try db.execute("""
-            UPDATE outbox o SET held_at = u.a
-            FROM unnest(\(windows.map(\.runId))::uuid[], \(windows.map(\.subscriberId))::text[], \(windows.map(\.localId))::text[],
-                        \(windows.map(\.at))::timestamptz[]) AS u(r, s, l, a)
-            WHERE o.run_id = u.r AND o.window_tenant_id = \(tenantId) AND o.window_subscriber_id = u.s AND o.window_local_id = u.l
-              AND o.held_at IS NULL AND o.available_at > now()
-            """)
+        var held = 0
+        for (at, ids) in hold.sorted(by: { $0.key < $1.key }) {
+            held += try db.execute("""
+                UPDATE outbox SET held_at = \(at) WHERE id = ANY(\(ids.sorted())::bigint[]) AND num_nulls(held_at) = 1 AND available_at - now() > interval '0'
+                """)
+        }
+        return held
     }
 }
