@@ -83,12 +83,12 @@ struct SustainedWindows {
         // itself for a window its acknowledgment held.
         let rows = try runtime.pool.withConnection { db in
             try db.query("""
-                SELECT EXTRACT(EPOCH FROM (COALESCE(d.decided_at, h.available_at, (state->'steps'->1->>'finishedAt')::timestamptz)
-                                           - (state->'steps'->1->>'dueAt')::timestamptz)) AS late,
-                       state->'steps'->1->'local'->'fallback'->>'reason' AS reason
+                SELECT EXTRACT(EPOCH FROM (COALESCE(d.decided_at, h.available_at, (r.state->'steps'->1->>'finishedAt')::timestamptz)
+                                           - (r.state->'steps'->1->>'dueAt')::timestamptz)) AS late,
+                       r.state->'steps'->1->'local'->'fallback'->>'reason' AS reason
                 FROM runs r LEFT JOIN window_decisions d ON d.run_id = r.id
                 LEFT JOIN outbox h ON h.run_id = r.id AND h.held_at IS NOT NULL AND h.available_at <= now()
-                WHERE tenant_id = \(tenantId) AND created_at >= \(started) AND (status = 'completed' OR d.run_id IS NOT NULL OR h.run_id IS NOT NULL)
+                WHERE r.tenant_id = \(tenantId) AND r.created_at >= \(started) AND (r.status = 'completed' OR d.run_id IS NOT NULL OR h.run_id IS NOT NULL)
                 """)
         }
         let lateness = try rows.map { try $0.decode("late", as: Double.self) }.sorted()
