@@ -14,10 +14,7 @@ import Foundation
 /// `fallback-check` as before, where the worker decides and sends the fallback.
 ///
 /// So a 07:00 burst costs one acknowledgment lookup per claimed batch for the acknowledged
-/// windows, instead of a queue message, a run read and a run write each. Most acknowledged
-/// windows never get here: on PostgreSQL an acknowledgment before the moment holds the timer
-/// (migration 0012) and the scheduler does not claim it. This settles the rest: timers whose
-/// acknowledgment came after the moment, or from a device that only counted later.
+/// windows, instead of a queue message, a run read and a run write each.
 public enum WindowSettlement {
     /// A claimed timer row that names its window.
     public struct Due: Sendable {
