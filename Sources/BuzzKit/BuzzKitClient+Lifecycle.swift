@@ -12,12 +12,13 @@ extension BuzzKitClient {
 
     /// The app went to the background; iOS suspends it a few seconds later (the Apple layer
     /// asks for background time for this call). Sends what it can within
-    /// ``Configuration/backgroundBudget`` and then holds back every plan whose acknowledgment
+    /// ``Configuration/backgroundBudget`` (retrying a device registration that failed) and
+    /// then holds back every plan whose acknowledgment
     /// has not reached the server, since nothing runs while the app is suspended to
     /// withdraw it before the server's fallback arrives.
     public func applicationDidEnterBackground() async {
         inForeground = false
-        await endWake(deadline: clock.now.addingTimeInterval(configuration.backgroundBudget))
+        await endWake(deadline: clock.now.addingTimeInterval(configuration.backgroundBudget), retryingRegistration: true)
     }
 
     /// Whether the SDK believes the app is in the foreground.
@@ -40,14 +41,31 @@ extension BuzzKitClient {
 
     /// The end of a wake in the background: waits for the running requests until
     /// `deadline`, then (unless the app is in the foreground) holds the unconfirmed plans.
-    func endWake(deadline: Date) async {
+    /// `retryingRegistration`: the app is leaving (its background task may wait for the
+    /// registration's retries; a silent push's wake answers at once instead).
+    func endWake(deadline: Date, retryingRegistration: Bool = false) async {
         guard !inForeground else {
             await settle()
             return
         }
         await settle(until: deadline)
+        if retryingRegistration { await retryRegistration(until: deadline) }
         guard !inForeground else { return }
         await withGate { await holdUnconfirmedPlans() }
+    }
+
+    /// Retries a failed device registration within the wake's background time. Without it
+    /// a person who signed in while the API was briefly unavailable (a database restart)
+    /// would have no device on the server until they open the app again: no silent push
+    /// wakes the phone for them, and every plan and fallback of theirs goes nowhere.
+    func retryRegistration(until deadline: Date) async {
+        while !inForeground, registrationTask == nil, !registrationRefused, registrationDue,
+              let retryAt = registrationRetryAt, retryAt < deadline {
+            try? await clock.sleep(until: retryAt)
+            guard !stopped, clock.now >= retryAt else { return }  // shut down, or the sleep was cancelled
+            await tick()
+            await settle(until: deadline)
+        }
     }
 
     /// Takes every pending plan whose acknowledgment is neither confirmed, nor possibly

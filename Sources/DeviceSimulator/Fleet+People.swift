@@ -74,12 +74,38 @@ extension Fleet {
             }
         case .logoutSwitch:
             await waitForPlan(phone, until: wave.moment.addingTimeInterval(-lead * 0.4))
-            await phone.switchUser(to: Self.successor(of: id), stay: 1)
+            let next = Self.successor(of: id)
+            await phone.switchUser(to: next, stay: 1)
+            // A switch the API could only take at the last moment (unavailable right then,
+            // the SDK retrying): the server still had the device as the first person's when
+            // their fallback went out, and the second person's plan and fallback had no device
+            // of theirs to go to. Nobody could prevent either; counted apart.
+            let inTime = wave.moment.addingTimeInterval(-Self.lastMomentMargin)
+            await Self.at(inTime) {
+                if (phone.serverMovedDevice(from: id, to: next).map { $0 > inTime } ?? true) {
+                    updateWindow("w-\(id)") { $0.expectation = .unpreventable }
+                }
+                if (phone.registeredAt(for: next).map { $0 > inTime } ?? true) {
+                    updateWindow("w-\(next)") { $0.expectation = .notJudged }
+                }
+            }
         case .reinstalled:
             guard nth % 2 == 1 else { return }
             await waitForPlan(phone, until: wave.moment.addingTimeInterval(-lead * 0.4))
+            // The person reinstalls while the plan is ahead. When an outage let the backend's
+            // workout in only at the last moment, this script starts that late too, and a
+            // reinstall now would race the fallback to the old install (sent as the app is
+            // deleted, answered 410): no reinstall then, the phone gets its fallback.
+            guard Date() < wave.moment.addingTimeInterval(-Self.lastMomentMargin) else { return }
+            let heldBefore = phone.sdkCounts.held
             await phone.reinstall()
             await phone.open(stay: 1)
+            // The new install got the plan by sync but its acknowledgment could not get in
+            // before the app was suspended (the API was unavailable), so it held the plan for
+            // the server's fallback; the server still counts the removed install's
+            // acknowledgment and sends none. A known gap (the server cannot tell that a token
+            // belongs to a deleted app until APNs answers 410 for it); counted apart.
+            if phone.sdkCounts.held > heldBefore { updateWindow("w-\(id)") { $0.expectation = .notJudged } }
         case .crowded, .crowdedTwoDevices:
             // The person opens the app while the doses fire: slots free up, parked plans go back.
             let span = Double(configuration.crowdedPlans) * configuration.crowdedSpacing

@@ -201,6 +201,17 @@ public final class Fleet: @unchecked Sendable {
         }
         platform.alertHandOverP99 = FleetReport.percentile(handOverDelays, 0.99) ?? 0
         var report = FleetReport(outcomes: outcomes)
+        let violating = Set(report.violating.prefix(10).map(\.window.workoutId))
+        for index in report.outcomes.indices where violating.contains(report.outcomes[index].window.workoutId) {
+            let outcome = report.outcomes[index]
+            var numbers = Set(outcome.shown.map(\.device))
+            for phone in bySubscriber[outcome.subscriberId] ?? [] {
+                if let number = phones.firstIndex(where: { $0 === phone }) { numbers.insert(number) }
+            }
+            report.outcomes[index].trace = numbers.sorted().flatMap { number in
+                phones[number].trace(around: outcome.window.moment).map { "phone \(number): \($0)" }
+            }
+        }
         report.collapsedRepeats = collapsed
         report.platform = platform
         return report

@@ -16,10 +16,10 @@ extension FleetReport {
             lines.append(pad(row.behaviour.rawValue, 23) + zip(values, columns).map { lpad($0, $1.1) }.joined())
         }
         lines.append("* lost: acknowledged, then dropped by the phone without a release, never shown (a violation)")
-        lines.append("† shown after a server cancel that could not reach the phone before the moment (offline through it, or the cancel got in too late): nobody could prevent it")
+        lines.append("† shown after a server cancel that could not reach the phone before the moment (offline through it, or the cancel got in too late), or a fallback for someone whose sign-out the API could only take at the last moment: nobody could prevent it")
         let notJudged = rows.reduce(0) { $0 + $1.notJudged }
         if notJudged > 0 {
-            lines.append("not judged: \(notJudged) (the backend got the workout in too late for the phone to act within this run)")
+            lines.append("not judged: \(notJudged) (an outage kept the backend's workout, a sign-in or a reinstalled app's acknowledgment from getting in before the moment)")
         }
         lines.append(String(format: "iOS and APNs: %d silent pushes throttled, %d pushes discarded and %d expired in APNs' store for offline phones; slowest answer to a silent push %.1f s",
                             platform.throttled, platform.discardedOffline, platform.expiredOffline, platform.longestWake))
@@ -46,6 +46,7 @@ extension FleetReport {
         for outcome in violating.prefix(10) {
             let shown = outcome.shown.map { String(format: "%@ %+.2f s on phone %d (%@)", $0.kind, $0.at.timeIntervalSince(outcome.window.moment), $0.device, $0.owner) }
             lines.append("  - \(outcome.window.workoutId) (\(outcome.window.expectation.rawValue)): " + (shown.isEmpty ? "not shown" : shown.joined(separator: ", ")))
+            lines += (outcome.trace ?? []).map { "      " + $0 }
         }
         return lines.joined(separator: "\n")
     }
@@ -54,7 +55,7 @@ extension FleetReport {
     var violating: [Outcome] {
         outcomes.filter { outcome in
             let window = outcome.window
-            if outcome.shown.contains(where: { $0.owner != window.subscriberId }) { return true }
+            if window.expectation != .unpreventable, outcome.shown.contains(where: { $0.owner != window.subscriberId }) { return true }
             switch window.expectation {
             case .never: return !outcome.shown.isEmpty
             case .unpreventable, .notJudged: return false

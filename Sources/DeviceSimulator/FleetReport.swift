@@ -14,6 +14,9 @@ public struct FleetReport: Sendable, Codable {
         /// A phone of the subscriber acknowledged a plan and later lost it without telling the
         /// server (`$local.released`): the server then sends no fallback.
         public var lostAfterAcknowledging: Bool
+        /// For a broken rule: what the SDK and the person did on the subscriber's phones (and
+        /// any other phone that showed it), times relative to the moment.
+        public var trace: [String]?
 
         public var subscriberId: String { window.subscriberId }
         public var behaviour: Behaviour { window.behaviour }
@@ -119,7 +122,7 @@ public struct FleetReport: Sendable, Codable {
                     row.lateness.append(late)
                 }
             }
-            if outcome.shown.contains(where: { $0.owner != window.subscriberId }) { row.wrongPerson += 1 }
+            if window.expectation != .unpreventable, outcome.shown.contains(where: { $0.owner != window.subscriberId }) { row.wrongPerson += 1 }
             rows[outcome.behaviour] = row
         }
         return Behaviour.allCases.compactMap { rows[$0] }

@@ -11,12 +11,14 @@ public struct FleetWindow: Sendable, Codable {
         case never
         /// Cancelled by the server in a way that could not reach the phone before the moment
         /// (the phone was offline through it, or the backend's cancel itself only got in at
-        /// the last moment): the local copy may fire and nobody could have prevented it.
-        /// Counted apart, never a violation.
+        /// the last moment): the local copy may fire and nobody could have prevented it. Or
+        /// planned for someone who signed out when the API could only learn of it at the last
+        /// moment: their fallback may still reach the phone. Counted apart, never a violation.
         case unpreventable
         /// Not judged in this run: the backend could only get the workout in too late for the
         /// phone to act before the run ends (a traveller's notification is then the server's
-        /// fallback at its own moment, 15 minutes on). Counted apart.
+        /// fallback at its own moment, 15 minutes on), or the person signed in when the API
+        /// could only register the phone for them at the last moment. Counted apart.
         case notJudged
     }
 

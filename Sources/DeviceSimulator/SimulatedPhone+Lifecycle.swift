@@ -30,6 +30,7 @@ extension SimulatedPhone {
     /// The person opens the app (launching it if needed): it is on screen, the SDK is told
     /// (sync, flush, registration). With `stay`, the person leaves after that many seconds.
     func open(stay seconds: Double?) async {
+        note("person opens the app")
         let process = await ensureProcess(foreground: true)
         await process.client.applicationDidBecomeActive()
         guard let seconds else { return }
@@ -60,8 +61,10 @@ extension SimulatedPhone {
             return self.process
         }
         guard let process else { return }
+        note("person leaves the app")
         await process.client.applicationDidEnterBackground()
         suspendIfIdle()
+        note("app \(appState)")
     }
 
     /// iOS suspends a background app with no silent push in hand.

@@ -4,12 +4,14 @@ import Foundation
 extension SimulatedPhone {
     /// The phone loses its network: the SDK's requests fail, and APNs keeps one notification.
     func goOffline() {
+        note("offline")
         network.set(online: false)
         mailbox.disconnect()
     }
 
     /// The network is back: APNs hands over what it kept, and a running app is told.
     func goOnline() async {
+        note("online")
         network.set(online: true)
         if let stored = mailbox.reconnect(now: Date()) {
             Task { await self.handOver(stored.payload, silent: stored.isSilent) }
@@ -19,6 +21,17 @@ extension SimulatedPhone {
         }
     }
 
+    /// When the server took this phone's device from `former` after `next` signed in on it:
+    /// the first of the logout's `DELETE` and `next`'s registration it accepted (nil: not yet).
+    func serverMovedDevice(from former: String, to next: String) -> Date? {
+        locked { [unregistered[former], registered["\(next)|\(tokenStorage)"]].compactMap { $0 }.min() }
+    }
+
+    /// When the server first accepted this phone's device for `owner` (nil: not yet).
+    func registeredAt(for owner: String) -> Date? {
+        locked { registered["\(owner)|\(tokenStorage)"] }
+    }
+
     /// The person lands in another zone: pending local notifications follow the wall clock.
     func travel(to zone: String) {
         if let timeZone = TimeZone(identifier: zone) { systemClock.setTimeZone(timeZone) }
@@ -26,6 +39,7 @@ extension SimulatedPhone {
 
     /// The person opens the app, signs out, and `newOwner` signs in on the same phone.
     func switchUser(to newOwner: String, stay seconds: Double) async {
+        note("person signs out; \(newOwner) signs in")
         let process = await ensureProcess(foreground: true)
         await process.client.applicationDidBecomeActive()
         await process.client.logout()
@@ -39,6 +53,7 @@ extension SimulatedPhone {
     /// and its files, the new install gets a new device token, the old one answers 410. The
     /// new install gets no silent push until the person opens it.
     func reinstall() async {
+        note("person deletes and reinstalls the app")
         let old = center
         let oldToken = token
         terminate(byPerson: true)

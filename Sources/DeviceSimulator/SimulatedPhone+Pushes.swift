@@ -19,6 +19,7 @@ extension SimulatedPhone {
     /// A push reaching the phone (at `receivedAt`, by the wall clock; now if nil), as iOS hands it on.
     func handOver(_ payload: Data, silent: Bool, receivedAt: Date? = nil) async {
         guard let object = try? JSONDecoder().decode([String: JSONValue].self, from: payload) else { return }
+        note((silent ? "silent push " : "alert ") + (object.keys.filter { $0.hasPrefix("bk.") }.sorted().joined(separator: ",")))
         if !silent {
             await receiveAlert(object, receivedAt: receivedAt)
             return
@@ -55,6 +56,7 @@ extension SimulatedPhone {
     /// the background, handles it, and is suspended again once it answered.
     func receiveSilent(_ payload: [String: JSONValue]) async {
         let decision = locked { () -> SilentPushPolicy.Decision? in forceQuit ? nil : policy.decide(now: Date(), inForeground: state == .foreground) }
+        note("iOS: silent push \(decision.map { "\($0)" } ?? "dropped (force-quit)")")
         guard let decision else { return }
         guard case .deliver(let delay) = decision else {
             locked { throttled += 1 }

@@ -49,7 +49,12 @@ final class SimulatedPhone: @unchecked Sendable {
     var authorization: NotificationAuthorization
     /// Tokens this phone had before a reinstall (APNs answers 410 for them).
     var retiredTokens: [String] = []
-    var registered: Set<String> = []
+    /// When the server first accepted each "owner|token" registration.
+    var registered: [String: Date] = [:]
+    /// When the server first dropped this phone's device from each former owner (a logout).
+    var unregistered: [String: Date] = [:]
+    /// The last things this phone's SDK and person did, for the report of a broken rule.
+    var traceStorage: [(at: Date, what: String)] = []
     var lostPlans: Set<String> = []
     var released = 0
     var restored = 0
@@ -123,14 +128,20 @@ final class SimulatedPhone: @unchecked Sendable {
 
     /// Whether the server accepted the current token (for the current owner).
     var isRegistered: Bool {
-        get async { locked { registered.contains("\(ownerStorage)|\(tokenStorage)") } }
+        get async { locked { registered["\(ownerStorage)|\(tokenStorage)"] != nil } }
     }
 
     /// What the SDK reports (the simulator's view into the app).
     func observe(_ activity: ClientActivity) {
+        note(activity)
         switch activity {
         case .deviceRegistered(let registration):
-            locked { registered.insert("\(ownerStorage)|\(registration.token)") }
+            locked {
+                let key = "\(ownerStorage)|\(registration.token)"
+                if registered[key] == nil { registered[key] = Date() }
+            }
+        case .signedOut(let subscriberId, unregistered: true):
+            locked { if unregistered[subscriberId] == nil { unregistered[subscriberId] = Date() } }
         case .planLost(let localId, _, _):
             locked { lostPlans.insert(localId) }
         case .planReleased:

@@ -99,6 +99,34 @@ final class SwitchingSubscriberTests: XCTestCase {
         XCTAssertEqual(shown.map(\.id), ["run-b7/x"])
     }
 
+    /// B signs in while the API is briefly unavailable (a database restart) and leaves the
+    /// app a moment later: the registration is retried within the background time iOS grants,
+    /// so B's plans and fallbacks reach this phone without B opening the app again.
+    func testARegistrationThatFailedAtSignInIsRetriedBeforeTheAppIsSuspended() async throws {
+        let phone = try await TestPhone(subscriberId: nil) { $0.deviceToken = TestPhone.deviceToken }
+        try await phone.client.login(subscriberId: "u_A", subscriberToken: .fixed(TestPhone.token))
+        let failures = Locked(1)
+        phone.transport.setRule { request in
+            guard request.method == "PUT", failures.withLock({ left -> Bool in defer { left -= 1 }; return left > 0 }) else { return nil }
+            return .status(503)
+        }
+        phone.transport.clearRequests()
+        try await phone.client.login(subscriberId: "u_B", subscriberToken: .fixed(TestPhone.token))
+        let before = await phone.client.registeredDevice
+        XCTAssertNil(before, "the first registration for B failed")
+
+        let client = phone.client
+        let left = Task { await client.applicationDidEnterBackground() }
+        try await Task.sleep(nanoseconds: 50_000_000)
+        phone.clock.advance(by: 3)  // past the first retry (2 s), well within the background time
+        await left.value
+        let registered = await phone.client.registeredDevice
+        XCTAssertEqual(registered?.token, TestPhone.deviceToken, "registered for B before the app was suspended")
+        XCTAssertEqual(phone.transport.registrationRequests.map(\.url.path), ["/v1/subscribers/u_B/devices", "/v1/subscribers/u_B/devices"])
+        XCTAssertLessThan(phone.clock.now, TestPhone.start.addingTimeInterval(phone.configuration.backgroundBudget),
+                          "the wake ended as soon as the registration got through")
+    }
+
     /// A push of A's plan that lands while the sync of B's sign-in is under way (requested
     /// before it arrived, so that sync cannot judge it) is removed by one more sync.
     func testAPlanOfAArrivingDuringASyncIsCheckedByAnotherSync() async throws {

@@ -28,9 +28,12 @@ final class FaultDrillEndToEndTests: XCTestCase {
         configuration.progress = { print($0) }
         var keepLogs = true
         defer {
-            // The processes' logs stay for a failed drill (the report names their folder).
-            if !keepLogs { try? FileManager.default.removeItem(atPath: configuration.workDirectory) }
-            if let db = try? PostgresConnection(url: databaseURL) { _ = try? db.execute(PostgresQuery(unsafeSQL: "DROP SCHEMA IF EXISTS \(tag) CASCADE")) }
+            // The processes' logs and the drill's schema stay for a failed drill (the report
+            // names the folder; the schema is the tag).
+            if !keepLogs {
+                try? FileManager.default.removeItem(atPath: configuration.workDirectory)
+                if let db = try? PostgresConnection(url: databaseURL) { _ = try? db.execute(PostgresQuery(unsafeSQL: "DROP SCHEMA IF EXISTS \(tag) CASCADE")) }
+            }
         }
 
         let report = try await FaultDrill(configuration: configuration).run()
