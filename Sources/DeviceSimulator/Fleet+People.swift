@@ -97,15 +97,8 @@ extension Fleet {
             // reinstall now would race the fallback to the old install (sent as the app is
             // deleted, answered 410): no reinstall then, the phone gets its fallback.
             guard Date() < wave.moment.addingTimeInterval(-Self.lastMomentMargin) else { return }
-            let heldBefore = phone.sdkCounts.held
             await phone.reinstall()
             await phone.open(stay: 1)
-            // The new install got the plan by sync but its acknowledgment could not get in
-            // before the app was suspended (the API was unavailable), so it held the plan for
-            // the server's fallback; the server still counts the removed install's
-            // acknowledgment and sends none. A known gap (the server cannot tell that a token
-            // belongs to a deleted app until APNs answers 410 for it); counted apart.
-            if phone.sdkCounts.held > heldBefore { updateWindow("w-\(id)") { $0.expectation = .notJudged } }
         case .crowded, .crowdedTwoDevices:
             // The person opens the app while the doses fire: slots free up, parked plans go back.
             let span = Double(configuration.crowdedPlans) * configuration.crowdedSpacing

@@ -19,7 +19,7 @@ extension FleetReport {
         lines.append("† shown after a server cancel that could not reach the phone before the moment (offline through it, or the cancel got in too late), or a fallback for someone whose sign-out the API could only take at the last moment: nobody could prevent it")
         let notJudged = rows.reduce(0) { $0 + $1.notJudged }
         if notJudged > 0 {
-            lines.append("not judged: \(notJudged) (an outage kept the backend's workout, a sign-in or a reinstalled app's acknowledgment from getting in before the moment)")
+            lines.append("not judged: \(notJudged) (an outage kept the backend's workout or a sign-in from getting in before the moment)")
         }
         lines.append(String(format: "iOS and APNs: %d silent pushes throttled, %d pushes discarded and %d expired in APNs' store for offline phones; slowest answer to a silent push %.1f s",
                             platform.throttled, platform.discardedOffline, platform.expiredOffline, platform.longestWake))
