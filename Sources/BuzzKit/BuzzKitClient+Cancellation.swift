@@ -64,7 +64,8 @@ extension BuzzKitClient {
     /// (inside the gate), and takes the acknowledgment back out of the queue: the server will
     /// send its fallback, so showing the local copy too would show it twice.
     func withdraw(_ record: PlanRecord) async {
-        if record.acknowledgmentUncertain { release(record.localId) }
+        let inFlight = record.acknowledgmentEventId.map(inFlightEventIds.contains) ?? false
+        if record.acknowledgmentUncertain || inFlight { release(record.localId) }
         if record.state == .scheduled {
             await center.removePendingRequests(withIdentifiers: [record.localId])
         }
@@ -76,6 +77,6 @@ extension BuzzKitClient {
         saveBook()
         finalAttempts.remove(record.localId)
         report(.planWithdrawn(localId: record.localId, messageId: record.plan.messageId,
-                              acknowledgmentMayHaveArrived: record.acknowledgmentUncertain))
+                              acknowledgmentMayHaveArrived: record.acknowledgmentUncertain || inFlight))
     }
 }
