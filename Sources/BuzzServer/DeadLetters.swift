@@ -43,13 +43,16 @@ public struct DeadLetters: Sendable {
     }
 
     /// Sends up to `limit` dead letters of `queue` back where they first went, through `broker`
-    /// (with confirms); returns how many.
+    /// (with confirms); returns how many. Only the letters there when it starts: one that
+    /// fails again and is dead-lettered anew while it runs waits for the next replay, rather
+    /// than going round for as long as the replay reads.
     @discardableResult
     public func replay(_ queue: Topology.Queue, limit: Int = .max, broker: any Broker) throws -> Int {
         let connection = try amqp.connect().connection
         defer { connection.close() }
+        let waiting = try connection.queueDepth(topology.deadLetterName(queue)).messages
         var replayed = 0
-        while replayed < limit, let message = try connection.get(topology.deadLetterName(queue)) {
+        while replayed < min(limit, waiting), let message = try connection.get(topology.deadLetterName(queue)) {
             do {
                 try broker.publishAndWait([origin(of: message.message, queue: queue)])
             } catch {

@@ -274,6 +274,16 @@ struct InMemoryStoreTransaction: StoreTransaction {
         }
     }
 
+    func recordDeliveries(_ deliveries: [(request: DeliveryRequest, outcome: DeliveryOutcome)], at: Date) throws {
+        write { state in
+            for (request, outcome) in deliveries {
+                let key = InMemoryStore.key(request.idempotencyKey, request.deviceId.uuidString)
+                if let existing = state.deliveries[key], existing.outcome?.status != "failed" { continue }
+                state.deliveries[key] = (request.runId, request.kind, request.messageId, outcome, at, state.deliveries.count)
+            }
+        }
+    }
+
     func finishDeliveries(_ outcomes: [(idempotencyKey: String, deviceId: UUID, outcome: DeliveryOutcome)], at: Date) throws {
         write { state in
             for item in outcomes { state.deliveries[InMemoryStore.key(item.idempotencyKey, item.deviceId.uuidString)]?.outcome = item.outcome }

@@ -86,6 +86,7 @@ struct BurstRound {
         }
         let cpu = ProcessCPU.sample()
         let profile = PhaseProfile("burst")
+        let statements = StatementProfile(pool: runtime.pool)
         // Watched through the workers' and schedulers' own counters: a count(*) over the runs
         // every few milliseconds would itself load PostgreSQL and slow what it measures. A
         // window whose timer an acknowledgment held is decided at its moment by that hold.
@@ -106,6 +107,7 @@ struct BurstRound {
         }
         let seconds = Date().timeIntervalSince(burstAt)
         profile.finish("pipeline: burst, \(label)", into: &report)
+        statements.finish("pipeline: burst, \(label)", into: &report)
         (ProcessCPU.sample() - cpu).report("pipeline: burst, \(label)", windows: windows, into: &report)
         report.add("pipeline: fallback-check burst of \(windows) due in one second, \(label): all decided, \(unacknowledged) fallbacks sent",
                    seconds, unit: "s")

@@ -12,6 +12,11 @@ import PushDelivery
 /// finds the pair sent, so nothing is sent twice. If the worker dies mid-batch the claims
 /// roll back and the redelivered message sends again (APNs collapses a repeated alert by its
 /// collapse id).
+///
+/// Alerts a timer sends inline (``TimerProcessor``) skip the claim: their runs are row-locked
+/// in the same transaction, so a duplicate timer waits for the run and then finds the window
+/// decided, with nothing to send. They are sent first and recorded with their answers in one
+/// insert: at a 07:00 burst that is one write per fallback instead of an insert and an update.
 struct SendProcessor {
     let context: PipelineContext
 
@@ -20,6 +25,7 @@ struct SendProcessor {
         var device: DeviceRecord
         var key: String
         var claim: DeliveryClaim
+        var request: DeliveryRequest
     }
 
     /// Sends `messages` in a transaction of their own.
@@ -28,9 +34,10 @@ struct SendProcessor {
         try context.store.transaction { tx in try send(messages, tx: tx, now: now) }
     }
 
-    /// Claims, sends and records `messages` inside `tx` (which commits them).
-    func send(_ messages: [PipelineMessage], tx: any StoreTransaction, now: Date) throws {
-        let targets = try claim(messages, tx: tx, now: now)
+    /// Claims, sends and records `messages` inside `tx` (which commits them). `runsLocked`:
+    /// every message is an alert of a run `tx` holds locked (sent, then recorded, unclaimed).
+    func send(_ messages: [PipelineMessage], tx: any StoreTransaction, now: Date, runsLocked: Bool = false) throws {
+        let targets = try claim(messages, tx: tx, now: now, claiming: !runsLocked)
         let toSend = targets.filter { $0.claim == .send }
         let results = context.push.send(toSend.map(notification))
         var delivered: [String: Int] = [:]
@@ -40,7 +47,11 @@ struct SendProcessor {
             outcomes.append((target.key, target.device.id, try record(result, for: target, tx: tx, now: now)))
             if result.isDelivered { delivered[target.key, default: 0] += 1 }
         }
-        try tx.finishDeliveries(outcomes, at: now)
+        if runsLocked {
+            try tx.recordDeliveries(zip(toSend, outcomes).map { ($0.request, $1.outcome) }, at: now)
+        } else {
+            try tx.finishDeliveries(outcomes, at: now)
+        }
         // The runs learn how many devices got each plan at their next handling (PendingFacts):
         // this stage does not lock or rewrite them.
         for message in messages {
@@ -50,7 +61,7 @@ struct SendProcessor {
         }
     }
 
-    private func claim(_ messages: [PipelineMessage], tx: any StoreTransaction, now: Date) throws -> [Target] {
+    private func claim(_ messages: [PipelineMessage], tx: any StoreTransaction, now: Date, claiming: Bool) throws -> [Target] {
         // Devices: one query per tenant for every subscriber of the batch; cancels go to plan recipients.
         var subscribersByTenant: [String: Set<String>] = [:]
         for message in messages {
@@ -105,11 +116,13 @@ struct SendProcessor {
             }
             // A pair that appears twice in the batch is sent once.
             for device in devices where device.platform == "ios" && seen.insert(key + "\u{0}" + device.id.lowercasedText).inserted {
-                targets.append(Target(message: message, device: device, key: key, claim: .alreadyDone))
-                requests.append(DeliveryRequest(tenantId: message.tenantId, runId: message.runId, idempotencyKey: key,
-                                                deviceId: device.id, kind: kind, messageId: messageId))
+                let request = DeliveryRequest(tenantId: message.tenantId, runId: message.runId, idempotencyKey: key,
+                                              deviceId: device.id, kind: kind, messageId: messageId)
+                targets.append(Target(message: message, device: device, key: key, claim: claiming ? .alreadyDone : .send, request: request))
+                requests.append(request)
             }
         }
+        guard claiming else { return targets }
         // Claim in a fixed order, so concurrent batches take the row locks alike (no deadlocks).
         let order = requests.indices.sorted { a, b in
             let (x, y) = (requests[a], requests[b])

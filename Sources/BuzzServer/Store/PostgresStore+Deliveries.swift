@@ -40,6 +40,32 @@ extension PostgresStoreTransaction {
         }
     }
 
+    func recordDeliveries(_ deliveries: [(request: DeliveryRequest, outcome: DeliveryOutcome)], at: Date) throws {
+        guard !deliveries.isEmpty else { return }
+        // In key order, as the claims take their locks.
+        let sorted = deliveries.sorted { a, b in
+            a.request.idempotencyKey != b.request.idempotencyKey ? a.request.idempotencyKey < b.request.idempotencyKey
+                                                                 : UUID.precedes(a.request.deviceId, b.request.deviceId)
+        }
+        let (requests, outcomes) = (sorted.map(\.request), sorted.map(\.outcome))
+        try db.execute("""
+            INSERT INTO deliveries AS x (tenant_id, run_id, idempotency_key, device_id, kind, status, message_id, created_at,
+                                         apns_id, http_status, reason, attempts, sent_at)
+            SELECT t, NULLIF(rr, '')::uuid, k, d, c, s, NULLIF(mm, ''), \(at), NULLIF(a, ''), NULLIF(h, 0), NULLIF(r, ''), n,
+                   CASE WHEN s = 'sent' THEN \(at)::timestamptz END
+            FROM unnest(\(requests.map(\.tenantId))::text[], \(requests.map { $0.runId?.lowercasedText ?? "" })::text[],
+                        \(requests.map(\.idempotencyKey))::text[], \(requests.map(\.deviceId))::uuid[], \(requests.map(\.kind))::text[],
+                        \(requests.map { $0.messageId ?? "" })::text[], \(outcomes.map(\.status))::text[], \(outcomes.map { $0.apnsId ?? "" })::text[],
+                        \(outcomes.map { $0.httpStatus ?? 0 })::int[], \(outcomes.map { $0.reason ?? "" })::text[],
+                        \(outcomes.map(\.attempts))::int[]) WITH ORDINALITY AS u(t, rr, k, d, c, mm, s, a, h, r, n, o)
+            ORDER BY o
+            ON CONFLICT (idempotency_key, device_id) DO UPDATE SET
+                status = EXCLUDED.status, apns_id = EXCLUDED.apns_id, http_status = EXCLUDED.http_status, reason = EXCLUDED.reason,
+                attempts = x.attempts + EXCLUDED.attempts, sent_at = coalesce(EXCLUDED.sent_at, x.sent_at)
+            WHERE x.status = 'failed'
+            """)
+    }
+
     func finishDeliveries(_ outcomes: [(idempotencyKey: String, deviceId: UUID, outcome: DeliveryOutcome)], at: Date) throws {
         guard !outcomes.isEmpty else { return }
         try db.execute("""

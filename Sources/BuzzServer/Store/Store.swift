@@ -116,6 +116,10 @@ public protocol StoreTransaction {
     /// order given, holding their row locks until the transaction ends, so a concurrent
     /// duplicate waits and then finds them done. Returns one claim per request.
     func claimDeliveries(_ requests: [DeliveryRequest], at: Date) throws -> [DeliveryClaim]
+    /// Records sends made without a claim, with their answers: alerts of runs the transaction
+    /// holds locked (``SendProcessor``). A pair already recorded keeps its row unless that
+    /// send failed.
+    func recordDeliveries(_ deliveries: [(request: DeliveryRequest, outcome: DeliveryOutcome)], at: Date) throws
     /// Records the answers of sends.
     func finishDeliveries(_ outcomes: [(idempotencyKey: String, deviceId: UUID, outcome: DeliveryOutcome)], at: Date) throws
     /// Devices that were sent a plan of the run (they need the `bk.cancel`) and are still

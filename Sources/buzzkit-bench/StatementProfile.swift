@@ -1,0 +1,42 @@
+import Foundation
+import PostgresClient
+
+/// Where a phase's PostgreSQL time goes, statement by statement: when the server has
+/// `pg_stat_statements` loaded (`shared_preload_libraries`; `make bench` does not load it,
+/// since it costs a few percent itself), the counters are reset as the phase begins and
+/// ``finish(_:into:)`` adds the statements that took the most time to the report's notes,
+/// with their time per row. Without the extension (in schema `public`) it records nothing
+/// and says so.
+final class StatementProfile {
+    private let pool: PostgresPool
+    private let available: Bool
+
+    init(pool: PostgresPool) {
+        self.pool = pool
+        available = (try? pool.withConnection { db -> Bool in
+            guard try db.query("SELECT 1 AS x FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'pg_stat_statements' AND n.nspname = 'public'").first != nil else { return false }
+            _ = try db.query("SELECT public.pg_stat_statements_reset() IS NULL AS reset")
+            return true
+        }) ?? false
+    }
+
+    /// Adds the `top` statements by total execution time since the phase began to `report`.
+    func finish(_ what: String, top: Int = 12, into report: inout BenchReport) {
+        guard available else {
+            report.notes.append("\(what): no statement profile (pg_stat_statements not loaded)")
+            return
+        }
+        guard let rows = try? pool.withConnection({ db in
+            try db.query("""
+                SELECT total_exec_time AS ms, calls, rows, left(regexp_replace(query, '\\s+', ' ', 'g'), 110) AS text
+                FROM public.pg_stat_statements WHERE query NOT LIKE '%pg_stat_statements%' ORDER BY total_exec_time DESC LIMIT \(top)
+                """)
+        }) else { return }
+        report.notes.append("\(what): PostgreSQL statements by execution time (ms in all, calls, µs a row, statement)")
+        for row in rows {
+            guard let ms = try? row.decode("ms", as: Double.self), let calls = try? row.decode("calls", as: Int.self),
+                  let count = try? row.decode("rows", as: Int.self), let text = try? row.decode("text", as: String.self) else { continue }
+            report.notes.append(String(format: "  %8.0f %7d %8.1f  %@", ms, calls, count > 0 ? ms * 1000 / Double(count) : 0, text))
+        }
+    }
+}
