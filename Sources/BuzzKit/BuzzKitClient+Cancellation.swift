@@ -64,8 +64,7 @@ extension BuzzKitClient {
     /// (inside the gate), and takes the acknowledgment back out of the queue: the server will
     /// send its fallback, so showing the local copy too would show it twice.
     func withdraw(_ record: PlanRecord) async {
-        let inFlight = record.acknowledgmentEventId.map(inFlightEventIds.contains) ?? false
-        if record.acknowledgmentUncertain || inFlight { release(record.localId) }
+        if record.acknowledgmentUncertain { release(record.localId) }
         if record.state == .scheduled {
             await center.removePendingRequests(withIdentifiers: [record.localId])
         }
@@ -77,6 +76,6 @@ extension BuzzKitClient {
         saveBook()
         finalAttempts.remove(record.localId)
         report(.planWithdrawn(localId: record.localId, messageId: record.plan.messageId,
-                              acknowledgmentMayHaveArrived: record.acknowledgmentUncertain || inFlight))
+                              acknowledgmentMayHaveArrived: record.acknowledgmentUncertain))
     }
 }

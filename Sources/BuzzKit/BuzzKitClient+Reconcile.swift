@@ -58,14 +58,8 @@ extension BuzzKitClient {
     /// per plan, so no storm); if that fails too, the plan is withdrawn. A plan whose deadline
     /// passed while the app was suspended, or that was held, is withdrawn at once, before
     /// anything is sent: its acknowledgment must not reach the server that late.
-    ///
-    /// A send still unanswered at the plan's last call (``lastCall(of:margin:)``, half the
-    /// deadline before it fires) no longer holds the plan back: it is withdrawn and released,
-    /// so it never fires unconfirmed. The server counts an acknowledgment only if it recorded
-    /// it before the moment, and honours a release made before the moment even when it
-    /// arrives after it: either way the fallback shows the reminder once.
     func processAcknowledgmentDeadlines() async {
-        guard let margin = configuration.acknowledgmentDeadline else { return }
+        guard let margin = configuration.acknowledgmentDeadline, flight == nil else { return }
         let now = clock.now
         let zone = clock.timeZone
         let overdue = book.records.values
@@ -73,9 +67,7 @@ extension BuzzKitClient {
             .sorted { $0.localId < $1.localId }
         for record in overdue {
             guard let current = book.records[record.localId], !current.acknowledgmentConfirmed else { continue }
-            let lastCallPassed = Self.lastCall(of: current, in: zone, margin: margin) <= now
-            if flight != nil, !lastCallPassed { continue }
-            if let ackId = current.acknowledgmentEventId, !lastCallPassed {
+            if let ackId = current.acknowledgmentEventId {
                 if inFlightEventIds.contains(ackId) { continue }
                 let deadline = current.fireInstant(in: zone).addingTimeInterval(-margin)
                 // Due since its deadline, or since it arrived when that was later.
@@ -89,12 +81,6 @@ extension BuzzKitClient {
             }
             await withdraw(current)
         }
-    }
-
-    /// The last instant an unconfirmed plan may stay in the notification center: half its
-    /// acknowledgment deadline before it fires.
-    static func lastCall(of record: PlanRecord, in zone: TimeZone, margin: TimeInterval) -> Date {
-        record.fireInstant(in: zone).addingTimeInterval(-margin / 2)
     }
 
     /// How late after its deadline a plan still gets the last send of its acknowledgment

@@ -37,8 +37,6 @@ extension BuzzKitClient {
             for record in book.records.values where !record.acknowledgmentConfirmed {
                 let deadline = record.fireInstant(in: zone).addingTimeInterval(-margin)
                 if deadline > now { candidates.append(deadline) }
-                let lastCall = Self.lastCall(of: record, in: zone, margin: margin)
-                if lastCall > now { candidates.append(lastCall) }
             }
         }
         if registrationTask == nil, !registrationRefused, registrationDue, let at = registrationRetryAt {

@@ -46,11 +46,10 @@ public struct PostgresOutbox: OutboxStore {
     public func relayDue(limit: Int, publish: ([OutboxMessage], [Double]) throws -> Void) throws -> RelayRound {
         try pool.withTransaction { db in
             // Claimed and deleted in one statement (one pass over the rows); a throw from
-            // `publish` rolls the delete back. Held timers are not claimed: an acknowledgment
-            // settled their windows before the moment (0012).
+            // `publish` rolls the delete back.
             let rows = try db.query("""
                 DELETE FROM outbox WHERE id = ANY(ARRAY(
-                    SELECT id FROM outbox WHERE available_at <= now() AND held_at IS NULL ORDER BY available_at, id LIMIT \(limit) FOR UPDATE SKIP LOCKED))
+                    SELECT id FROM outbox WHERE available_at <= now() ORDER BY available_at, id LIMIT \(limit) FOR UPDATE SKIP LOCKED))
                 RETURNING id, exchange, routing_key, message_id, body, items, run_id, window_tenant_id, window_subscriber_id, window_local_id,
                           available_at, EXTRACT(EPOCH FROM (clock_timestamp() - available_at)) AS late, clock_timestamp() AS now
                 """)
@@ -66,8 +65,7 @@ public struct PostgresOutbox: OutboxStore {
                 if let tenantId: String = try row.decode("window_tenant_id"), let subscriberId: String = try row.decode("window_subscriber_id"),
                    let localId: String = try row.decode("window_local_id"), let runId: UUID = try row.decode("run_id") {
                     windows.append(WindowSettlement.Due(rowId: id, window: OutboxMessage.Window(tenantId: tenantId, subscriberId: subscriberId,
-                                                                                               runId: runId, localId: localId),
-                                                                moment: try row.decode("available_at")))
+                                                                                               runId: runId, localId: localId)))
                 }
             }
             // RETURNING order is not guaranteed: due order again.
@@ -82,7 +80,7 @@ public struct PostgresOutbox: OutboxStore {
 
     public func secondsUntilNextDue() throws -> Double? {
         try pool.withConnection { db in
-            try db.query("SELECT EXTRACT(EPOCH FROM (min(available_at) - clock_timestamp())) AS wait FROM outbox WHERE held_at IS NULL")[0]
+            try db.query("SELECT EXTRACT(EPOCH FROM (min(available_at) - clock_timestamp())) AS wait FROM outbox")[0]
                 .decode("wait", as: Double?.self)
         }
     }

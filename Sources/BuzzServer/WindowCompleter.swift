@@ -1,9 +1,8 @@
 import BuzzEngine
 import Foundation
 
-/// Writes the windows decided without a queue message into their runs, run by `buzzkit
-/// scheduler` beside it: those the scheduler settled at their moment (``WindowSettlement``) and
-/// those whose timer an acknowledgment held (migration 0012), once the moment has passed.
+/// Writes the windows the scheduler settled at their moment (``WindowSettlement``) into their
+/// runs, run by `buzzkit scheduler` beside it.
 ///
 /// A decision older than ``CompletionSettings/delaySeconds`` is taken with its run in one
 /// short transaction per batch: the decision rows are claimed with `SKIP LOCKED` (so any

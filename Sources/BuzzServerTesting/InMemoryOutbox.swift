@@ -24,7 +24,7 @@ public struct InMemoryOutbox: OutboxStore {
                     .prefix(limit)
             }
             guard !due.isEmpty else { return RelayRound() }
-            let windows = due.compactMap { row in row.message.window.map { WindowSettlement.Due(rowId: row.id, window: $0, moment: row.message.availableAt ?? now) } }
+            let windows = due.compactMap { row in row.message.window.map { WindowSettlement.Due(rowId: row.id, window: $0) } }
             let settled = try WindowSettlement.settle(windows, tx: tx, now: now)
             let published = due.filter { !settled.contains($0.id) }.map(\.message)
             try publish(published, due.map { now.timeIntervalSince($0.message.availableAt ?? now) })

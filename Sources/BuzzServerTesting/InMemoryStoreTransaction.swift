@@ -212,9 +212,9 @@ struct InMemoryStoreTransaction: StoreTransaction {
         write { state in Set(eventIds.filter { state.processedEvents.insert(InMemoryStore.key(tenantId, $0)).inserted }) }
     }
 
-    func recordAcknowledgments(tenantId: String, _ facts: [DeviceAcknowledgment], at: Date) throws -> (acknowledged: Int, released: Int, held: Int) {
+    func recordAcknowledgments(tenantId: String, _ facts: [DeviceAcknowledgment], at: Date) throws -> (acknowledged: Int, released: Int) {
         write { state in
-            var counts = (acknowledged: 0, released: 0, held: 0)
+            var counts = (acknowledged: 0, released: 0)
             for fact in DeviceAcknowledgment.latest(facts) {
                 let key = InMemoryStore.key(tenantId, fact.subscriberId, fact.localId, fact.device)
                 var row = state.acknowledgments[key] ?? PlanHolding(localId: fact.localId, device: fact.device, messageId: nil, acknowledgedAt: at,

@@ -52,7 +52,6 @@ struct SustainedWindows {
                     try db.query("""
                         SELECT count(*) AS n FROM runs r WHERE tenant_id = \(tenantId) AND status IN ('running', 'waiting') AND created_at >= \(started)
                         AND NOT EXISTS (SELECT 1 FROM window_decisions d WHERE d.run_id = r.id)
-                        AND NOT EXISTS (SELECT 1 FROM outbox o WHERE o.run_id = r.id AND o.held_at IS NOT NULL AND o.available_at <= now())
                         """)[0].decode("n", as: Int.self)
                 }
                 done = open == 0
@@ -78,17 +77,15 @@ struct SustainedWindows {
             Thread.sleep(forTimeInterval: 0.02)
         }
         let elapsed = Date().timeIntervalSince(started)
-        // How late each window's decision came after its moment: the runs' own record, the
-        // scheduler's decision for a settled window not written into its run yet, or the moment
-        // itself for a window its acknowledgment held.
+        // How late each window's decision came after its moment: the runs' own record, or the
+        // scheduler's decision for a settled window not written into its run yet.
         let rows = try runtime.pool.withConnection { db in
             try db.query("""
-                SELECT EXTRACT(EPOCH FROM (COALESCE(d.decided_at, h.available_at, (r.state->'steps'->1->>'finishedAt')::timestamptz)
-                                           - (r.state->'steps'->1->>'dueAt')::timestamptz)) AS late,
-                       r.state->'steps'->1->'local'->'fallback'->>'reason' AS reason
+                SELECT EXTRACT(EPOCH FROM (COALESCE(d.decided_at, (state->'steps'->1->>'finishedAt')::timestamptz)
+                                           - (state->'steps'->1->>'dueAt')::timestamptz)) AS late,
+                       state->'steps'->1->'local'->'fallback'->>'reason' AS reason
                 FROM runs r LEFT JOIN window_decisions d ON d.run_id = r.id
-                LEFT JOIN outbox h ON h.run_id = r.id AND h.held_at IS NOT NULL AND h.available_at <= now()
-                WHERE r.tenant_id = \(tenantId) AND r.created_at >= \(started) AND (r.status = 'completed' OR d.run_id IS NOT NULL OR h.run_id IS NOT NULL)
+                WHERE tenant_id = \(tenantId) AND created_at >= \(started) AND (status = 'completed' OR d.run_id IS NOT NULL)
                 """)
         }
         let lateness = try rows.map { try $0.decode("late", as: Double.self) }.sorted()

@@ -128,27 +128,6 @@ final class ReleasedPlanStageTests: InMemoryPipelineTestCase {
         var other = row("a", scheduled: t, released: nil)
         other.messageId = "another-message"
         XCTAssertNil(input([other]), "another plan's message does not count")
-        var late = row("a", scheduled: t, released: nil)
-        late.acknowledgedAt = local.moment
-        XCTAssertNil(input([late]), "recorded at the moment: too late to count, the phone withdrew its copy")
-        XCTAssertEqual(input([late, row("b", scheduled: t, released: nil)]), held)
-        XCTAssertEqual(input([row("a", scheduled: t, released: local.moment)]), held, "let go of once it had fired: it was shown")
-        XCTAssertEqual(input([row("a", scheduled: t, released: local.moment - 1)]), released,
-                       "let go of before the moment: a release counts however late it is recorded")
-    }
-
-    /// A last-second phone's acknowledgment that reaches the server after the moment, before
-    /// `fallback-check` has decided, does not count: the phone withdrew its copy at its last
-    /// call, so the fallback is the one notification shown.
-    func testAnAcknowledgmentRecordedAfterTheMomentDoesNotCount() throws {
-        let (plan, phones) = try plannedWindow("ines", devices: 1)
-        pipeline.clock.advance(by: 23 * 3600)
-        try say(BuzzEvent.localScheduled, plan, subscriber: "ines", device: phones[0], at: pipeline.clock.now())
-        try pipeline.pump()
-        let local = try XCTUnwrap(pipeline.runs[0].state.summary.steps.last?.local)
-        XCTAssertEqual(local.acknowledged, false)
-        XCTAssertEqual(local.fallback?.sent, true)
-        XCTAssertEqual(pipeline.pushes(to: phones[0]).filter { $0.pushType == .alert }.count, 1)
     }
 }
 

@@ -138,7 +138,7 @@ struct EventProcessor {
     }
 
     /// Counts what ``StoreTransaction/recordAcknowledgments(tenantId:_:at:)`` recorded.
-    static func countDeviceWords(_ counts: (acknowledged: Int, released: Int, held: Int), metrics: Metrics) {
+    static func countDeviceWords(_ counts: (acknowledged: Int, released: Int), metrics: Metrics) {
         if counts.acknowledged > 0 {
             metrics.increment("buzzkit_acknowledgments_total", by: Double(counts.acknowledged),
                               help: "Plans acknowledged by a device ($local.scheduled), repeats not counted")
@@ -146,10 +146,6 @@ struct EventProcessor {
         if counts.released > 0 {
             metrics.increment("buzzkit_releases_total", by: Double(counts.released),
                               help: "Plans a device let go of after acknowledging them ($local.released), repeats not counted")
-        }
-        if counts.held > 0 {
-            metrics.increment("buzzkit_windows_held_total", by: Double(counts.held),
-                              help: "Windows an acknowledgment settled before their moment (their timer held: no work at the moment)")
         }
     }
 

@@ -8,9 +8,8 @@ import Foundation
 /// Neither stage locks or rewrites the run, so a window costs two run writes (start, decision)
 /// instead of four. The fallback check, a cancel and the run summary (`GET /v1/runs/{id}`)
 /// fold them in first. So do the decisions the scheduler made for windows it settled at their
-/// moment (``WindowSettlement``), and the timers an acknowledgment held whose moment has passed
-/// (``StoreTransaction/windowDecisions(runIds:)`` lists both): until the ``WindowCompleter``
-/// writes them, a run reads as decided wherever it is read.
+/// moment (``WindowSettlement``): until the ``WindowCompleter`` writes them, a run reads as
+/// decided wherever it is read.
 enum PendingFacts {
     /// Feeds the facts recorded for `runs` into them; returns the actions they caused, by run
     /// (only runs whose state changed are listed). `decisions: false` skips the scheduler's

@@ -14,21 +14,14 @@ import Foundation
 /// `fallback-check` as before, where the worker decides and sends the fallback.
 ///
 /// So a 07:00 burst costs one acknowledgment lookup per claimed batch for the acknowledged
-/// windows, instead of a queue message, a run read and a run write each. Most acknowledged
-/// windows never get here: on PostgreSQL an acknowledgment before the moment holds the timer
-/// (migration 0012) and the scheduler does not claim it. This settles the rest: timers whose
-/// acknowledgment came after the moment, or from a device that only counted later.
+/// windows, instead of a queue message, a run read and a run write each.
 public enum WindowSettlement {
     /// A claimed timer row that names its window.
     public struct Due: Sendable {
         public var rowId: Int64
         public var window: OutboxMessage.Window
-        /// The window's moment (the timer's due time): acknowledgments recorded later do not count.
-        public var moment: Date
 
-        public init(rowId: Int64, window: OutboxMessage.Window, moment: Date) {
-            (self.rowId, self.window, self.moment) = (rowId, window, moment)
-        }
+        public init(rowId: Int64, window: OutboxMessage.Window) { (self.rowId, self.window) = (rowId, window) }
     }
 
     /// Settles the windows of `due` that a device holds, recording their decisions at `now`
@@ -43,7 +36,7 @@ public enum WindowSettlement {
             })
             for item in group {
                 let window = item.window
-                guard let (input, at) = PlanHolding.standing(localId: window.localId, messageId: PayloadBuilder.messageId(localId: window.localId), moment: item.moment,
+                guard let (input, at) = PlanHolding.standing(localId: window.localId, messageId: PayloadBuilder.messageId(localId: window.localId),
                                                              holdings: holdings[window.runId] ?? []),
                       case .acknowledged = input else { continue }
                 settled.insert(item.rowId)

@@ -44,35 +44,19 @@ public struct PlanHolding: Sendable, Equatable {
     /// Whether this device's acknowledgment makes the window count as acknowledged.
     public var counts: Bool { deviceCounts && holds }
 
-    /// This device's words as they stood at `moment`: an acknowledgment the server recorded
-    /// at or after the moment does not count (the moment was decided without it, and the
-    /// phone, not confirmed in time, withdrew its copy), and a release the device made at or
-    /// after the moment changes nothing (the plan had fired). Nil when nothing is left.
-    ///
-    /// A release the device made before the moment counts however late it arrives: a phone
-    /// whose acknowledgment was still unconfirmed just before the moment withdraws its copy
-    /// and releases it, and the fallback must then go out, late rather than never.
-    func asOf(_ moment: Date) -> PlanHolding? {
-        var word = self
-        if word.scheduledAt != nil, word.acknowledgedAt >= moment { word.scheduledAt = nil }
-        if let releasedAt = word.releasedAt, releasedAt >= moment { word.releasedAt = nil }
-        return word.scheduledAt == nil && word.releasedAt == nil ? nil : word
-    }
-
     /// The counting rule: a window counts as acknowledged iff some device that still counts
-    /// for the subscriber (``deviceCounts``) acknowledged it before the moment and has not
-    /// released it since (``holds``, ``asOf(_:)``). Then `.acknowledged`, at the earliest time
-    /// such an acknowledgment was recorded. If devices said something but none of them holds
-    /// it now, `.released`, with the reason the fallback will give. Nil when no device said
-    /// anything that counts at the moment.
+    /// for the subscriber (``deviceCounts``) acknowledged it and has not released it
+    /// since (``holds``). Then `.acknowledged`, at the earliest time such an
+    /// acknowledgment was recorded. If devices said something but none of them holds it now,
+    /// `.released`, with the reason the fallback will give. Nil when no device said anything.
     static func standing(of window: LocalWindowRecord, holdings: [PlanHolding]) -> (RunInput, Date)? {
-        standing(localId: window.localId, messageId: window.plan.messageId, moment: window.moment, holdings: holdings)
+        standing(localId: window.localId, messageId: window.plan.messageId, holdings: holdings)
     }
 
-    /// ``standing(of:holdings:)`` for the plan `localId` with `messageId` due at `moment`,
-    /// without its run (the scheduler settling windows at their moment).
-    static func standing(localId: String, messageId: String, moment: Date, holdings: [PlanHolding]) -> (RunInput, Date)? {
-        let said = holdings.filter { $0.localId == localId && ($0.messageId == nil || $0.messageId == messageId) }.compactMap { $0.asOf(moment) }
+    /// ``standing(of:holdings:)`` for the plan `localId` with `messageId`, without its run
+    /// (the scheduler settling windows at their moment).
+    static func standing(localId: String, messageId: String, holdings: [PlanHolding]) -> (RunInput, Date)? {
+        let said = holdings.filter { $0.localId == localId && ($0.messageId == nil || $0.messageId == messageId) }
         guard !said.isEmpty else { return nil }
         let holding = said.filter(\.counts)
         if !holding.isEmpty {

@@ -104,6 +104,60 @@ extension PostgresStoreTransaction {
             """)
     }
 
+    func acknowledgments(tenantId: String, windows: [(subscriberId: String, runId: UUID, localId: String)]) throws -> [UUID: [PlanHolding]] {
+        guard !windows.isEmpty else { return [:] }
+        var out: [UUID: [PlanHolding]] = [:]
+        // Exact (tenant, subscriber, local id) keys: the primary key's leading columns (0005);
+        // a device counts when it is an active device of the subscriber (UNIQUE (tenant_id, token)).
+        for row in try db.query("""
+            SELECT u.r, a.local_id, a.device, a.message_id, a.acknowledged_at, a.scheduled_ts, a.released_ts,
+                   (a.device = '' OR EXISTS (SELECT 1 FROM devices d WHERE d.tenant_id = a.tenant_id AND d.token = a.device
+                                             AND d.subscriber_id = a.subscriber_id AND d.active)) AS counts
+            FROM unnest(\(windows.map(\.subscriberId))::text[], \(windows.map(\.localId))::text[], \(windows.map(\.runId))::uuid[]) AS u(s, l, r)
+            JOIN acknowledgments a ON a.tenant_id = \(tenantId) AND a.subscriber_id = u.s AND a.local_id = u.l
+            """) {
+            out[try row.decode("r", as: UUID.self), default: []].append(PlanHolding(
+                localId: try row.decode("local_id"), device: try row.decode("device"), messageId: try row.decode("message_id"),
+                acknowledgedAt: try row.decode("acknowledged_at"), scheduledAt: try row.decode("scheduled_ts"),
+                releasedAt: try row.decode("released_ts"), deviceCounts: try row.decode("counts")))
+        }
+        return out
+    }
+
+    func recordWindowDecisions(_ decisions: [WindowDecision]) throws {
+        guard !decisions.isEmpty else { return }
+        try db.execute("""
+            INSERT INTO window_decisions (run_id, local_id, decided_at, acknowledged_at)
+            SELECT * FROM unnest(\(decisions.map(\.runId))::uuid[], \(decisions.map(\.localId))::text[],
+                                 \(decisions.map(\.decidedAt))::timestamptz[], \(decisions.map(\.acknowledgedAt))::timestamptz[])
+            ON CONFLICT DO NOTHING
+            """)
+    }
+
+    func windowDecisions(runIds: [UUID]) throws -> [UUID: [WindowDecision]] {
+        guard !runIds.isEmpty else { return [:] }
+        var out: [UUID: [WindowDecision]] = [:]
+        for row in try db.query("SELECT run_id, local_id, decided_at, acknowledged_at FROM window_decisions WHERE run_id = ANY(\(runIds)::uuid[])") {
+            let decision = WindowDecision(runId: try row.decode("run_id"), localId: try row.decode("local_id"),
+                                          decidedAt: try row.decode("decided_at"), acknowledgedAt: try row.decode("acknowledged_at"))
+            out[decision.runId, default: []].append(decision)
+        }
+        return out
+    }
+
+    func claimWindowDecisions(decidedBefore: Date, limit: Int) throws -> [UUID] {
+        let ids: [UUID] = try db.query("""
+            SELECT run_id FROM window_decisions WHERE decided_at < \(decidedBefore)
+            ORDER BY decided_at LIMIT \(limit) FOR UPDATE SKIP LOCKED
+            """).map { try $0.decode("run_id") }
+        return Array(Set(ids))
+    }
+
+    func deleteWindowDecisions(runIds: [UUID]) throws {
+        guard !runIds.isEmpty else { return }
+        try db.execute("DELETE FROM window_decisions WHERE run_id = ANY(\(runIds)::uuid[])")
+    }
+
     func planDeliveryCounts(localIds: [String]) throws -> [String: Int] {
         guard !localIds.isEmpty else { return [:] }
         var out: [String: Int] = [:]
@@ -167,6 +221,40 @@ extension PostgresStoreTransaction {
             INSERT INTO processed_events (tenant_id, event_id, processed_at)
             SELECT \(tenantId), e, \(at) FROM unnest(\(eventIds)::text[]) AS u(e) ON CONFLICT DO NOTHING RETURNING event_id
             """).map { try $0.decode("event_id", as: String.self) })
+    }
+
+    func recordAcknowledgments(tenantId: String, _ facts: [DeviceAcknowledgment], at: Date) throws -> (acknowledged: Int, released: Int) {
+        let latest = DeviceAcknowledgment.latest(facts)
+        guard !latest.isEmpty else { return (0, 0) }
+        // Each device's latest time of each kind wins (GREATEST ignores NULLs); a row is written
+        // only when one of them moves forward, so repeats cost no write and return nothing.
+        let rows = try db.query("""
+            INSERT INTO acknowledgments AS a (tenant_id, subscriber_id, local_id, device, message_id, acknowledged_at, scheduled_ts, released_ts)
+            SELECT \(tenantId), s, l, d, NULLIF(m, ''), \(at)::timestamptz,
+                   NULLIF(st, '')::timestamptz, NULLIF(rt, '')::timestamptz
+            FROM unnest(\(latest.map(\.subscriberId))::text[], \(latest.map(\.localId))::text[], \(latest.map(\.device))::text[],
+                        \(latest.map { $0.messageId ?? "" })::text[], \(latest.map { $0.scheduledAt?.postgresText ?? "" })::text[],
+                        \(latest.map { $0.releasedAt?.postgresText ?? "" })::text[]) AS u(s, l, d, m, st, rt)
+            ON CONFLICT (tenant_id, subscriber_id, local_id, device) DO UPDATE SET
+                acknowledged_at = CASE WHEN EXCLUDED.scheduled_ts > coalesce(a.scheduled_ts, '-infinity') THEN EXCLUDED.acknowledged_at
+                                       ELSE a.acknowledged_at END,
+                scheduled_ts = GREATEST(a.scheduled_ts, EXCLUDED.scheduled_ts),
+                released_ts = GREATEST(a.released_ts, EXCLUDED.released_ts),
+                message_id = coalesce(a.message_id, EXCLUDED.message_id)
+            WHERE EXCLUDED.scheduled_ts > coalesce(a.scheduled_ts, '-infinity') OR EXCLUDED.released_ts > coalesce(a.released_ts, '-infinity')
+            RETURNING subscriber_id, local_id, device
+            """)
+        var byKey: [String: (scheduled: Bool, released: Bool)] = [:]
+        for entry in latest {
+            byKey[entry.subscriberId + "\u{0}" + entry.localId + "\u{0}" + entry.device] = (entry.scheduledAt != nil, entry.releasedAt != nil)
+        }
+        var counts = (acknowledged: 0, released: 0)
+        for row in rows {
+            let key = try row.decode("subscriber_id", as: String.self) + "\u{0}" + row.decode("local_id", as: String.self) + "\u{0}" + row.decode("device", as: String.self)
+            if byKey[key]?.scheduled == true { counts.acknowledged += 1 }
+            if byKey[key]?.released == true { counts.released += 1 }
+        }
+        return counts
     }
 
     func recordPlan(tenantId: String, subscriberId: String?, delivery: LocalPlanDelivery, at: Date) throws {

@@ -73,13 +73,7 @@ public protocol StoreTransaction {
     /// one row per subscriber, plan and device, keeping each device's latest time of each kind
     /// (so order and repeats do not matter); `at` is the server's time. Returns how many
     /// acknowledgments and releases moved a device's standing forward (new ones, not repeats).
-    ///
-    /// PostgreSQL also holds the timers of the windows these acknowledgments settle before
-    /// their moment, and undoes holds that a release may end (migration 0012): a held window
-    /// is decided at its moment with no work (``windowDecisions(runIds:)`` lists it from then
-    /// on). `held` counts the timers newly held; a store that does not hold (the in-memory one)
-    /// leaves every window to the scheduler's settlement at its moment, which decides the same.
-    func recordAcknowledgments(tenantId: String, _ facts: [DeviceAcknowledgment], at: Date) throws -> (acknowledged: Int, released: Int, held: Int)
+    func recordAcknowledgments(tenantId: String, _ facts: [DeviceAcknowledgment], at: Date) throws -> (acknowledged: Int, released: Int)
     /// Every device's standing on the given plans (each by its run's subscriber), by run id,
     /// with whether the device still counts for that subscriber.
     func acknowledgments(tenantId: String, windows: [(subscriberId: String, runId: UUID, localId: String)]) throws -> [UUID: [PlanHolding]]
@@ -88,14 +82,12 @@ public protocol StoreTransaction {
     func planDeliveryCounts(localIds: [String]) throws -> [String: Int]
     /// Records windows the scheduler settled at their moment (a repeat of one is ignored).
     func recordWindowDecisions(_ decisions: [WindowDecision]) throws
-    /// The decisions waiting for the given runs, by run id: the scheduler's, and each held
-    /// timer whose moment has passed (decided at its moment, acknowledged when it was held).
+    /// The decisions waiting for the given runs, by run id.
     func windowDecisions(runIds: [UUID]) throws -> [UUID: [WindowDecision]]
     /// Takes (row-locks, skipping rows another completer holds) the runs of up to `limit`
-    /// decisions (held timers included) made before `decidedBefore`, oldest first.
+    /// decisions made before `decidedBefore`, oldest first.
     func claimWindowDecisions(decidedBefore: Date, limit: Int) throws -> [UUID]
-    /// Deletes the decisions of `runIds` (once written into the runs), held timers past their
-    /// moment included.
+    /// Deletes the decisions of `runIds` (once written into the runs).
     func deleteWindowDecisions(runIds: [UUID]) throws
     /// Records a plan handed to devices (the `local_plans` table).
     func recordPlan(tenantId: String, subscriberId: String?, delivery: LocalPlanDelivery, at: Date) throws
