@@ -67,11 +67,14 @@ enum PipelineBench {
             let cpu = ProcessCPU.sample()
             let profile = index == rates.count - 1 ? PhaseProfile("sustained") : nil
             let statements = index == rates.count - 1 ? StatementProfile(pool: runtime.pool) : nil
+            var used = ProcessCPU.sample() - cpu
             let sustained = try SustainedWindows(runtime: runtime, push: push, topology: topology, tenantId: tenant.tenantId, subscribers: windows)
-                .run(rate: rate, seconds: seconds, lead: 5)
-            profile?.finish("pipeline: sustained whole windows at \(rate)/s", into: &report)
-            statements?.finish("pipeline: sustained whole windows at \(rate)/s", into: &report)
-            (ProcessCPU.sample() - cpu).report("pipeline: sustained at \(rate)/s", windows: sustained.windows, into: &report)
+                .run(rate: rate, seconds: seconds, lead: 5) {
+                    used = ProcessCPU.sample() - cpu
+                    profile?.finish("pipeline: sustained whole windows at \(rate)/s", into: &report)
+                    statements?.finish("pipeline: sustained whole windows at \(rate)/s", into: &report)
+                }
+            used.report("pipeline: sustained at \(rate)/s", windows: sustained.windows, into: &report)
             report.add("pipeline: sustained whole windows (event → plan → ack → fallback decided), offered \(rate)/s for \(seconds) s",
                        sustained.achievedRate, unit: "windows/s")
             report.add("pipeline:   decision after the moment p50 (p99)",

@@ -30,7 +30,10 @@ struct SustainedWindows {
         var planLateForMoment: Int
     }
 
-    func run(rate: Int, seconds: Int, lead: Double) throws -> Result {
+    /// Offers the windows and waits until each is decided; `whenDecided` runs at that point,
+    /// before this reads how late each decision came (a query over every window's run, which
+    /// is the bench's own work: the CPU and profile figures end there).
+    func run(rate: Int, seconds: Int, lead: Double, whenDecided: () -> Void = {}) throws -> Result {
         let total = rate * seconds
         push.removeAllSent()
         let started = Date()
@@ -77,6 +80,7 @@ struct SustainedWindows {
             Thread.sleep(forTimeInterval: 0.02)
         }
         let elapsed = Date().timeIntervalSince(started)
+        whenDecided()
         // How late each window's decision came after its moment: the runs' own record, or the
         // scheduler's decision for a settled window not written into its run yet.
         let rows = try runtime.pool.withConnection { db in

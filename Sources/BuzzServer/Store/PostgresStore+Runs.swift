@@ -15,14 +15,15 @@ extension PostgresStoreTransaction {
 
     func insertRuns(_ runs: [RunRecord]) throws {
         guard runs.count > 1 else { return try runs.forEach(insertRun) }
-        let states = try runs.map { try StoredRunState.encode($0.state) }
-        let cancels = runs.map { Self.jsonArray($0.cancelEvents) }
+        let states = PostgresJSONTexts(try runs.map { try StoredRunState.encode($0.state) })
+        let cancels = runs.map(\.cancelEvents.postgresText)
         try db.execute("""
             INSERT INTO runs (id, tenant_id, workflow_key, workflow_version, subscriber_id, dry_run, bulk, status, cancel_events, state)
-            SELECT i, t, k, v, NULLIF(s, ''), d, b, st, ARRAY(SELECT jsonb_array_elements_text(c::jsonb)), j::json
+            SELECT i, t, k, v, NULLIF(s, ''), d, b, st, c::text[], j::json
             FROM unnest(\(runs.map(\.id))::uuid[], \(runs.map(\.tenantId))::text[], \(runs.map(\.workflowKey))::text[],
                         \(runs.map(\.workflowVersion))::int[], \(runs.map { $0.subscriberId ?? "" })::text[], \(runs.map(\.dryRun))::bool[], \(runs.map(\.bulk))::bool[],
-                        \(runs.map(\.state.status.rawValue))::text[], \(cancels)::text[], \(states)::text[]) AS u(i, t, k, v, s, d, b, st, c, j)
+                        \(runs.map(\.state.status.rawValue))::text[], \(cancels)::text[],
+                        string_to_array(\(states), chr(30))) AS u(i, t, k, v, s, d, b, st, c, j)
             """)
     }
 
@@ -94,12 +95,12 @@ extension PostgresStoreTransaction {
 
     func updateRuns(_ runs: [RunRecord]) throws {
         guard runs.count > 1 else { return try runs.forEach(updateRun) }
-        let states = try runs.map { try StoredRunState.encode($0.state) }
-        let cancels = runs.map { Self.jsonArray($0.cancelEvents) }
+        let states = PostgresJSONTexts(try runs.map { try StoredRunState.encode($0.state) })
+        let cancels = runs.map(\.cancelEvents.postgresText)
         try db.execute("""
-            UPDATE runs r SET status = u.s, state = u.j::json, updated_at = now(),
-                   cancel_events = ARRAY(SELECT jsonb_array_elements_text(u.c::jsonb))
-            FROM unnest(\(runs.map(\.id))::uuid[], \(runs.map(\.state.status.rawValue))::text[], \(states)::text[], \(cancels)::text[]) AS u(i, s, j, c)
+            UPDATE runs r SET status = u.s, state = u.j::json, updated_at = now(), cancel_events = u.c::text[]
+            FROM unnest(\(runs.map(\.id))::uuid[], \(runs.map(\.state.status.rawValue))::text[],
+                        string_to_array(\(states), chr(30)), \(cancels)::text[]) AS u(i, s, j, c)
             WHERE r.id = u.i
             """)
     }
@@ -278,7 +279,8 @@ extension PostgresStoreTransaction {
             SELECT t, l, r, NULLIF(s, ''), m, mo, f::jsonb, p::jsonb, \(at)
             FROM unnest(\(plans.map(\.tenantId))::text[], \(plans.map(\.delivery.localId))::text[], \(plans.map(\.delivery.runId))::uuid[],
                         \(plans.map { $0.subscriberId ?? "" })::text[], \(plans.map(\.delivery.messageId))::uuid[],
-                        \(plans.map(\.delivery.moment))::timestamptz[], \(fireAts)::text[], \(plans.map(\.delivery.body))::text[]) AS u(t, l, r, s, m, mo, f, p)
+                        \(plans.map(\.delivery.moment))::timestamptz[], string_to_array(\(PostgresJSONTexts(fireAts)), chr(30)),
+                        string_to_array(\(PostgresJSONTexts(plans.map(\.delivery.body))), chr(30))) AS u(t, l, r, s, m, mo, f, p)
             ON CONFLICT DO NOTHING
             """)
     }
@@ -302,14 +304,5 @@ extension PostgresStoreTransaction {
 
     func deleteTimers(runId: UUID) throws {
         try db.execute("DELETE FROM outbox WHERE run_id = \(runId)")
-    }
-
-    /// A JSON array of strings (one `text` bind, unnested in SQL).
-    static func jsonArray(_ strings: [String]) -> String {
-        var writer = JSONWriter(capacity: 16 + strings.count * 24)
-        writer.beginArray()
-        for string in strings { writer.string(string) }
-        writer.endArray()
-        return writer.string
     }
 }
