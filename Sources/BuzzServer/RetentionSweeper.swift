@@ -59,8 +59,8 @@ public final class RetentionSweeper: Service, @unchecked Sendable {
                 """)[0].decode("n", as: Int.self)
         }
         let runs = try pool.withTransaction { db in
-            // Every statement sees the same snapshot: the plans are read before the runs'
-            // delete cascades to them, and give the acknowledgments' exact keys.
+            // Every statement sees the same snapshot: the plans read give the acknowledgments'
+            // exact keys, and are deleted with their runs (no foreign key does it, see 0012).
             try db.query("""
                 WITH gone AS (
                     SELECT id FROM runs WHERE status IN ('completed', 'cancelled', 'failed')
@@ -69,6 +69,7 @@ public final class RetentionSweeper: Service, @unchecked Sendable {
                 plans AS (SELECT tenant_id, subscriber_id, local_id FROM local_plans WHERE run_id IN (SELECT id FROM gone)),
                 acks AS (DELETE FROM acknowledgments a USING plans p
                          WHERE a.tenant_id = p.tenant_id AND a.subscriber_id = p.subscriber_id AND a.local_id = p.local_id),
+                planned AS (DELETE FROM local_plans WHERE run_id IN (SELECT id FROM gone)),
                 sent AS (DELETE FROM deliveries WHERE run_id IN (SELECT id FROM gone)),
                 opened AS (DELETE FROM opens WHERE run_id IN (SELECT id FROM gone)),
                 decided AS (DELETE FROM window_decisions WHERE run_id IN (SELECT id FROM gone)),
