@@ -46,4 +46,15 @@ public struct MigrationRunner: Sendable {
             return done
         }
     }
+
+    /// The database's text collation (`LC_COLLATE`). Under anything but `C` or `POSIX`,
+    /// PostgreSQL 15 compares every text key through `strcoll` (README, Operations).
+    public func collation() throws -> String {
+        try pool.withConnection { db in
+            try db.query("SELECT datcollate::text AS collation FROM pg_database WHERE datname = current_database()")[0].decode("collation")
+        }
+    }
+
+    /// Whether ``collation()`` compares text byte by byte.
+    public static func comparesBytes(_ collation: String) -> Bool { collation == "C" || collation == "POSIX" }
 }

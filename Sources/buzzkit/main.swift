@@ -48,8 +48,13 @@ case "migrate":
         }
         let pool = PostgresPool(url: configuration.databaseURL, maxConnections: 1)
         defer { pool.close() }
-        let applied = try MigrationRunner(pool: pool, schema: configuration.databaseSchema).migrate(Migration.bundled())
+        let runner = MigrationRunner(pool: pool, schema: configuration.databaseSchema)
+        let applied = try runner.migrate(Migration.bundled())
         print(applied.isEmpty ? "migrate: nothing to apply" : "migrate: applied \(applied.map(String.init).joined(separator: ", "))")
+        if let collation = try? runner.collation(), !MigrationRunner.comparesBytes(collation) {
+            print("migrate: note: this database compares text under LC_COLLATE \(collation); one created with LC_COLLATE C "
+                  + "spends less CPU on every key (README, Operations: PostgreSQL settings)")
+        }
     } catch {
         fail("\(error)")
     }

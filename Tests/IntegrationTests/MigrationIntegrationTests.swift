@@ -23,6 +23,20 @@ final class MigrationIntegrationTests: XCTestCase {
         XCTAssertEqual(try MigrationRunner(pool: pool, schema: schema).migrate(migrations), [])
     }
 
+    /// `make services` creates the database with byte-order text comparison; an idempotency
+    /// key or a subscriber id then orders by code point, as it did under C.UTF-8.
+    func testTheServicesDatabaseComparesTextByteByByte() throws {
+        let pool = PostgresPool(url: TestServices.databaseURL, maxConnections: 1)
+        defer { pool.close() }
+        let collation = try MigrationRunner(pool: pool).collation()
+        XCTAssertTrue(MigrationRunner.comparesBytes(collation), "LC_COLLATE is \(collation)")
+        XCTAssertFalse(MigrationRunner.comparesBytes("C.UTF-8"))
+        let ordered = try pool.withConnection { db in
+            try db.query("SELECT k FROM unnest(ARRAY['b', 'B', 'a/fallback', 'a', 'é', 'Z']) AS k ORDER BY k").map { try $0.decode("k", as: String.self) }
+        }
+        XCTAssertEqual(ordered, ["B", "Z", "a", "a/fallback", "b", "é"])
+    }
+
     func testFailingMigrationLeavesNothingBehind() throws {
         let schema = TestServices.uniqueName("mig")
         defer { TestServices.dropSchema(schema) }
