@@ -52,21 +52,27 @@ extension Date: PostgresBindable {
 }
 
 extension Data: PostgresBindable {
-    /// `bytea` hex format.
+    /// `bytea` hex format, written straight into the string's storage (an outbox row of packed
+    /// plans is tens of kilobytes).
     public var postgresText: String {
-        let hex: [UInt8] = Array("0123456789abcdef".utf8)
-        var out = [UInt8]()
-        out.reserveCapacity(2 + count * 2)
-        out.append(UInt8(ascii: "\\"))
-        out.append(UInt8(ascii: "x"))
-        withUnsafeBytes { bytes in
-            for byte in bytes {
-                out.append(hex[Int(byte >> 4)])
-                out.append(hex[Int(byte & 0x0f)])
+        String(unsafeUninitializedCapacity: 2 + count * 2) { out in
+            out[0] = UInt8(ascii: "\\")
+            out[1] = UInt8(ascii: "x")
+            var position = 2
+            Self.hexDigits.withUTF8Buffer { hex in
+                withUnsafeBytes { bytes in
+                    for byte in bytes {
+                        out[position] = hex[Int(byte >> 4)]
+                        out[position + 1] = hex[Int(byte & 0x0f)]
+                        position += 2
+                    }
+                }
             }
+            return position
         }
-        return String(decoding: out, as: UTF8.self)
     }
+
+    private static let hexDigits: StaticString = "0123456789abcdef"
 }
 
 /// A Codable value stored in a `jsonb` (or `json`) column.
