@@ -13,6 +13,11 @@ public struct CompletionSettings: Sendable, Equatable {
     /// Seconds between two full batches while a backlog drains
     /// (`BUZZKIT_WINDOW_COMPLETION_PAUSE_SECONDS`, default 0.02).
     public var pauseSeconds: Double = 0.02
+    /// The share of its time the completer works while the moment's work waits
+    /// (`BUZZKIT_WINDOW_COMPLETION_SHARE`, default 0.1): timers due and not yet claimed, or
+    /// `fallback-check` messages ready. Writing decided windows into their runs is bookkeeping;
+    /// deciding and sending the windows still due comes first.
+    public var share: Double = 0.1
 
     public init() {}
 
@@ -21,6 +26,7 @@ public struct CompletionSettings: Sendable, Equatable {
         try Configuration.read("BUZZKIT_WINDOW_COMPLETION_DELAY_SECONDS", from: environment, into: &delaySeconds)
         try Configuration.read("BUZZKIT_WINDOW_COMPLETION_BATCH", from: environment, into: &batch)
         try Configuration.read("BUZZKIT_WINDOW_COMPLETION_PAUSE_SECONDS", from: environment, into: &pauseSeconds)
+        try Configuration.read("BUZZKIT_WINDOW_COMPLETION_SHARE", from: environment, into: &share)
     }
 
     /// Checks every field and names the first wrong one.
@@ -28,5 +34,6 @@ public struct CompletionSettings: Sendable, Equatable {
         try Configuration.require(delaySeconds, in: 0...3600, "BUZZKIT_WINDOW_COMPLETION_DELAY_SECONDS", unit: "seconds")
         try Configuration.require(batch, in: 1...10_000, "BUZZKIT_WINDOW_COMPLETION_BATCH")
         try Configuration.require(pauseSeconds, in: 0...60, "BUZZKIT_WINDOW_COMPLETION_PAUSE_SECONDS", unit: "seconds")
+        try Configuration.require(share, in: 0.01...1, "BUZZKIT_WINDOW_COMPLETION_SHARE")
     }
 }

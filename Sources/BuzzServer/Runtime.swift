@@ -59,9 +59,10 @@ public final class Runtime: @unchecked Sendable {
         RetentionSweeper(pool: pool, settings: configuration.retention, metrics: metrics, log: log)
     }
 
-    /// The window completer `buzzkit scheduler` runs beside the scheduler.
-    public func windowCompleter() -> WindowCompleter {
-        WindowCompleter(context: context, settings: configuration.completion)
+    /// The window completer `buzzkit scheduler` runs beside `scheduler` (and `buzzkit dev`
+    /// beside `workers` too), yielding to their backlog and to `fallback-check`'s.
+    public func windowCompleter(beside scheduler: Scheduler? = nil, workers: WorkerService? = nil) -> WindowCompleter {
+        WindowCompleter(context: context, settings: configuration.completion, amqp: amqp, scheduler: scheduler, workers: workers)
     }
 
     /// Closes the publisher (waiting for outstanding confirms until `deadline`, by default

@@ -48,6 +48,7 @@ public final class Scheduler: Service, @unchecked Sendable {
     let log: Log?
     private let lock = NSLock()
     private var stopping = false
+    private var lastFullRound = Date.distantPast
     private let done = DispatchSemaphore(value: 0)
 
     public init(outbox: any OutboxStore, broker: any Broker, databaseURL: String?,
@@ -109,7 +110,10 @@ public final class Scheduler: Service, @unchecked Sendable {
                     listener = try PostgresConnection(url: databaseURL, applicationName: "buzzkit-scheduler")
                     try listener?.listen(Outbox.channel)
                 }
-                if try relayDue() >= configuration.batchSize { continue }
+                if try relayDue() >= configuration.batchSize {
+                    markFullRound()
+                    continue
+                }
                 // At least `minimumPause` between partial rounds: timers due every millisecond
                 // go out in batches a few tens of milliseconds apart, not a round trip each.
                 let wait = try secondsUntilNextDue() ?? configuration.maxIdle
@@ -152,6 +156,23 @@ public final class Scheduler: Service, @unchecked Sendable {
     /// Waits until ``run()`` has returned.
     public func waitUntilStopped(timeout: TimeInterval) -> Bool {
         done.wait(timeout: .now() + timeout) == .success
+    }
+
+    /// Whether due rows are waiting for this scheduler: a round within the last
+    /// ``backlogMemory`` seconds came back full (a 07:00 burst being claimed). The window
+    /// completer beside it yields meanwhile (``WindowCompleter``).
+    public var isBehind: Bool {
+        lock.lock(); defer { lock.unlock() }
+        return Date().timeIntervalSince(lastFullRound) < Self.backlogMemory
+    }
+
+    /// How long a full round counts as a backlog.
+    static let backlogMemory: TimeInterval = 0.25
+
+    private func markFullRound() {
+        lock.lock()
+        lastFullRound = Date()
+        lock.unlock()
     }
 
     private var isStopping: Bool {

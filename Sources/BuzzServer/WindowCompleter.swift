@@ -1,3 +1,4 @@
+import AMQPClient
 import BuzzEngine
 import Foundation
 
@@ -10,25 +11,53 @@ import Foundation
 /// folded in (``PendingFacts``: the window "scheduled on device", the run completed), the runs
 /// written and the decisions deleted. A run another stage decided meanwhile (a cancel folded
 /// the decision in first) is left as it is; its decision row goes all the same.
+///
+/// The writes are bookkeeping, and they yield to the moment's work: while timers are due and
+/// not yet claimed (the ``Scheduler`` beside it came back from a full round), or `fallback-check`
+/// has messages ready in RabbitMQ or waiting in workers of the same process, the completer pauses after each batch so that it works at
+/// most ``CompletionSettings/share`` of the time (``LaneGate``, as bulk work yields to
+/// interactive work). A 07:00 burst longer than the completion delay is decided first and
+/// written after; a steady load still gets its runs written, at that share at least.
 public final class WindowCompleter: Service, @unchecked Sendable {
     public let name = "window-completer"
     let context: PipelineContext
     let settings: CompletionSettings
+    let gate: LaneGate?
     private let shutdownRequest = ShutdownRequest()
 
-    public init(context: PipelineContext, settings: CompletionSettings) {
+    /// - Parameters:
+    ///   - amqp: where to ask for `fallback-check`'s depth; nil yields to the process's own
+    ///     scheduler and workers alone.
+    ///   - scheduler: the scheduler in the same process, whose backlog counts as the moment's
+    ///     work waiting.
+    ///   - workers: the workers in the same process; the `fallback-check` deliveries they hold
+    ///     and have not begun count too (RabbitMQ counts them as taken, not ready).
+    public init(context: PipelineContext, settings: CompletionSettings, amqp: AMQPEndpoints? = nil, scheduler: Scheduler? = nil,
+                workers: WorkerService? = nil) {
         self.context = context
         self.settings = settings
+        if amqp != nil || scheduler != nil || workers != nil {
+            gate = LaneGate(share: settings.share, partner: .fallbackCheck, topology: context.topology, amqp: amqp) {
+                (scheduler?.isBehind == true ? 1 : 0) + (workers?.waiting(.fallbackCheck) ?? 0)
+            }
+        } else {
+            gate = nil
+        }
     }
 
     /// Completes batches until shut down: at once while full batches come back, otherwise
     /// every second. A failure (PostgreSQL away) is logged and tried again a second later.
     public func run() {
         var failing = false
+        defer { gate?.close() }
         while !shutdownRequest.wait(upTo: 0) {
             var pause = 1.0
             do {
-                if try completeBatch() >= settings.batch { pause = settings.pauseSeconds }
+                let started = Date()
+                if try completeBatch() >= settings.batch {
+                    pause = settings.pauseSeconds
+                    gate?.yield(afterBusy: Date().timeIntervalSince(started)) { shutdownRequest.wait(upTo: 0) }
+                }
                 if failing { context.log.info("window completer recovered") }
                 failing = false
             } catch {

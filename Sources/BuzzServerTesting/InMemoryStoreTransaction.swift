@@ -121,6 +121,24 @@ struct InMemoryStoreTransaction: StoreTransaction {
         read { state in Set(ids).sortedByBytes().compactMap { state.runs[$0] } }
     }
 
+    func lockRunHeads(_ ids: [UUID]) throws -> [RunHead] {
+        read { state in
+            Set(ids).sortedByBytes().compactMap { state.runs[$0] }.map {
+                RunHead(id: $0.id, tenantId: $0.tenantId, subscriberId: $0.subscriberId, status: $0.state.status)
+            }
+        }
+    }
+
+    func planPayloads(tenantId: String, localIds: [String]) throws -> [String: Data] {
+        read { state in
+            var out: [String: Data] = [:]
+            for localId in localIds {
+                if let plan = state.plans[InMemoryStore.key(tenantId, localId)] { out[localId] = Data(plan.delivery.body.utf8) }
+            }
+            return out
+        }
+    }
+
     func cancelledRuns(_ ids: [UUID]) throws -> Set<UUID> {
         read { state in Set(ids.filter { state.runs[$0].map { $0.state.status == .cancelled } ?? true }) }
     }

@@ -30,6 +30,9 @@ extension BenchSettings {
         configuration.workerThreads = 3
         configuration.batchSize = 200
         configuration.prefetch = 1000
+        if let delay = ProcessInfo.processInfo.environment["BUZZKIT_WINDOW_COMPLETION_DELAY_SECONDS"].flatMap(Double.init) {
+            configuration.completion.delaySeconds = delay
+        }
         let runtime = try Runtime(configuration: configuration, push: push, component: "bench", topology: topology)
         let setup = try runtime.amqp.connect().connection
         defer { setup.close() }

@@ -42,7 +42,7 @@ enum PipelineBench {
         // and the window completer.
         let schedulers = [runtime.scheduler()]
         for scheduler in schedulers { Thread { scheduler.run() }.start() }
-        let completer = runtime.windowCompleter()
+        let completer = runtime.windowCompleter(beside: schedulers[0], workers: workers)
         Thread { completer.run() }.start()
         defer {
             workers.stop(grace: 5)

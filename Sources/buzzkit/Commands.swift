@@ -54,8 +54,9 @@ enum Commands {
         if ProcessInfo.processInfo.environment["BUZZKIT_LOG_FORMAT"] == nil { configuration.logFormat = "human" }
         let runtime = try Runtime(configuration: configuration, push: try pushProvider(configuration), component: "dev")
         runtime.log.info("dev: api, workers and scheduler starting", ["port": "\(configuration.httpPort)"])
-        try serve([APIServer(runtime: runtime, port: configuration.httpPort), runtime.workers(Topology.Queue.allCases), runtime.scheduler(),
-                   runtime.retention(), runtime.windowCompleter()], runtime: runtime)
+        let scheduler = runtime.scheduler(), workers = runtime.workers(Topology.Queue.allCases)
+        try serve([APIServer(runtime: runtime, port: configuration.httpPort), workers, scheduler,
+                   runtime.retention(), runtime.windowCompleter(beside: scheduler, workers: workers)], runtime: runtime)
     }
 
     /// `buzzkit scheduler`: relay due outbox rows (settling acknowledged windows), write settled
@@ -63,7 +64,8 @@ enum Commands {
     static func scheduler(_ configuration: Configuration) throws {
         let runtime = try Runtime(configuration: configuration, push: UnconfiguredPushProvider(), component: "scheduler")
         runtime.log.info("scheduler starting")
-        try serve([runtime.scheduler(), runtime.retention(), runtime.windowCompleter()], runtime: runtime)
+        let scheduler = runtime.scheduler()
+        try serve([scheduler, runtime.retention(), runtime.windowCompleter(beside: scheduler)], runtime: runtime)
     }
 
     /// Runs `services` until SIGTERM or SIGINT, then stops them and closes the runtime, all

@@ -57,7 +57,7 @@ final class PipelineStageTests: InMemoryPipelineTestCase {
         XCTAssertFalse(pipeline.delivered.contains { if case .sendAlert = $0 { return true } else { return false } })
         // The same fallback check again (a redelivery, twice in one batch) sends nothing.
         let check = try XCTUnwrap(pipeline.delivered.first {
-            if case .timer(_, _, let timer) = $0 { return timer.purpose == .localWindowDue } else { return false }
+            if case .timer(_, _, let timer, _) = $0 { return timer.purpose == .localWindowDue } else { return false }
         })
         _ = try StageProcessor(context: pipeline.context).process([.message(check), .message(check)])
         XCTAssertEqual(pipeline.pushes(to: device).filter { $0.pushType == .alert }.count, 1)
@@ -201,6 +201,8 @@ final class PipelineMessageFormTests: XCTestCase {
             kinds.insert(String(describing: message).prefix { $0 != "(" }.description)
         }
         XCTAssertEqual(kinds, ["timer", "sendPlan", "sendAlert", "sendCancel"])
+        // A window's timer names its window (fallback-check decides it without the run).
+        XCTAssertTrue(pipeline.delivered.contains { if case .timer(_, _, _, let window?) = $0 { return window.subscriberId == "sam" } else { return false } })
         XCTAssertThrowsError(try PipelineMessage.decode(Data(#"{"sendPlan":{"tenantId":"t","runId":"nope"}}"#.utf8))) { error in
             XCTAssertEqual("\(error)", "sendPlan.runId: \"nope\" is not a UUID")
         }

@@ -5,10 +5,12 @@ import Foundation
 import PushDelivery
 import XCTest
 
-/// An acknowledged window needs no work at its moment: the scheduler settles it from the
-/// acknowledgments alone, no `fallback-check` message goes out, the summary reads "scheduled
-/// on device" at once, and the window completer writes the run after its delay. Anything that
-/// takes the acknowledgment back before the moment leaves the window to the usual check.
+/// A window whose decision ends its run is decided at its moment without loading the run. An
+/// acknowledged one needs no work at all: the scheduler settles it from the acknowledgments
+/// alone and no `fallback-check` message goes out. An unacknowledged one (or one whose
+/// acknowledgment was taken back) gets its fallback from `fallback-check`, built from the plan
+/// as sent. Either way the summary reads decided at once, and the window completer writes the
+/// run after its delay.
 final class WindowSettlementTests: InMemoryAPITestCase {
     /// A planned leg-day window for `subscriber` on one new phone: (phone token, plan).
     func plannedWindow(_ subscriber: String) async throws -> (String, LocalPlan) {
@@ -35,6 +37,11 @@ final class WindowSettlementTests: InMemoryAPITestCase {
 
     func storedStatus(_ plan: LocalPlan) -> String? {
         store.withState { state in state.runs.values.first { $0.id.lowercasedText == String(plan.id.prefix { $0 != "/" }) }?.state.status.rawValue }
+    }
+
+    /// A scheduler over the workers' outbox and broker, to relay due timers without handling them.
+    func relay() -> Scheduler {
+        Scheduler(outbox: workers.outbox, broker: broker, databaseURL: nil, configuration: .init(topology: workers.context.topology, packSize: 100))
     }
 
     /// To the moment (07:00 Berlin next morning) and a little past it.
@@ -83,7 +90,85 @@ final class WindowSettlementTests: InMemoryAPITestCase {
         XCTAssertEqual(workers.context.metrics.counter("buzzkit_windows_settled_total"), 0)
         XCTAssertEqual(broker.routed[.fallbackCheck], 1, "decided by the worker")
         XCTAssertEqual(pushes(to: token, .alert).count, 1, "the fallback, once")
+        let derived = try await summary(plan)
+        let local = try XCTUnwrap((derived["steps"] as? [[String: Any]])?.last?["local"] as? [String: Any])
+        XCTAssertEqual((local["fallback"] as? [String: Any])?["reason"] as? String, RunSummary.LocalWindow.Fallback.releasedByEveryDevice)
+        clock.advance(by: 11)
+        try workers.runUntilIdle()
         XCTAssertEqual(storedStatus(plan), "completed")
+    }
+
+    func testAnUnacknowledgedWindowGetsItsFallbackWithoutLoadingTheRunAndReadsTheSameBeforeAndAfterTheRunIsWritten() async throws {
+        try await putLegDay()
+        let (token, plan) = try await plannedWindow("ana")
+        let other = try await phone("ana")
+        // The moment's timer, delivered three times (a redelivery, twice in one batch).
+        clock.advance(by: 86_400)
+        try relay().relayDue()
+        let timer = try XCTUnwrap(broker.take(.fallbackCheck).first).message
+        try broker.publishAndWait([timer, timer, timer])
+        try workers.runUntilIdle()
+
+        XCTAssertEqual(workers.context.metrics.counter("buzzkit_windows_decided_outside_run_total"), 1)
+        XCTAssertEqual(storedStatus(plan), "waiting", "the run itself is written later")
+        for phone in [token, other] {
+            let alerts = pushes(to: phone, .alert)
+            XCTAssertEqual(alerts.count, 1, "the fallback, once on each active phone")
+            XCTAssertEqual(alerts.first?.collapseId, "\(plan.id)/fallback")
+            let sent = try JSONDecoder().decode(AlertPayload.self, from: try XCTUnwrap(alerts.first).payload)
+            XCTAssertEqual(sent, AlertPayload(title: plan.title, body: plan.body, messageId: plan.messageId, localId: plan.id,
+                                              deepLink: plan.deepLink, data: plan.data), "the plan's own message")
+        }
+        let derived = try await summary(plan)
+        XCTAssertEqual(derived["status"] as? String, "completed")
+        let step = try XCTUnwrap((derived["steps"] as? [[String: Any]])?.last)
+        XCTAssertEqual(step["status"] as? String, "fallback sent")
+        let fallback = try XCTUnwrap((step["local"] as? [String: Any])?["fallback"] as? [String: Any])
+        XCTAssertEqual(fallback["sent"] as? Bool, true)
+        XCTAssertEqual(fallback["reason"] as? String, RunSummary.LocalWindow.Fallback.noConfirmation)
+        XCTAssertEqual(fallback["idempotencyKey"] as? String, "\(plan.id)/fallback")
+        XCTAssertEqual((step["deliveries"] as? [[String: Any]])?.filter { $0["kind"] as? String == "fallback" }.count, 2)
+
+        // After the delay the run is written and reads exactly the same.
+        clock.advance(by: 11)
+        try workers.runUntilIdle()
+        XCTAssertEqual(storedStatus(plan), "completed")
+        XCTAssertTrue(store.withState { $0.windowDecisions.isEmpty })
+        let written = try await summary(plan)
+        XCTAssertEqual(try JSONSerialization.data(withJSONObject: written, options: .sortedKeys),
+                       try JSONSerialization.data(withJSONObject: derived, options: .sortedKeys))
+    }
+
+    func testAnAcknowledgmentRecordedAfterTheSchedulerLookedStillCounts() async throws {
+        try await putLegDay()
+        let (token, plan) = try await plannedWindow("eli")
+        clock.advance(by: 86_400)
+        // The scheduler claims the timer (no acknowledgment yet) and publishes it; the phone's
+        // acknowledgment is recorded before a worker takes the message.
+        try relay().relayDue()
+        XCTAssertEqual(broker.routed[.fallbackCheck], 1)
+        try await call("POST", "/v1/events", ["event": BuzzEvent.localScheduled, "subscriberId": "eli", "timestamp": RFC3339.format(clock.now()),
+                                              "properties": ["localId": plan.id, "messageId": plan.messageId, "device": token]],
+                       device: "eli", expect: 202)
+        try workers.runUntilIdle()
+        XCTAssertEqual(pushes(to: token, .alert).count, 0, "no fallback: the phone shows its own")
+        let decided = try await summary(plan)
+        let step = try XCTUnwrap((decided["steps"] as? [[String: Any]])?.last)
+        XCTAssertEqual(step["status"] as? String, "scheduled on device")
+    }
+
+    func testACancelAfterTheFallbackDecisionChangesNothing() async throws {
+        try await putLegDay()
+        let (token, plan) = try await plannedWindow("bo")
+        try passTheMoment()
+        XCTAssertEqual(pushes(to: token, .alert).count, 1)
+        try await call("POST", "/v1/events", ["event": "workout.completed", "subscriberId": "bo"], expect: 202)
+        try workers.runUntilIdle()
+        clock.advance(by: 11)
+        try workers.runUntilIdle()
+        let written = try await summary(plan)
+        XCTAssertEqual(written["status"] as? String, "completed")
+        XCTAssertEqual(pushes(to: token, .background).count, 1, "only the plan: no bk.cancel after the moment")
     }
 
     func testAnAcknowledgmentFromAPhoneThatLoggedOutIsNotSettled() async throws {

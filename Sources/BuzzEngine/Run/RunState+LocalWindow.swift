@@ -131,4 +131,20 @@ extension RunState {
         actions += handle(.timerFired(timer), now: decidedAt)
         return actions
     }
+
+    /// Records a fallback decided and sent at the moment outside the run: at `decidedAt` no
+    /// device held the plan of window `localId`, for `reason` (``RunSummary/LocalWindow/Fallback``'s
+    /// `noConfirmation`, or a release reason). The same state results as from the timer at
+    /// `decidedAt` with that reason (the window "fallback sent", the run completed), but the
+    /// fallback is not asked for again: the runner that decided it sent it. Does nothing when the
+    /// window is no longer the one the pending timer decides.
+    public mutating func settleUnacknowledged(localId: String, reason: String, decidedAt: Date) -> [RunAction] {
+        guard settleableWindow == localId, let timer = pendingTimer, let index = openWindow, let window = steps[index].local else { return [] }
+        var actions: [RunAction] = []
+        if reason != RunSummary.LocalWindow.Fallback.noConfirmation || window.acknowledged {
+            actions += handle(.released(localId: localId, messageId: window.plan.messageId, reason: reason), now: decidedAt)
+        }
+        actions += handle(.timerFired(timer), now: decidedAt)
+        return actions.filter { if case .sendFallback = $0 { return false } else { return true } }
+    }
 }

@@ -12,12 +12,13 @@ import Foundation
 /// With no interactive work waiting, bulk work runs at full speed.
 ///
 /// The gate paces consumers wherever they run: bulk workers in their own deployment yield the
-/// database and the CPU they share with the interactive workers, not only worker threads.
+/// database and the CPU they share with the interactive workers, not only worker threads. The
+/// ``WindowCompleter`` yields the same way to `fallback-check` and the scheduler's backlog.
 final class LaneGate: @unchecked Sendable {
     let share: Double
     let partner: Topology.Queue
     let probeInterval: TimeInterval = 0.1
-    private let amqp: AMQPEndpoints
+    private let amqp: AMQPEndpoints?
     private let queueName: String
     private let localWaiting: @Sendable () -> Int
     private let lock = NSLock()
@@ -27,9 +28,10 @@ final class LaneGate: @unchecked Sendable {
     private var failedAt = Date.distantPast
 
     /// - Parameters:
+    ///   - amqp: the broker to ask for the partner queue's depth (nil: `localWaiting` alone).
     ///   - localWaiting: deliveries of the partner queue this process holds and has not begun
     ///     (0 when the partner is consumed elsewhere).
-    init(share: Double, partner: Topology.Queue, topology: Topology, amqp: AMQPEndpoints, localWaiting: @escaping @Sendable () -> Int) {
+    init(share: Double, partner: Topology.Queue, topology: Topology, amqp: AMQPEndpoints?, localWaiting: @escaping @Sendable () -> Int) {
         self.share = share
         self.partner = partner
         self.amqp = amqp
@@ -74,7 +76,7 @@ final class LaneGate: @unchecked Sendable {
     /// idle is replaced at once; when the broker cannot be asked at all the gate lets bulk work
     /// run rather than stall it, and asks again a second later.
     private func probeBroker(now: Date) -> Int {
-        guard now.timeIntervalSince(failedAt) >= 1 else { return 0 }
+        guard let amqp, now.timeIntervalSince(failedAt) >= 1 else { return 0 }
         for _ in 0..<2 {
             do {
                 let connection = try self.connection ?? amqp.connect().connection

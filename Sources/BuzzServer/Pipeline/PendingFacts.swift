@@ -7,15 +7,16 @@ import Foundation
 /// (`acknowledgments`, written by `ack-ingest` from `$local.scheduled` and `$local.released`).
 /// Neither stage locks or rewrites the run, so a window costs two run writes (start, decision)
 /// instead of four. The fallback check, a cancel and the run summary (`GET /v1/runs/{id}`)
-/// fold them in first. So do the decisions the scheduler made for windows it settled at their
-/// moment (``WindowSettlement``): until the ``WindowCompleter`` writes them, a run reads as
-/// decided wherever it is read.
+/// fold them in first. So do the decisions made at the moment outside the run (the scheduler's
+/// ``WindowSettlement``, `fallback-check`'s ``WindowFallbacks``): until the ``WindowCompleter``
+/// writes them, a run reads as decided wherever it is read.
 enum PendingFacts {
     /// Feeds the facts recorded for `runs` into them; returns the actions they caused, by run
-    /// (only runs whose state changed are listed). `decisions: false` skips the scheduler's
-    /// window decisions: the fallback check passes it, since a timer that reached
-    /// `fallback-check` is one the scheduler did not settle (it deletes the timer row in the
-    /// transaction that records the decision), and a run has one pending timer.
+    /// (only runs whose state changed are listed). `decisions: false` skips the window
+    /// decisions: the fallback check passes it for the runs it loads, which are those
+    /// ``WindowFallbacks`` found undecided (a timer that reached `fallback-check` is one the
+    /// scheduler did not settle: it deletes the timer row in the transaction that records the
+    /// decision), and a run has one pending timer.
     @discardableResult
     static func fold(into runs: inout [UUID: RunRecord], tx: any StoreTransaction, decisions lookUp: Bool = true) throws -> [UUID: [RunAction]] {
         let withWindows = runs.values.filter { run in run.state.steps.contains { $0.local?.planSent == true } }
@@ -47,8 +48,12 @@ enum PendingFacts {
             // Before the acknowledgments as they stand now: the decision was made at the
             // moment, and a release after it changes nothing.
             for decision in decisions[run.id] ?? [] {
-                actions += updated.state.settleAcknowledged(localId: decision.localId, acknowledgedAt: decision.acknowledgedAt,
-                                                            decidedAt: decision.decidedAt)
+                if let acknowledgedAt = decision.acknowledgedAt {
+                    actions += updated.state.settleAcknowledged(localId: decision.localId, acknowledgedAt: acknowledgedAt, decidedAt: decision.decidedAt)
+                } else {
+                    actions += updated.state.settleUnacknowledged(localId: decision.localId, reason: decision.fallbackReason ?? "",
+                                                                  decidedAt: decision.decidedAt)
+                }
             }
             for step in updated.state.steps {
                 guard let window = step.local, window.planSent,

@@ -15,7 +15,13 @@ extension PipelineMessage: JSONReadable, JSONWritable {
         let runText = try fields.string("runId")
         guard let runId = UUID(uuidString: runText) else { throw JSONFields.Failure(path: fields.path + ".runId", reason: "\"\(runText)\" is not a UUID") }
         switch name {
-        case "timer": self = .timer(tenantId: tenantId, runId: runId, timer: try fields.read("timer"))
+        case "timer":
+            var window: Window?
+            if let value = fields.value("window"), value != .null {
+                let inner = try JSONFields(value, path: fields.path + ".window")
+                window = Window(subscriberId: try inner.string("subscriberId"), localId: try inner.string("localId"))
+            }
+            self = .timer(tenantId: tenantId, runId: runId, timer: try fields.read("timer"), window: window)
         case "sendPlan": self = .sendPlan(tenantId: tenantId, runId: runId, subscriberId: try fields.string("subscriberId"), delivery: try fields.read("delivery"))
         case "sendAlert":
             self = .sendAlert(tenantId: tenantId, runId: runId, subscriberId: try fields.string("subscriberId"), fallback: try fields.bool("fallback"),
@@ -36,9 +42,16 @@ extension PipelineMessage: JSONReadable, JSONWritable {
             writer.key(literal: "runId"); writer.string(runId.uuidString)
         }
         switch self {
-        case .timer(let tenantId, let runId, let timer):
+        case .timer(let tenantId, let runId, let timer, let window):
             head("timer", tenantId, runId)
             writer.key(literal: "timer"); timer.write(to: &writer)
+            if let window {
+                writer.key(literal: "window")
+                writer.beginObject()
+                writer.key(literal: "subscriberId"); writer.string(window.subscriberId)
+                writer.key(literal: "localId"); writer.string(window.localId)
+                writer.endObject()
+            }
         case .sendPlan(let tenantId, let runId, let subscriberId, let delivery):
             head("sendPlan", tenantId, runId)
             writer.key(literal: "subscriberId"); writer.string(subscriberId)

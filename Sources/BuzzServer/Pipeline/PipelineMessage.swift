@@ -6,7 +6,10 @@ import Foundation
 /// ``BuzzEvent`` JSON instead, with the tenant in the routing key.
 public enum PipelineMessage: Sendable, Codable, Equatable {
     /// A run's timer is due (a wait ends, or a local window's moment: the fallback check).
-    case timer(tenantId: String, runId: UUID, timer: RunTimer)
+    /// `window` names the local window when its decision ends the run
+    /// (``RunState/settleableWindow``): `fallback-check` then decides it without loading the
+    /// run (``WindowFallbacks``). Older writers leave it out, and older readers ignore it.
+    case timer(tenantId: String, runId: UUID, timer: RunTimer, window: Window? = nil)
     /// Send a silent plan to every active device of the subscriber.
     case sendPlan(tenantId: String, runId: UUID, subscriberId: String, delivery: LocalPlanDelivery)
     /// Send an alert (a fallback or an ordinary push step) to every active device.
@@ -15,15 +18,24 @@ public enum PipelineMessage: Sendable, Codable, Equatable {
     /// when given (their rows are gone: the subscriber was erased).
     case sendCancel(tenantId: String, runId: UUID, subscriberId: String, delivery: CancelDelivery, recipients: [CancelRecipient]? = nil)
 
+    /// The local window a timer decides, when the decision ends its run.
+    public struct Window: Sendable, Codable, Equatable {
+        public var subscriberId: String
+        /// `<runId>/<stepName>`.
+        public var localId: String
+
+        public init(subscriberId: String, localId: String) { (self.subscriberId, self.localId) = (subscriberId, localId) }
+    }
+
     public var tenantId: String {
         switch self {
-        case .timer(let t, _, _), .sendPlan(let t, _, _, _), .sendAlert(let t, _, _, _, _), .sendCancel(let t, _, _, _, _): return t
+        case .timer(let t, _, _, _), .sendPlan(let t, _, _, _), .sendAlert(let t, _, _, _, _), .sendCancel(let t, _, _, _, _): return t
         }
     }
 
     public var runId: UUID {
         switch self {
-        case .timer(_, let r, _), .sendPlan(_, let r, _, _), .sendAlert(_, let r, _, _, _), .sendCancel(_, let r, _, _, _): return r
+        case .timer(_, let r, _, _), .sendPlan(_, let r, _, _), .sendAlert(_, let r, _, _, _), .sendCancel(_, let r, _, _, _): return r
         }
     }
 
@@ -31,7 +43,7 @@ public enum PipelineMessage: Sendable, Codable, Equatable {
     /// other timers, plans and cancels to `plan-dispatch`.
     public var queue: Topology.Queue {
         switch self {
-        case .timer(_, _, let timer): return timer.purpose == .localWindowDue ? .fallbackCheck : .planDispatch
+        case .timer(_, _, let timer, _): return timer.purpose == .localWindowDue ? .fallbackCheck : .planDispatch
         case .sendAlert: return .fallbackCheck
         case .sendPlan, .sendCancel: return .planDispatch
         }
@@ -40,7 +52,7 @@ public enum PipelineMessage: Sendable, Codable, Equatable {
     /// A stable message id, so a republished copy is recognisable in logs.
     public var messageId: String {
         switch self {
-        case .timer(_, _, let timer): return "timer:\(timer.id)"
+        case .timer(_, _, let timer, _): return "timer:\(timer.id)"
         case .sendPlan(_, _, _, let d): return "plan:\(d.localId)"
         case .sendAlert(_, _, _, _, let d): return "alert:\(d.idempotencyKey)"
         case .sendCancel(_, let runId, _, _, _): return "cancel:\(runId.lowercasedText)"

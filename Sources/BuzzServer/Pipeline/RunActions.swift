@@ -54,10 +54,14 @@ struct RunActions {
             let message: PipelineMessage
             switch action {
             case .scheduleTimer(let timer):
-                let pipeline = PipelineMessage.timer(tenantId: run.tenantId, runId: run.id, timer: timer)
-                // A window whose decision ends the run can be settled by the scheduler alone.
-                let window = run.state.settleableWindow.flatMap { localId in
-                    run.subscriberId.map { OutboxMessage.Window(tenantId: run.tenantId, subscriberId: $0, runId: run.id, localId: localId) }
+                // A window whose decision ends the run can be settled by the scheduler alone,
+                // or decided by `fallback-check` without loading the run.
+                let settleable = run.state.settleableWindow.flatMap { localId in
+                    run.subscriberId.map { PipelineMessage.Window(subscriberId: $0, localId: localId) }
+                }
+                let pipeline = PipelineMessage.timer(tenantId: run.tenantId, runId: run.id, timer: timer, window: settleable)
+                let window = settleable.map {
+                    OutboxMessage.Window(tenantId: run.tenantId, subscriberId: $0.subscriberId, runId: run.id, localId: $0.localId)
                 }
                 timers.append(OutboxMessage(routingKey: topology.name(lanes.queue(of: pipeline, bulk: run.bulk, now: now)), messageId: pipeline.messageId,
                                             body: try pipeline.encoded(), availableAt: timer.at, window: window))

@@ -3,7 +3,9 @@ import BuzzKitWire
 import Foundation
 
 /// The timer half of `plan-dispatch` (waits end) and of `fallback-check` (a local window's
-/// moment: acknowledged → "scheduled on device", otherwise the fallback push).
+/// moment: acknowledged → "scheduled on device", otherwise the fallback push). A window whose
+/// decision ends its run is decided first without loading the run (``WindowFallbacks``); the
+/// rest go through the engine here.
 ///
 /// Alerts the timers cause (the fallback, a push step after a wait) are sent by this stage in
 /// the same transaction as the decision, through ``SendProcessor``'s claims: one commit covers
@@ -15,6 +17,8 @@ struct TimerProcessor {
         var tenantId: String
         var runId: UUID
         var timer: RunTimer
+        /// The window the timer decides, when that decision ends the run (``WindowFallbacks``).
+        var window: PipelineMessage.Window? = nil
     }
 
     let context: PipelineContext
@@ -22,6 +26,9 @@ struct TimerProcessor {
     /// Handles a batch of due timers in one transaction, locking their runs in id order.
     func process(_ items: [Item], tx: any StoreTransaction) throws -> [Outbox.Row] {
         let now = context.clock.now()
+        // Windows whose decision ends their run are decided without loading it.
+        let items = try WindowFallbacks.decide(items, context: context, tx: tx, now: now)
+        guard !items.isEmpty else { return [] }
         let settings = SettingsCache(tx)
         var runs: [UUID: RunRecord] = [:]
         for run in try tx.lockRuns(items.map(\.runId)) { runs[run.id] = run }

@@ -66,8 +66,8 @@ struct StageProcessor {
         var timers: [TimerProcessor.Item] = []
         var sends: [PipelineMessage] = []
         func sort(_ message: PipelineMessage) {
-            if case .timer(let tenantId, let runId, let timer) = message {
-                timers.append(.init(tenantId: tenantId, runId: runId, timer: timer))
+            if case .timer(let tenantId, let runId, let timer, let window) = message {
+                timers.append(.init(tenantId: tenantId, runId: runId, timer: timer, window: window))
             } else {
                 sends.append(message)
             }

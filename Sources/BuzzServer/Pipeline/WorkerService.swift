@@ -48,6 +48,11 @@ public final class WorkerService: Service, @unchecked Sendable {
         }
     }
 
+    /// Deliveries of `queue` this process holds and has not begun (0 when it does not consume it).
+    public func waiting(_ queue: Topology.Queue) -> Int {
+        workers.filter { $0.queue == queue }.reduce(0) { $0 + $1.waitingCount }
+    }
+
     public func start() {
         workers.forEach { $0.start() }
     }

@@ -74,6 +74,28 @@ extension PostgresStoreTransaction {
             """).map { try StoredRunState.record($0, db: db, definitions: definitions) }
     }
 
+    func lockRunHeads(_ ids: [UUID]) throws -> [RunHead] {
+        guard !ids.isEmpty else { return [] }
+        return try db.query("""
+            SELECT id, tenant_id, subscriber_id, status FROM runs WHERE id = ANY(\(Set(ids).sortedByBytes())::uuid[]) ORDER BY id FOR UPDATE
+            """).map { row in
+            let status: String = try row.decode("status")
+            guard let known = RunStatus(rawValue: status) else { throw ServerError(.internal, "run has an unknown status \"\(status)\"") }
+            return RunHead(id: try row.decode("id"), tenantId: try row.decode("tenant_id"), subscriberId: try row.decode("subscriber_id"), status: known)
+        }
+    }
+
+    func planPayloads(tenantId: String, localIds: [String]) throws -> [String: Data] {
+        guard !localIds.isEmpty else { return [:] }
+        var out: [String: Data] = [:]
+        for row in try db.query("""
+            SELECT local_id, payload::text AS payload FROM local_plans WHERE tenant_id = \(tenantId) AND local_id = ANY(\(localIds)::text[])
+            """) {
+            out[try row.decode("local_id")] = Data(try row.decode("payload", as: String.self).utf8)
+        }
+        return out
+    }
+
     func cancelledRuns(_ ids: [UUID]) throws -> Set<UUID> {
         guard !ids.isEmpty else { return [] }
         let sorted = Set(ids).sortedByBytes()
@@ -128,9 +150,11 @@ extension PostgresStoreTransaction {
     func recordWindowDecisions(_ decisions: [WindowDecision]) throws {
         guard !decisions.isEmpty else { return }
         try db.execute("""
-            INSERT INTO window_decisions (run_id, local_id, decided_at, acknowledged_at)
-            SELECT * FROM unnest(\(decisions.map(\.runId))::uuid[], \(decisions.map(\.localId))::text[],
-                                 \(decisions.map(\.decidedAt))::timestamptz[], \(decisions.map(\.acknowledgedAt))::timestamptz[])
+            INSERT INTO window_decisions (run_id, local_id, decided_at, acknowledged_at, fallback_reason)
+            SELECT r, l, d, NULLIF(a, '')::timestamptz, NULLIF(f, '')
+            FROM unnest(\(decisions.map(\.runId))::uuid[], \(decisions.map(\.localId))::text[],
+                        \(decisions.map(\.decidedAt))::timestamptz[], \(decisions.map { $0.acknowledgedAt?.postgresText ?? "" })::text[],
+                        \(decisions.map { $0.fallbackReason ?? "" })::text[]) AS u(r, l, d, a, f)
             ON CONFLICT DO NOTHING
             """)
     }
@@ -138,9 +162,12 @@ extension PostgresStoreTransaction {
     func windowDecisions(runIds: [UUID]) throws -> [UUID: [WindowDecision]] {
         guard !runIds.isEmpty else { return [:] }
         var out: [UUID: [WindowDecision]] = [:]
-        for row in try db.query("SELECT run_id, local_id, decided_at, acknowledged_at FROM window_decisions WHERE run_id = ANY(\(runIds)::uuid[])") {
+        for row in try db.query("""
+            SELECT run_id, local_id, decided_at, acknowledged_at, fallback_reason FROM window_decisions WHERE run_id = ANY(\(runIds)::uuid[])
+            """) {
             let decision = WindowDecision(runId: try row.decode("run_id"), localId: try row.decode("local_id"),
-                                          decidedAt: try row.decode("decided_at"), acknowledgedAt: try row.decode("acknowledged_at"))
+                                          decidedAt: try row.decode("decided_at"), acknowledgedAt: try row.decode("acknowledged_at"),
+                                          fallbackReason: try row.decode("fallback_reason"))
             out[decision.runId, default: []].append(decision)
         }
         return out

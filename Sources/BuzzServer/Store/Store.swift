@@ -80,7 +80,12 @@ public protocol StoreTransaction {
     /// How many devices were sent each plan (deliveries of kind `plan` that APNs accepted),
     /// by local id; plans sent to none are missing.
     func planDeliveryCounts(localIds: [String]) throws -> [String: Int]
-    /// Records windows the scheduler settled at their moment (a repeat of one is ignored).
+    /// Row-locks the runs, in id order as the other stages lock them, without reading their
+    /// state; runs that do not exist are missing.
+    func lockRunHeads(_ ids: [UUID]) throws -> [RunHead]
+    /// Each plan's silent push as it was sent (`local_plans`), by local id.
+    func planPayloads(tenantId: String, localIds: [String]) throws -> [String: Data]
+    /// Records windows decided at their moment outside their runs (a repeat of one is ignored).
     func recordWindowDecisions(_ decisions: [WindowDecision]) throws
     /// The decisions waiting for the given runs, by run id.
     func windowDecisions(runIds: [UUID]) throws -> [UUID: [WindowDecision]]
