@@ -22,6 +22,7 @@ final class ServerUnitTests: XCTestCase {
             ("BUZZKIT_WINDOW_COMPLETION_DELAY_SECONDS", "-1", "must be between 0 and 3600 seconds, got -1"),
             ("BUZZKIT_WINDOW_COMPLETION_PAUSE_SECONDS", "61", "must be between 0 and 60 seconds, got 61"),
             ("BUZZKIT_WINDOW_COMPLETION_BATCH", "0", "must be between 1 and 10000, got 0"),
+            ("BUZZKIT_WINDOW_COMPLETION_SHARE", "0", "must be between 0.01 and 1, got 0"),
             ("BUZZKIT_RETENTION_INTERVAL_SECONDS", "0.001", "must be between 0.01 and 86400 seconds, got 0.001"),
             ("BUZZKIT_RETENTION_RUN_DAYS", "0", "must be above 0 and at most 3650 days, got 0"),
             ("BUZZKIT_LANE_BULK_SHARE", "1.5", "must be above 0 and at most 1, got 1.5"),
