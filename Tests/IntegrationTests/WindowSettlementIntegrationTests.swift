@@ -4,9 +4,11 @@ import Foundation
 import PostgresClient
 import XCTest
 
-/// An acknowledged window settled by the real scheduler on PostgreSQL: nothing goes to
-/// `fallback-check`, the decision waits in `window_decisions` while the summary already reads
-/// "scheduled on device", and the window completer writes the run with the same summary.
+/// Windows decided at their moment outside their runs, on PostgreSQL: an acknowledged one
+/// settled by the real scheduler (nothing goes to `fallback-check`), an unacknowledged one
+/// decided by `fallback-check` without loading the run. The decision waits in
+/// `window_decisions` while the summary already reads decided, and the window completer
+/// writes the run with the same summary.
 final class WindowSettlementIntegrationTests: APITestCase {
     func testAnAcknowledgedWindowIsSettledByTheSchedulerAndWrittenByTheCompleter() throws {
         let (plan, runId, tokens, _) = try api.window("maya", devices: 1)
@@ -42,6 +44,36 @@ final class WindowSettlementIntegrationTests: APITestCase {
         XCTAssertEqual(try JSONSerialization.data(withJSONObject: written.local, options: .sortedKeys),
                        try JSONSerialization.data(withJSONObject: derived.local, options: .sortedKeys), "the same summary")
         XCTAssertEqual(try completer.completeBatch(), 0, "nothing left")
+    }
+
+    func testAnUnacknowledgedWindowGetsItsFallbackWithoutLoadingTheRunAndTheCompleterWritesIt() throws {
+        let (plan, runId, tokens, _) = try api.window("noor", devices: 2)
+        // One phone acknowledges and lets go again: the fallback goes to both, with the release's reason.
+        api.say(BuzzEvent.localScheduled, plan, subscriber: "noor", token: tokens[0], at: Date())
+        api.say(BuzzEvent.localReleased, plan, subscriber: "noor", token: tokens[0], at: Date().addingTimeInterval(0.01))
+        XCTAssertTrue(TestServices.eventually(timeout: 5) { (try? self.api.standing(plan, token: tokens[0]))??.released != nil })
+
+        let (fallback, _, alerts) = try api.decision(runId, tokens: tokens)
+        XCTAssertEqual(fallback["sent"] as? Bool, true)
+        XCTAssertEqual(fallback["reason"] as? String, RunSummary.LocalWindow.Fallback.releasedByEveryDevice)
+        XCTAssertEqual(alerts, [1, 1], "the fallback, once on each phone")
+        let sent = try JSONDecoder().decode(AlertPayload.self, from: try XCTUnwrap(pipeline.pushes(to: tokens[1]).last { $0.pushType == .alert }).payload)
+        XCTAssertEqual(sent, AlertPayload(title: plan.title, body: plan.body, messageId: plan.messageId, localId: plan.id,
+                                          deepLink: plan.deepLink, data: plan.data), "the plan's own message, read back from local_plans")
+        XCTAssertEqual(pipeline.metrics.counter("buzzkit_windows_decided_outside_run_total"), 1)
+        XCTAssertEqual(pipeline.metrics.counter("buzzkit_fallback_checks_total", ["outcome": "fallback"]), 1)
+        let before = try stored(runId)
+        XCTAssertEqual(before.status, "waiting", "the run is written by the completer")
+        XCTAssertEqual(before.decisions, 1)
+        let derived = api.summary(runId)
+
+        var settings = CompletionSettings()
+        settings.delaySeconds = 0
+        XCTAssertEqual(try WindowCompleter(context: pipeline.context, settings: settings).completeBatch(), 1)
+        XCTAssertEqual(try stored(runId).status, "completed")
+        XCTAssertEqual(try JSONSerialization.data(withJSONObject: api.summary(runId).local, options: .sortedKeys),
+                       try JSONSerialization.data(withJSONObject: derived.local, options: .sortedKeys), "the same summary")
+        XCTAssertEqual(tokens.map { pipeline.pushes(to: $0).filter { $0.pushType == .alert }.count }, [1, 1], "nothing sent again")
     }
 
     /// The run's stored status and its decisions waiting.
