@@ -15,9 +15,12 @@ final class InMemoryPipeline {
     let tenantId = "t_1"
     var delivered: [PipelineMessage] = []
 
-    init() {
+    /// `crowdedWindows`: from how many windows a `fallback-check` batch decides them without their runs.
+    init(crowdedWindows: Int = 1) {
         store = InMemoryStore(clock: clock)
-        context = PipelineContext(store: store, topology: Topology(), push: push, clock: clock)
+        var context = PipelineContext(store: store, topology: Topology(), push: push, clock: clock)
+        context.crowdedWindows = crowdedWindows
+        self.context = context
         store.withState { state in
             state.tenants[tenantId] = TenantRecord(id: tenantId, name: "gym", signingSecret: "s")
         }

@@ -43,6 +43,24 @@ final class PipelineStageTests: InMemoryPipelineTestCase {
         XCTAssertEqual(pipeline.runs[0].state.summary.steps.last?.local?.acknowledgedAt, acknowledgedAt, "folded in with the time it was recorded")
     }
 
+    func testAWindowOutsideACrowdedBatchIsDecidedThroughItsRunAtOnce() throws {
+        // Two windows make a crowded batch here; one alone is decided by the engine, and its
+        // run is written in the same transaction as the fallback.
+        let pipeline = InMemoryPipeline(crowdedWindows: 2)
+        try pipeline.addWorkflow(InMemoryPipeline.legDay)
+        let device = try pipeline.addSubscriber("sam", devices: 1)[0]
+        try pipeline.event("workout.scheduled", subscriber: "sam")
+        try pipeline.pump()
+        pipeline.clock.advance(by: 23 * 3600)
+        try pipeline.pump()
+        XCTAssertEqual(pipeline.pushes(to: device).filter { $0.pushType == .alert }.count, 1)
+        XCTAssertEqual(pipeline.context.metrics.counter("buzzkit_windows_decided_outside_run_total"), 0)
+        XCTAssertTrue(pipeline.store.withState { $0.windowDecisions.isEmpty }, "no decision left for the completer")
+        XCTAssertEqual(pipeline.runs[0].state.status, .completed)
+        XCTAssertEqual(pipeline.runs[0].state.summary.steps.last?.status, .fallbackSent)
+        XCTAssertEqual(pipeline.runs[0].state.summary.steps.last?.local?.fallback?.reason, RunSummary.LocalWindow.Fallback.noConfirmation)
+    }
+
     func testNoAckSendsOneFallbackEvenWhenTheSendIsRedelivered() throws {
         let device = try pipeline.addSubscriber("sam", devices: 1)[0]
         try pipeline.event("workout.scheduled", subscriber: "sam")

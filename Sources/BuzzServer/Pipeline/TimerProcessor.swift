@@ -3,9 +3,10 @@ import BuzzKitWire
 import Foundation
 
 /// The timer half of `plan-dispatch` (waits end) and of `fallback-check` (a local window's
-/// moment: acknowledged → "scheduled on device", otherwise the fallback push). A window whose
-/// decision ends its run is decided first without loading the run (``WindowFallbacks``); the
-/// rest go through the engine here.
+/// moment: acknowledged → "scheduled on device", otherwise the fallback push). In a batch with
+/// at least ``PipelineContext/crowdedWindows`` windows whose decision ends their run, those are
+/// decided first without loading the runs (``WindowFallbacks``); the rest go through the engine
+/// here.
 ///
 /// Alerts the timers cause (the fallback, a push step after a wait) are sent by this stage in
 /// the same transaction as the decision, through ``SendProcessor``'s claims: one commit covers
@@ -26,8 +27,10 @@ struct TimerProcessor {
     /// Handles a batch of due timers in one transaction, locking their runs in id order.
     func process(_ items: [Item], tx: any StoreTransaction) throws -> [Outbox.Row] {
         let now = context.clock.now()
-        // Windows whose decision ends their run are decided without loading it.
-        let items = try WindowFallbacks.decide(items, context: context, tx: tx, now: now)
+        // In a crowded second, windows whose decision ends their run are decided without
+        // loading it; the window completer writes the runs after.
+        let crowded = items.count { $0.window != nil } >= context.crowdedWindows
+        let items = crowded ? try WindowFallbacks.decide(items, context: context, tx: tx, now: now) : items
         guard !items.isEmpty else { return [] }
         let settings = SettingsCache(tx)
         var runs: [UUID: RunRecord] = [:]
