@@ -13,10 +13,11 @@ import Foundation
 /// the decision in first) is left as it is; its decision row goes all the same.
 ///
 /// The writes are bookkeeping, and they yield to the moment's work: while timers are due and
-/// not yet claimed (the ``Scheduler`` beside it came back from a full round), or `fallback-check`
-/// has messages ready in RabbitMQ or waiting in workers of the same process, the completer pauses after each batch so that it works at
-/// most ``CompletionSettings/share`` of the time (``LaneGate``, as bulk work yields to
-/// interactive work). A 07:00 burst longer than the completion delay is decided first and
+/// not yet claimed (the ``Scheduler`` beside it came back from a full round), or
+/// `fallback-check` has messages ready in RabbitMQ or waiting in workers of the same process,
+/// the completer pauses after each batch so that it works at most
+/// ``CompletionSettings/share`` of the time (``LaneGate``, as bulk work yields to interactive
+/// work). A 07:00 burst longer than the completion delay is decided first and
 /// written after; a steady load still gets its runs written, at that share at least.
 public final class WindowCompleter: Service, @unchecked Sendable {
     public let name = "window-completer"
