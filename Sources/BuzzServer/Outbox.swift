@@ -42,13 +42,14 @@ public enum Outbox {
         let available = messages.map { $0.availableAt ?? now.addingTimeInterval(relayLease) }
         let windows = messages.map(\.window)
         let rows = try db.query("""
-            INSERT INTO outbox (available_at, exchange, routing_key, message_id, body, run_id, window_tenant_id, window_subscriber_id, window_local_id, items)
-            SELECT a, e, r, m, b, NULLIF(x, '')::uuid, NULLIF(wt, ''), NULLIF(ws, ''), NULLIF(wl, ''), n
+            INSERT INTO outbox (available_at, exchange, routing_key, message_id, body, run_id, window_tenant_id, window_subscriber_id, window_local_id,
+                                window_message_id, items)
+            SELECT a, e, r, m, b, NULLIF(x, '')::uuid, NULLIF(wt, ''), NULLIF(ws, ''), NULLIF(wl, ''), NULLIF(wm, ''), n
             FROM unnest(\(available)::timestamptz[], \(messages.map(\.exchange))::text[],
                    \(messages.map(\.routingKey))::text[], \(messages.map(\.messageId))::text[], \(messages.map(\.body))::bytea[],
                    \(runIds.map { $0?.lowercasedText ?? "" })::text[], \(windows.map { $0?.tenantId ?? "" })::text[],
                    \(windows.map { $0?.subscriberId ?? "" })::text[], \(windows.map { $0?.localId ?? "" })::text[],
-                   \(messages.map(\.items))::int[]) AS u(a, e, r, m, b, x, wt, ws, wl, n)
+                   \(windows.map { $0?.messageId ?? "" })::text[], \(messages.map(\.items))::int[]) AS u(a, e, r, m, b, x, wt, ws, wl, wm, n)
             RETURNING id, message_id
             """)
         // RETURNING order is not guaranteed: match rows to messages by message id.

@@ -1,3 +1,4 @@
+import BuzzEngine
 import Foundation
 
 /// A message to publish once the transaction that caused it commits (or, as a timer, at
@@ -27,6 +28,10 @@ public struct OutboxMessage: Sendable, Equatable {
         public init(tenantId: String, subscriberId: String, runId: UUID, localId: String) {
             (self.tenantId, self.subscriberId, self.runId, self.localId) = (tenantId, subscriberId, runId, localId)
         }
+
+        /// The plan's message id (``PayloadBuilder/messageId(localId:)``): an acknowledgment
+        /// naming another message does not count for this window.
+        public var messageId: String { PayloadBuilder.messageId(localId: localId) }
     }
 
     public init(exchange: String = "", routingKey: String, messageId: String = UUID().uuidString.lowercased(), body: Data,

@@ -45,36 +45,53 @@ public struct PostgresOutbox: OutboxStore {
 
     public func relayDue(limit: Int, publish: ([OutboxMessage], [Double]) throws -> Void) throws -> RelayRound {
         try pool.withTransaction { db in
-            // Claimed and deleted in one statement (one pass over the rows); a throw from
-            // `publish` rolls the delete back.
+            // One statement claims and deletes the due rows and settles the windows a device
+            // holds (``WindowSettlement``'s rule, in SQL: an acknowledgment of this plan's
+            // message, not released since, from a device that still counts for the
+            // subscriber); it returns the bodies of the rest only. A throw from `publish`
+            // rolls back the delete and the decisions.
             let rows = try db.query("""
-                DELETE FROM outbox WHERE id = ANY(ARRAY(
-                    SELECT id FROM outbox WHERE available_at <= now() ORDER BY available_at, id LIMIT \(limit) FOR UPDATE SKIP LOCKED))
-                RETURNING id, exchange, routing_key, message_id, body, items, run_id, window_tenant_id, window_subscriber_id, window_local_id,
-                          available_at, EXTRACT(EPOCH FROM (clock_timestamp() - available_at)) AS late, clock_timestamp() AS now
+                WITH claimed AS (
+                    DELETE FROM outbox WHERE id = ANY(ARRAY(
+                        SELECT id FROM outbox WHERE available_at <= now() ORDER BY available_at, id LIMIT \(limit) FOR UPDATE SKIP LOCKED))
+                    RETURNING id, exchange, routing_key, message_id, body, items, run_id, window_tenant_id, window_subscriber_id,
+                              window_local_id, window_message_id, available_at
+                ), held AS (
+                    SELECT c.id, c.run_id, c.window_local_id AS local_id, min(a.acknowledged_at) AS acknowledged_at
+                    FROM claimed c
+                    JOIN acknowledgments a ON a.tenant_id = c.window_tenant_id AND a.subscriber_id = c.window_subscriber_id
+                                          AND a.local_id = c.window_local_id
+                    WHERE c.run_id IS NOT NULL AND c.window_message_id IS NOT NULL
+                      AND (a.message_id IS NULL OR a.message_id = c.window_message_id)
+                      AND a.scheduled_ts IS NOT NULL AND (a.released_ts IS NULL OR a.released_ts < a.scheduled_ts)
+                      AND (a.device = '' OR EXISTS (SELECT 1 FROM devices d WHERE d.tenant_id = a.tenant_id AND d.token = a.device
+                                                                               AND d.subscriber_id = a.subscriber_id AND d.active))
+                    GROUP BY c.id, c.run_id, c.window_local_id
+                ), decided AS (
+                    INSERT INTO window_decisions (run_id, local_id, decided_at, acknowledged_at)
+                    SELECT run_id, local_id, now(), acknowledged_at FROM held
+                    ON CONFLICT DO NOTHING
+                )
+                SELECT c.id, c.available_at, EXTRACT(EPOCH FROM (clock_timestamp() - c.available_at)) AS late, h.id IS NOT NULL AS settled,
+                       c.exchange, c.routing_key, c.message_id, CASE WHEN h.id IS NULL THEN c.body END AS body, c.items
+                FROM claimed c LEFT JOIN held h ON h.id = c.id
                 """)
-            guard let first = rows.first else { return RelayRound() }
-            var claimed: [(id: Int64, due: Date, message: OutboxMessage, late: Double)] = []
-            var windows: [WindowSettlement.Due] = []
+            guard !rows.isEmpty else { return RelayRound() }
+            var claimed: [(id: Int64, due: Date, message: OutboxMessage?, late: Double)] = []
+            claimed.reserveCapacity(rows.count)
             for row in rows {
-                let id: Int64 = try row.decode("id")
-                claimed.append((id, try row.decode("available_at"),
-                                OutboxMessage(exchange: try row.decode("exchange"), routingKey: try row.decode("routing_key"),
-                                              messageId: try row.decode("message_id"), body: try row.decode("body"), items: try row.decode("items")),
+                let settled: Bool = try row.decode("settled")
+                claimed.append((try row.decode("id"), try row.decode("available_at"),
+                                settled ? nil : OutboxMessage(exchange: try row.decode("exchange"), routingKey: try row.decode("routing_key"),
+                                                              messageId: try row.decode("message_id"), body: try row.decode("body"),
+                                                              items: try row.decode("items")),
                                 try row.decode("late")))
-                if let tenantId: String = try row.decode("window_tenant_id"), let subscriberId: String = try row.decode("window_subscriber_id"),
-                   let localId: String = try row.decode("window_local_id"), let runId: UUID = try row.decode("run_id") {
-                    windows.append(WindowSettlement.Due(rowId: id, window: OutboxMessage.Window(tenantId: tenantId, subscriberId: subscriberId,
-                                                                                               runId: runId, localId: localId)))
-                }
             }
             // RETURNING order is not guaranteed: due order again.
             claimed.sort { ($0.due, $0.id) < ($1.due, $1.id) }
-            let settled = try WindowSettlement.settle(windows, tx: PostgresStoreTransaction(db: db, definitions: DefinitionCache()),
-                                                      now: try first.decode("now"))
-            let published = claimed.filter { !settled.contains($0.id) }.map(\.message)
+            let published = claimed.compactMap(\.message)
             try publish(published, claimed.map(\.late))
-            return RelayRound(published: published.count, settled: settled.count)
+            return RelayRound(published: published.count, settled: claimed.count - published.count)
         }
     }
 

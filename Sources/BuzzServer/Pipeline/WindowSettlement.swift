@@ -15,6 +15,12 @@ import Foundation
 ///
 /// So a 07:00 burst costs one acknowledgment lookup per claimed batch for the acknowledged
 /// windows, instead of a queue message, a run read and a run write each.
+///
+/// ``settle(_:tx:now:)`` is the rule over any ``StoreTransaction`` (the in-memory outbox uses
+/// it). ``PostgresOutbox`` applies the same rule inside its claim statement, so a settled row
+/// never leaves PostgreSQL: no body returned and decoded, no acknowledgment rows sent to the
+/// scheduler and back as a decision. `WindowSettlementRuleIntegrationTests` holds the two to
+/// the same answers, case by case.
 public enum WindowSettlement {
     /// A claimed timer row that names its window.
     public struct Due: Sendable {
