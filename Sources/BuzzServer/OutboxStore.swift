@@ -56,25 +56,26 @@ public struct PostgresOutbox: OutboxStore {
                         SELECT id FROM outbox WHERE available_at <= now() ORDER BY available_at, id LIMIT \(limit) FOR UPDATE SKIP LOCKED))
                     RETURNING id, exchange, routing_key, message_id, body, items, run_id, window_tenant_id, window_subscriber_id,
                               window_local_id, window_message_id, available_at
-                ), held AS (
-                    SELECT c.id, c.run_id, c.window_local_id AS local_id, min(a.acknowledged_at) AS acknowledged_at
+                ), standing AS (
+                    -- Per row, not a join: the planner sees one row in a CTE and would compare
+                    -- every claimed row with every held one.
+                    SELECT c.*, CASE WHEN c.run_id IS NOT NULL AND c.window_message_id IS NOT NULL THEN (
+                        SELECT min(a.acknowledged_at) FROM acknowledgments a
+                        WHERE a.tenant_id = c.window_tenant_id AND a.subscriber_id = c.window_subscriber_id AND a.local_id = c.window_local_id
+                          AND (a.message_id IS NULL OR a.message_id = c.window_message_id)
+                          AND a.scheduled_ts IS NOT NULL AND (a.released_ts IS NULL OR a.released_ts < a.scheduled_ts)
+                          AND (a.device = '' OR EXISTS (SELECT 1 FROM devices d WHERE d.tenant_id = a.tenant_id AND d.token = a.device
+                                                                                   AND d.subscriber_id = a.subscriber_id AND d.active))
+                    ) END AS held_since
                     FROM claimed c
-                    JOIN acknowledgments a ON a.tenant_id = c.window_tenant_id AND a.subscriber_id = c.window_subscriber_id
-                                          AND a.local_id = c.window_local_id
-                    WHERE c.run_id IS NOT NULL AND c.window_message_id IS NOT NULL
-                      AND (a.message_id IS NULL OR a.message_id = c.window_message_id)
-                      AND a.scheduled_ts IS NOT NULL AND (a.released_ts IS NULL OR a.released_ts < a.scheduled_ts)
-                      AND (a.device = '' OR EXISTS (SELECT 1 FROM devices d WHERE d.tenant_id = a.tenant_id AND d.token = a.device
-                                                                               AND d.subscriber_id = a.subscriber_id AND d.active))
-                    GROUP BY c.id, c.run_id, c.window_local_id
                 ), decided AS (
                     INSERT INTO window_decisions (run_id, local_id, decided_at, acknowledged_at)
-                    SELECT run_id, local_id, now(), acknowledged_at FROM held
+                    SELECT run_id, window_local_id, now(), held_since FROM standing WHERE held_since IS NOT NULL
                     ON CONFLICT DO NOTHING
                 )
-                SELECT c.id, c.available_at, EXTRACT(EPOCH FROM (clock_timestamp() - c.available_at)) AS late, h.id IS NOT NULL AS settled,
-                       c.exchange, c.routing_key, c.message_id, CASE WHEN h.id IS NULL THEN c.body END AS body, c.items
-                FROM claimed c LEFT JOIN held h ON h.id = c.id
+                SELECT id, available_at, EXTRACT(EPOCH FROM (clock_timestamp() - available_at)) AS late, held_since IS NOT NULL AS settled,
+                       exchange, routing_key, message_id, CASE WHEN held_since IS NULL THEN body END AS body, items
+                FROM standing
                 """)
             guard !rows.isEmpty else { return RelayRound() }
             var claimed: [(id: Int64, due: Date, message: OutboxMessage?, late: Double)] = []
