@@ -33,7 +33,8 @@ extension BuzzKitClient {
     /// - `bk.cancel`: removes pending notifications whose id equals the cancel id or starts
     ///   with it (a plain string prefix: `run1` also matches `run10/…`);
     /// - an alert with `bk.localId` (a fallback the app gets to see): removes the pending local
-    ///   copy, so it is not shown a second time;
+    ///   copy, so it is not shown a second time; in the foreground it returns without waiting
+    ///   for the wake's requests, since iOS presents the alert only once the app answers;
     /// - anything else: `.noData`, at once.
     ///
     /// A BuzzKit push is a wake: the SDK also retries a pending logout, sends what is queued
@@ -58,6 +59,13 @@ extension BuzzKitClient {
             outcome = await withGate { await applyCancelPush(id) }
         case .alert(let message):
             outcome = await withGate { await applyFallbackArrival(message) }
+            // On screen, iOS shows the alert when this returns (the Apple layer's `willPresent`
+            // waits for it): it must not wait for the network. The app is running, so the
+            // wake's requests go on by themselves.
+            if inForeground {
+                await beginWake()
+                return outcome
+            }
         }
         await beginWake()
         await endWake(deadline: deadline)

@@ -107,4 +107,23 @@ final class AcknowledgmentDeadlineTests: XCTestCase {
         let unrelated = await phone.client.handleRemoteNotification(payload: Payloads.fallback(localId: "run-9/a", messageId: "m-9"))
         XCTAssertEqual(unrelated, .noData)
     }
+
+    /// A fallback arriving while the person has the app open is shown when the SDK answers
+    /// (`willPresent`): a slow network must not hold it back. In a fleet run, a person who
+    /// opened a crowded app as doses fell due never saw 16 fallbacks: the SDK waited for a
+    /// sync in flight, and the app was suspended before it answered.
+    func testFallbackArrivingOnScreenIsAnsweredWithoutWaitingForTheNetwork() async throws {
+        let phone = try await TestPhone { $0.acknowledgmentDeadline = nil }
+        await phone.receivePlan("run-1/a", in: 60, messageId: "m-1")
+        try await phone.waitIdle()
+        // From now on the server takes 20 s to answer anything.
+        phone.transport.setRule { _ in .delayed(20, .status(202, body: "{\"accepted\":1}")) }
+        let started = Date()
+        let outcome = await phone.client.handleRemoteNotification(payload: Payloads.fallback(localId: "run-1/a", messageId: "m-1"))
+        XCTAssertLessThan(Date().timeIntervalSince(started), 10, "answered before the network did")
+        XCTAssertEqual(outcome, .newData)
+        let pending = await phone.pendingIds()
+        XCTAssertTrue(pending.isEmpty, "the local copy is gone before the alert is shown")
+        phone.transport.setRule(nil)
+    }
 }
