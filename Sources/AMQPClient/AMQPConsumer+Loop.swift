@@ -54,10 +54,11 @@ extension AMQPConsumer {
         // sent; the cancel counts as done only after a short quiet period.
         var quietSince = Date.distantFuture
         var announced = false
+        var coalescer = SettlementCoalescer()
         let heartbeat = Double(max(connection.url.heartbeat, 2)) / 2
         do {
             while true {
-                try flushSettlements(connection, generation: generation)
+                try flushSettlements(connection, generation: generation, coalescer: &coalescer)
                 lock.lock()
                 let stopping = stopRequested
                 let cancelling = cancelRequested
@@ -83,6 +84,7 @@ extension AMQPConsumer {
                     lock.lock()
                     inFlight += 1
                     lock.unlock()
+                    coalescer.delivered(raw.deliveryTag)
                     handler(AMQPDelivery(raw: raw, queue: configuration.queue, generation: generation, consumer: self))
                 case .cancelOk:
                     cancelConfirmed = true
@@ -100,25 +102,24 @@ extension AMQPConsumer {
         }
     }
 
-    private func flushSettlements(_ connection: AMQPConnection, generation: Int) throws {
+    /// Sends the settlements queued since the last turn, coalesced (``SettlementCoalescer``).
+    private func flushSettlements(_ connection: AMQPConnection, generation: Int, coalescer: inout SettlementCoalescer) throws {
         lock.lock()
         let pending = settlements
         settlements.removeAll(keepingCapacity: true)
         lock.unlock()
-        var sent = 0
-        for item in pending where item.generation == generation {
-            switch item.outcome {
-            case .ack: try connection.basicAck(item.tag)
-            case .nack(let requeue): try connection.basicNack(item.tag, requeue: requeue)
-            case .reject(let requeue): try connection.basicReject(item.tag, requeue: requeue)
+        let current = pending.filter { $0.generation == generation }.map { (tag: $0.tag, outcome: $0.outcome) }
+        guard !current.isEmpty else { return }
+        for frame in coalescer.frames(for: current) {
+            switch frame.outcome {
+            case .ack: try connection.basicAck(frame.tag, multiple: frame.multiple)
+            case .nack(let requeue): try connection.basicNack(frame.tag, requeue: requeue)
+            case .reject(let requeue): try connection.basicReject(frame.tag, requeue: requeue)
             }
-            sent += 1
         }
-        if sent > 0 {
-            lock.lock()
-            inFlight -= sent
-            lock.unlock()
-        }
+        lock.lock()
+        inFlight -= current.count
+        lock.unlock()
     }
 
     private func sleepUnlessStopped(_ seconds: TimeInterval) {

@@ -34,7 +34,7 @@ public final class AMQPConsumer: @unchecked Sendable {
         }
     }
 
-    enum Settlement {
+    enum Settlement: Equatable {
         case ack
         case nack(requeue: Bool)
         case reject(requeue: Bool)

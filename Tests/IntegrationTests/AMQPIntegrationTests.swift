@@ -71,6 +71,41 @@ final class AMQPIntegrationTests: XCTestCase {
         consumer.stop(grace: 5)
     }
 
+    /// Settlements go out coalesced (one `multiple` ack for a run settled from the oldest):
+    /// deliveries still being worked on when later ones are acked must stay unsettled, so a
+    /// consumer that dies holding them hands exactly those to the next one.
+    func testDeliveriesHeldWhileLaterOnesAreAckedAreRedeliveredAfterADeath() throws {
+        let publisher = AMQPPublisher(.init(url: TestServices.amqpURL))
+        try publisher.publishAndWait((0..<200).map(message))
+        publisher.close()
+        let handed = HandedDeliveries()
+        let doomed = AMQPConsumer(.init(url: TestServices.amqpURL, queue: queue, prefetch: 200)) { delivery in
+            handed.append(delivery)
+        }
+        doomed.start()
+        XCTAssertTrue(TestServices.eventually(timeout: 10) { handed.all.count == 200 })
+        // Acked in a shuffled order from four threads at once; every tenth is held.
+        let toAck = handed.all.filter { !($0.messageId ?? "").hasSuffix("5") }.shuffled()
+        DispatchQueue.concurrentPerform(iterations: 4) { part in
+            for (index, delivery) in toAck.enumerated() where index % 4 == part { delivery.ack() }
+        }
+        XCTAssertTrue(TestServices.eventually(timeout: 10) { doomed.unsettledCount == 20 })
+        doomed.stop(grace: 0)  // dies holding the 20
+
+        let redelivered = SeenIds()
+        let survivor = AMQPConsumer(.init(url: TestServices.amqpURL, queue: queue, prefetch: 50)) { delivery in
+            redelivered.insert(delivery.messageId ?? "?")
+            delivery.ack()
+        }
+        survivor.start()
+        XCTAssertTrue(TestServices.eventually(timeout: 10) { redelivered.total >= 20 })
+        Thread.sleep(forTimeInterval: 0.5)
+        survivor.stop(grace: 5)
+        XCTAssertEqual(redelivered.ids, Set((0..<200).filter { $0 % 10 == 5 }.map { "m\($0)" }))
+        XCTAssertEqual(redelivered.total, 20, "nothing acked was delivered again")
+        XCTAssertEqual(try depth(), 0)
+    }
+
     func testAsyncPublishIsConfirmed() async throws {
         let publisher = AMQPPublisher(.init(url: TestServices.amqpURL))
         try await publisher.publish(message(1))
@@ -174,6 +209,13 @@ final class AMQPIntegrationTests: XCTestCase {
         XCTAssertEqual(consumed.ids.count, total, "every confirmed message was in the queue after the restart")
         XCTAssertTrue(consumed.ids.isSuperset(of: confirmed.ids))
     }
+}
+
+final class HandedDeliveries: @unchecked Sendable {
+    private let lock = NSLock()
+    private var storage: [AMQPDelivery] = []
+    func append(_ delivery: AMQPDelivery) { lock.lock(); storage.append(delivery); lock.unlock() }
+    var all: [AMQPDelivery] { lock.lock(); defer { lock.unlock() }; return storage }
 }
 
 final class SeenIds: @unchecked Sendable {
