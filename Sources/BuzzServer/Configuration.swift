@@ -48,6 +48,12 @@ public struct Configuration: Sendable, Equatable {
     /// Relay loops in each `buzzkit scheduler` (`BUZZKIT_SCHEDULER_RELAYS`, default 2): while
     /// one waits for its confirms and commit, another claims the next due batch.
     public var schedulerRelays = 2
+    /// Outbox rows a `buzzkit scheduler` claims between two vacuums of the outbox
+    /// (`BUZZKIT_SCHEDULER_VACUUM_EVERY`, default 20000; 0 leaves it to autovacuum). Every claim
+    /// and every look at the next due time walk the due index from its oldest entry, through
+    /// the entries of rows deleted since the last vacuum; autovacuum comes at most once a
+    /// minute, when a steady 3,500 timers a second leave 200,000 of them.
+    public var schedulerVacuumEvery = 20_000
     /// The longest a subscriber token may still be valid for, in days; a token that expires
     /// later is refused (`BUZZKIT_MAX_SUBSCRIBER_TOKEN_DAYS`, default 30).
     public var maxSubscriberTokenDays = 30
@@ -116,6 +122,7 @@ public struct Configuration: Sendable, Equatable {
         try int("BUZZKIT_BATCH_SIZE", &batchSize)
         try int("BUZZKIT_APNS_CONNECTIONS", &apnsConnections)
         try int("BUZZKIT_SCHEDULER_RELAYS", &schedulerRelays)
+        try int("BUZZKIT_SCHEDULER_VACUUM_EVERY", &schedulerVacuumEvery)
         func optional(_ key: String) -> String? { environment[key].flatMap { $0.isEmpty ? nil : $0 } }
         apnsKeyFile = optional("BUZZKIT_APNS_KEY_FILE")
         apnsKeyId = optional("BUZZKIT_APNS_KEY_ID")
@@ -158,6 +165,7 @@ public struct Configuration: Sendable, Equatable {
         try Self.require(batchSize, in: 1...5000, "BUZZKIT_BATCH_SIZE")
         try Self.require(apnsConnections, in: 1...16, "BUZZKIT_APNS_CONNECTIONS")
         try Self.require(schedulerRelays, in: 1...16, "BUZZKIT_SCHEDULER_RELAYS")
+        try Self.require(schedulerVacuumEvery, in: 0...100_000_000, "BUZZKIT_SCHEDULER_VACUUM_EVERY")
         if apnsKeyFile != nil && (apnsKeyId == nil || apnsTeamId == nil) {
             throw ServerError(.configuration, "BUZZKIT_APNS_KEY_FILE needs BUZZKIT_APNS_KEY_ID and BUZZKIT_APNS_TEAM_ID too",
                               field: apnsKeyId == nil ? "BUZZKIT_APNS_KEY_ID" : "BUZZKIT_APNS_TEAM_ID")

@@ -51,7 +51,7 @@ public final class Runtime: @unchecked Sendable {
     public func scheduler() -> Scheduler {
         Scheduler(pool: pool, publisher: publisher, databaseURL: databaseURL,
                   configuration: .init(batchSize: max(configuration.batchSize * 20, 500), topology: topology, packSize: configuration.batchSize * 5 / 2,
-                                       relays: configuration.schedulerRelays),
+                                       relays: configuration.schedulerRelays, vacuumEvery: configuration.schedulerVacuumEvery),
                   metrics: metrics, log: log)
     }
 

@@ -24,18 +24,22 @@ public final class Scheduler: Service, @unchecked Sendable {
         /// Relay loops run side by side (each claims its own rows with `SKIP LOCKED`): while
         /// one waits for its confirms and commit, another claims the next batch.
         public var relays: Int
+        /// Rows claimed between two vacuums of the outbox (``OutboxStore/vacuum()``); 0: never.
+        public var vacuumEvery: Int
 
-        public init(batchSize: Int = 1000, maxIdle: TimeInterval = 1, packable: Set<String> = [], packSize: Int = 100, relays: Int = 1) {
+        public init(batchSize: Int = 1000, maxIdle: TimeInterval = 1, packable: Set<String> = [], packSize: Int = 100, relays: Int = 1,
+                    vacuumEvery: Int = 0) {
             self.batchSize = batchSize
             self.maxIdle = maxIdle
             self.packable = packable
             self.packSize = packSize
             self.relays = relays
+            self.vacuumEvery = vacuumEvery
         }
 
         /// Packing for `topology`'s pipeline-message queues, `packSize` to a message (a worker's batch).
-        public init(batchSize: Int = 1000, topology: Topology, packSize: Int, relays: Int = 1) {
-            self.init(batchSize: batchSize, packable: topology.packableQueues, packSize: packSize, relays: relays)
+        public init(batchSize: Int = 1000, topology: Topology, packSize: Int, relays: Int = 1, vacuumEvery: Int = 0) {
+            self.init(batchSize: batchSize, packable: topology.packableQueues, packSize: packSize, relays: relays, vacuumEvery: vacuumEvery)
         }
     }
 
@@ -46,8 +50,11 @@ public final class Scheduler: Service, @unchecked Sendable {
     let configuration: Configuration
     let metrics: Metrics?
     let log: Log?
-    private let lock = NSLock()
+    let lock = NSLock()
     private var stopping = false
+    /// Rows claimed since the last vacuum, and whether one runs (``noteClaimed(_:)``).
+    var claimedSinceVacuum = 0
+    var vacuuming = false
     private var lastFullRound = Date.distantPast
     private let done = DispatchSemaphore(value: 0)
 
@@ -82,6 +89,7 @@ public final class Scheduler: Service, @unchecked Sendable {
             metrics?.increment("buzzkit_windows_settled_total", by: Double(round.settled),
                                help: "Acknowledged windows the scheduler settled at their moment without a queue message")
         }
+        noteClaimed(round.claimed, full: round.claimed >= configuration.batchSize)
         return round.claimed
     }
 
@@ -99,6 +107,7 @@ public final class Scheduler: Service, @unchecked Sendable {
         }
         relayLoop()
         others.forEach { $0.wait() }
+        waitForVacuum(timeout: 10)
     }
 
     private func relayLoop() {

@@ -40,4 +40,7 @@ public struct InMemoryOutbox: OutboxStore {
             state.outbox.map { ($0.message.availableAt ?? now).timeIntervalSince(now) }.min()
         }
     }
+
+    /// Rows removed from memory are gone at once: nothing to reclaim.
+    public func vacuum() throws {}
 }

@@ -73,6 +73,42 @@ final class SchedulerIntegrationTests: XCTestCase {
         XCTAssertTrue(metrics.render().contains("buzzkit_timer_lateness_seconds_count 4"))
     }
 
+    /// The scheduler vacuums the outbox every `vacuumEvery` rows it claims: the deleted rows'
+    /// space (and their entries in the due index every claim walks) is reclaimed without
+    /// waiting for autovacuum, while every timer still goes out once.
+    func testTheSchedulerVacuumsTheOutboxAsItClaims() throws {
+        let now = Date()
+        try pool.withTransaction { db in
+            try Outbox.insert((0..<3000).map { i in
+                OutboxMessage(routingKey: self.topology.name(.fallbackCheck), messageId: "timer-\(i)", body: Data("{}".utf8),
+                              availableAt: now.addingTimeInterval(-1))
+            }, now: now, on: db)
+        }
+        func manualVacuums() throws -> Int {
+            try pool.withConnection { db in
+                try db.query("SELECT vacuum_count FROM pg_stat_user_tables WHERE schemaname = \(self.schema) AND relname = 'outbox'")[0]
+                    .decode("vacuum_count", as: Int.self)
+            }
+        }
+        XCTAssertEqual(try manualVacuums(), 0)
+        let inbox = Inbox()
+        let consumer = consume(.fallbackCheck, into: inbox)
+        defer { consumer.stop(grace: 1) }
+        let metrics = Metrics()
+        let scheduler = Scheduler(pool: pool, publisher: publisher, databaseURL: TestServices.url(schema: schema),
+                                  configuration: .init(batchSize: 500, vacuumEvery: 1000), metrics: metrics)
+        Thread { scheduler.run() }.start()
+        defer { scheduler.stop(); _ = scheduler.waitUntilStopped(timeout: 5) }
+        XCTAssertTrue(TestServices.eventually(timeout: 20) { inbox.all.count >= 3000 })
+        // One vacuum per 1,000 rows claimed, less any threshold crossed while one still ran.
+        XCTAssertTrue(TestServices.eventually(timeout: 10) { metrics.render().contains("buzzkit_outbox_vacuums_total ") })
+        XCTAssertTrue(TestServices.eventually(timeout: 10) { (try? manualVacuums()) ?? 0 >= 1 }, "the vacuums ran on this schema's outbox")
+        XCTAssertLessThanOrEqual(try manualVacuums(), 3)
+        Thread.sleep(forTimeInterval: 0.3)
+        XCTAssertEqual(Set(inbox.all.map(\.id)).count, 3000)
+        XCTAssertEqual(inbox.all.count, 3000, "every timer went out once")
+    }
+
     func testImmediateRowsAreRelayedByTheWorkerAndFallBackToTheScheduler() throws {
         let now = Date()
         let rows = try pool.withTransaction { db in
