@@ -162,16 +162,9 @@ extension PostgresStoreTransaction {
     func windowDecisions(runIds: [UUID]) throws -> [UUID: [WindowDecision]] {
         guard !runIds.isEmpty else { return [:] }
         var out: [UUID: [WindowDecision]] = [:]
-        // A queue-like table (filled at the moment, emptied by the window completer): looked
-        // up by index per run, planned with the ids each time (``PostgresQuery/plannedEachTime()``).
-        // Prepared, the plan made while it was empty scanned 90,000 decisions per lookup after
-        // a 07:00 burst, a quarter of PostgreSQL's CPU in the burst.
-        let query: PostgresQuery = """
-            SELECT w.run_id, w.local_id, w.decided_at, w.acknowledged_at, w.fallback_reason
-            FROM unnest(\(Array(Set(runIds)))::uuid[]) AS u(id)
-            CROSS JOIN LATERAL (SELECT * FROM window_decisions d WHERE d.run_id = u.id OFFSET 0) AS w
-            """
-        for row in try db.query(query.plannedEachTime()) {
+        for row in try db.query("""
+            SELECT run_id, local_id, decided_at, acknowledged_at, fallback_reason FROM window_decisions WHERE run_id = ANY(\(runIds)::uuid[])
+            """) {
             let decision = WindowDecision(runId: try row.decode("run_id"), localId: try row.decode("local_id"),
                                           decidedAt: try row.decode("decided_at"), acknowledgedAt: try row.decode("acknowledged_at"),
                                           fallbackReason: try row.decode("fallback_reason"))
