@@ -6,10 +6,11 @@ import Foundation
 /// runs, run by `buzzkit scheduler` beside it.
 ///
 /// A decision older than ``CompletionSettings/delaySeconds`` is taken with its run in one
-/// short transaction per batch: the decision rows are claimed with `SKIP LOCKED` (so any
-/// number of completers run side by side), the runs locked in id order, every pending fact
-/// folded in (``PendingFacts``: the window "scheduled on device", the run completed), the runs
-/// written and the decisions deleted. A run another stage decided meanwhile (a cancel folded
+/// short transaction per batch: the decision rows are taken, deleted and returned by one
+/// statement with `SKIP LOCKED` (so any number of completers run side by side, and nothing
+/// looks them up again by run), the runs locked in id order, the decisions and every other
+/// pending fact folded in (``PendingFacts``: the window "scheduled on device", the run
+/// completed) and the runs written. A run another stage decided meanwhile (a cancel folded
 /// the decision in first) is left as it is; its decision row goes all the same.
 ///
 /// The writes are bookkeeping, and they yield to the moment's work: while timers are due and
@@ -77,11 +78,12 @@ public final class WindowCompleter: Service, @unchecked Sendable {
     public func completeBatch() throws -> Int {
         let now = context.clock.now()
         return try context.store.transaction { tx in
-            let ids = try tx.claimWindowDecisions(decidedBefore: now.addingTimeInterval(-settings.delaySeconds), limit: settings.batch)
-            guard !ids.isEmpty else { return 0 }
+            let taken = try tx.takeWindowDecisions(decidedBefore: now.addingTimeInterval(-settings.delaySeconds), limit: settings.batch)
+            guard !taken.isEmpty else { return 0 }
+            let decisions = Dictionary(grouping: taken, by: \.runId)
             var runs: [UUID: RunRecord] = [:]
-            for run in try tx.lockRuns(ids) { runs[run.id] = run }
-            let caused = try PendingFacts.fold(into: &runs, tx: tx)
+            for run in try tx.lockRuns(Array(decisions.keys)) { runs[run.id] = run }
+            let caused = try PendingFacts.fold(into: &runs, tx: tx, decisions: .given(decisions))
             let updated = caused.keys.sortedByBytes().compactMap { runs[$0] }
             try tx.updateRuns(updated)
             var outbox = RunActions.Pending()
@@ -89,10 +91,9 @@ public final class WindowCompleter: Service, @unchecked Sendable {
                 try context.actions.collect(caused[run.id] ?? [], run: run, tx: tx, now: now, into: &outbox)
             }
             _ = try context.actions.flush(outbox, tx: tx, now: now)
-            try tx.deleteWindowDecisions(runIds: ids)
             context.metrics.increment("buzzkit_windows_completed_total", by: Double(updated.count),
                                       help: "Settled windows written into their runs by the window completer")
-            return ids.count
+            return decisions.count
         }
     }
 }

@@ -164,12 +164,16 @@ struct InMemoryStoreTransaction: StoreTransaction {
         }
     }
 
-    func recordWindowDecisions(_ decisions: [WindowDecision]) throws {
+    func recordWindowDecisions(_ decisions: [WindowDecision]) throws -> [WindowDecision] {
         write { state in
+            var recorded: [WindowDecision] = []
             for decision in decisions where state.runs[decision.runId] != nil {
                 let key = InMemoryStore.key(decision.runId.lowercasedText, decision.localId)
-                if state.windowDecisions[key] == nil { state.windowDecisions[key] = decision }
+                guard state.windowDecisions[key] == nil else { continue }
+                state.windowDecisions[key] = decision
+                recorded.append(decision)
             }
+            return recorded
         }
     }
 
@@ -178,16 +182,12 @@ struct InMemoryStoreTransaction: StoreTransaction {
         return read { state in Dictionary(grouping: state.windowDecisions.values.filter { wanted.contains($0.runId) }, by: \.runId) }
     }
 
-    func claimWindowDecisions(decidedBefore: Date, limit: Int) throws -> [UUID] {
-        read { state in
-            let due = state.windowDecisions.values.filter { $0.decidedAt < decidedBefore }.sorted { $0.decidedAt < $1.decidedAt }.prefix(limit)
-            return Array(Set(due.map(\.runId)))
+    func takeWindowDecisions(decidedBefore: Date, limit: Int) throws -> [WindowDecision] {
+        write { state in
+            let due = state.windowDecisions.filter { $0.value.decidedAt < decidedBefore }.sorted { $0.value.decidedAt < $1.value.decidedAt }.prefix(limit)
+            for (key, _) in due { state.windowDecisions[key] = nil }
+            return due.map(\.value)
         }
-    }
-
-    func deleteWindowDecisions(runIds: [UUID]) throws {
-        let gone = Set(runIds)
-        write { $0.windowDecisions = $0.windowDecisions.filter { !gone.contains($0.value.runId) } }
     }
 
     func planDeliveryCounts(localIds: [String]) throws -> [String: Int] {

@@ -69,7 +69,7 @@ public final class PostgresConnection {
         if query.binds.isEmpty && isMultiStatement(query.sql) {
             result = PQexec(handle, query.sql)
         } else {
-            let name = try preparedName(for: query.sql, handle: handle)
+            let name = query.plansEachTime ? nil : try preparedName(for: query.sql, handle: handle)
             result = withCStrings(query.binds) { values in
                 if let name {
                     return PQexecPrepared(handle, name, Int32(query.binds.count), values, nil, nil, 0)

@@ -11,6 +11,9 @@ public struct PostgresQuery: Sendable, ExpressibleByStringInterpolation, CustomS
     public private(set) var sql: String
     /// Parameter values in text format (`nil` is SQL NULL).
     public private(set) var binds: [String?]
+    /// Planned with its values at every run instead of once per connection (see
+    /// ``plannedEachTime``).
+    public private(set) var plansEachTime = false
 
     /// Raw SQL with no parameters. Never build this from input.
     public init(unsafeSQL: String) {
@@ -26,6 +29,19 @@ public struct PostgresQuery: Sendable, ExpressibleByStringInterpolation, CustomS
     public init(stringInterpolation: StringInterpolation) {
         self.sql = stringInterpolation.sql
         self.binds = stringInterpolation.binds
+    }
+
+    /// This query, planned at every run with its values rather than prepared once per
+    /// connection. For statements on a table whose size swings between empty and large (a
+    /// queue): PostgreSQL turns a prepared statement into a generic plan after five runs, and a
+    /// plan made while the table was empty (a sequential scan comparing each row with every
+    /// element of an array parameter) stays until the table's statistics next change, while
+    /// the table fills. Planned with its values, an `= ANY(array)` is hashed and a join can
+    /// look each value up by index.
+    public func plannedEachTime() -> PostgresQuery {
+        var copy = self
+        copy.plansEachTime = true
+        return copy
     }
 
     /// Appends another query, renumbering its placeholders.

@@ -61,6 +61,30 @@ final class PostgresIntegrationTests: XCTestCase {
         }
     }
 
+    /// A statement marked ``PostgresQuery/plannedEachTime()`` is never prepared, so PostgreSQL
+    /// never swaps its plan for a generic one made while a queue table was empty; the same
+    /// statement unmarked is prepared and goes generic after five runs.
+    func testAStatementPlannedEachTimeIsNeverPreparedOrGeneric() throws {
+        let db = try PostgresConnection(url: TestServices.url(schema: schema))
+        defer { db.close() }
+        try db.execute("CREATE TABLE waiting (id uuid PRIMARY KEY, note text NOT NULL)")
+        let ids = (0..<20).map { _ in UUID() }
+        func lookUp(_ planned: Bool) throws -> Int {
+            let query: PostgresQuery = "SELECT id FROM waiting WHERE id = ANY(\(ids)::uuid[])"
+            return try db.query(planned ? query.plannedEachTime() : query).count
+        }
+        for _ in 0..<7 {
+            XCTAssertEqual(try lookUp(false), 0)
+            XCTAssertEqual(try lookUp(true), 0)
+        }
+        try db.execute("INSERT INTO waiting SELECT unnest(\(ids)::uuid[]), 'due'")
+        XCTAssertEqual(try lookUp(true), 20)
+        XCTAssertEqual(try lookUp(false), 20)
+        let prepared = try db.query("SELECT statement, generic_plans FROM pg_prepared_statements WHERE statement LIKE '%FROM waiting WHERE%' AND statement NOT LIKE '%pg_prepared%'")
+        XCTAssertEqual(prepared.count, 1, "only the unmarked statement is prepared")
+        XCTAssertGreaterThan(try prepared[0].decode("generic_plans", as: Int.self), 0, "and PostgreSQL made it generic")
+    }
+
     func testBadSQLGivesTypedErrorWithSQLState() throws {
         try pool.withConnection { db in
             XCTAssertThrowsError(try db.query("SELEC 1")) { error in

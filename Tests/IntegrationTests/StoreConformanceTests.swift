@@ -167,26 +167,26 @@ final class StoreConformanceTests: ConformanceTestCase {
         }
     }
 
-    func testAWindowDecisionIsRecordedOnceFoundByItsRunAndClaimedOldestFirst() throws {
+    func testAWindowDecisionIsRecordedOnceFoundByItsRunAndTakenOldestFirst() throws {
         try eachDriver { s in
             let first = try s.storedRun("u1", devices: 1), second = try s.storedRun("u2", devices: 1)
             let older = WindowDecision(runId: first.run.id, localId: first.localId, decidedAt: s.now, acknowledgedAt: s.now.addingTimeInterval(-60))
             let newer = WindowDecision(runId: second.run.id, localId: second.localId, decidedAt: s.now.addingTimeInterval(5),
-                                       acknowledgedAt: s.now.addingTimeInterval(-30))
+                                       fallbackReason: "no_confirmation")
             try s.store.transaction { tx in
-                try tx.recordWindowDecisions([newer, older])
+                XCTAssertEqual(try tx.recordWindowDecisions([newer, older, older]).count, 2, "the same window twice in one batch is recorded once")
                 var repeated = older
                 repeated.decidedAt = s.now.addingTimeInterval(99)
-                try tx.recordWindowDecisions([repeated])  // a repeat changes nothing
+                XCTAssertEqual(try tx.recordWindowDecisions([repeated]), [], "a repeat changes nothing and is not reported as recorded")
             }
             try s.store.transaction { tx in
                 XCTAssertEqual(try tx.windowDecisions(runIds: [first.run.id]), [first.run.id: [older]])
-                XCTAssertEqual(try tx.claimWindowDecisions(decidedBefore: s.now.addingTimeInterval(1), limit: 10), [first.run.id],
+                XCTAssertEqual(try tx.takeWindowDecisions(decidedBefore: s.now.addingTimeInterval(10), limit: 1), [older], "oldest first")
+                XCTAssertEqual(try tx.windowDecisions(runIds: [first.run.id, second.run.id]), [second.run.id: [newer]], "a decision taken is gone")
+                XCTAssertEqual(try tx.takeWindowDecisions(decidedBefore: s.now.addingTimeInterval(1), limit: 10), [],
                                "only decisions older than the delay")
-                XCTAssertEqual(Set(try tx.claimWindowDecisions(decidedBefore: s.now.addingTimeInterval(10), limit: 10)), [first.run.id, second.run.id])
-                XCTAssertEqual(try tx.claimWindowDecisions(decidedBefore: s.now.addingTimeInterval(10), limit: 1), [first.run.id], "oldest first")
-                try tx.deleteWindowDecisions(runIds: [first.run.id])
-                XCTAssertEqual(try tx.windowDecisions(runIds: [first.run.id, second.run.id]), [second.run.id: [newer]])
+                XCTAssertEqual(try tx.takeWindowDecisions(decidedBefore: s.now.addingTimeInterval(10), limit: 10), [newer])
+                XCTAssertEqual(try tx.windowDecisions(runIds: [first.run.id, second.run.id]), [:])
             }
         }
     }

@@ -11,14 +11,23 @@ import Foundation
 /// ``WindowSettlement``, `fallback-check`'s ``WindowFallbacks``): until the ``WindowCompleter``
 /// writes them, a run reads as decided wherever it is read.
 enum PendingFacts {
+    /// Where ``fold(into:tx:decisions:)`` finds the window decisions to feed in.
+    enum Decisions {
+        /// Looks them up for the runs still waiting on a settleable window.
+        case lookUp
+        /// Feeds none: the fallback check passes it for the runs it loads, which are those
+        /// ``WindowFallbacks`` found undecided (a timer that reached `fallback-check` is one the
+        /// scheduler did not settle: it deletes the timer row in the transaction that records
+        /// the decision), and a run has one pending timer.
+        case none
+        /// Feeds these, by run id: the ``WindowCompleter`` took them from the table.
+        case given([UUID: [WindowDecision]])
+    }
+
     /// Feeds the facts recorded for `runs` into them; returns the actions they caused, by run
-    /// (only runs whose state changed are listed). `decisions: false` skips the window
-    /// decisions: the fallback check passes it for the runs it loads, which are those
-    /// ``WindowFallbacks`` found undecided (a timer that reached `fallback-check` is one the
-    /// scheduler did not settle: it deletes the timer row in the transaction that records the
-    /// decision), and a run has one pending timer.
+    /// (only runs whose state changed are listed).
     @discardableResult
-    static func fold(into runs: inout [UUID: RunRecord], tx: any StoreTransaction, decisions lookUp: Bool = true) throws -> [UUID: [RunAction]] {
+    static func fold(into runs: inout [UUID: RunRecord], tx: any StoreTransaction, decisions source: Decisions = .lookUp) throws -> [UUID: [RunAction]] {
         let withWindows = runs.values.filter { run in run.state.steps.contains { $0.local?.planSent == true } }
         guard !withWindows.isEmpty else { return [:] }
         let localIds = withWindows.flatMap { $0.state.steps.compactMap { $0.local?.planSent == true ? $0.local?.localId : nil } }
@@ -36,7 +45,12 @@ enum PendingFacts {
         }
         // Windows the scheduler settled at their moment: only a run still waiting on a
         // settleable window can have one.
-        let decisions = lookUp ? try tx.windowDecisions(runIds: withWindows.filter { $0.state.settleableWindow != nil }.map(\.id)) : [:]
+        let decisions: [UUID: [WindowDecision]]
+        switch source {
+        case .lookUp: decisions = try tx.windowDecisions(runIds: withWindows.filter { $0.state.settleableWindow != nil }.map(\.id))
+        case .none: decisions = [:]
+        case .given(let given): decisions = given
+        }
         var caused: [UUID: [RunAction]] = [:]
         for run in withWindows {
             var updated = run

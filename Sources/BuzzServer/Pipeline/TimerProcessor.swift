@@ -39,7 +39,7 @@ struct TimerProcessor {
             try settings.preloadSubscribers(tenantId: tenantId, ids: group.compactMap(\.subscriberId))
         }
         // Plan deliveries and acknowledgments recorded by the other stages reach the runs first.
-        var pending = try PendingFacts.fold(into: &runs, tx: tx, decisions: false)
+        var pending = try PendingFacts.fold(into: &runs, tx: tx, decisions: .none)
         var changed = Set(pending.keys)
         for item in items {
             guard var run = runs[item.runId], run.tenantId == item.tenantId else { continue }

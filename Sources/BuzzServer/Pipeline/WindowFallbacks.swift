@@ -25,18 +25,19 @@ enum WindowFallbacks {
     /// Decides the items of `items` that name their window and whose run waits on it, inside
     /// `tx`, with their runs row-locked; returns the items left for the full path. A window
     /// already decided (a redelivered timer) is dropped: its decision and fallback are
-    /// committed.
+    /// committed. That is found by recording the decision first (a repeat is not recorded),
+    /// not by looking the decisions up: a redelivery is rare, a lookup is paid by every batch.
     static func decide(_ items: [TimerProcessor.Item], context: PipelineContext, tx: any StoreTransaction, now: Date) throws -> [TimerProcessor.Item] {
         guard items.contains(where: { $0.window != nil }) else { return items }
         // Every run of the batch at once, in id order: the full path then locks rows it holds.
         var heads: [UUID: RunHead] = [:]
         for head in try tx.lockRunHeads(items.map(\.runId)) { heads[head.id] = head }
-        let decided = try tx.windowDecisions(runIds: items.compactMap { $0.window == nil ? nil : $0.runId })
         var rest: [TimerProcessor.Item] = []
         var candidates: [(item: TimerProcessor.Item, window: PipelineMessage.Window, stepName: String)] = []
+        var seen: Set<String> = []
         for item in items {
             guard let window = item.window, item.timer.purpose == .localWindowDue else { rest.append(item); continue }
-            if decided[item.runId]?.contains(where: { $0.localId == window.localId }) == true { continue }
+            guard seen.insert(window.localId).inserted else { continue }  // the same timer twice in one batch
             let prefix = item.runId.lowercasedText + "/"
             guard let head = heads[item.runId], head.tenantId == item.tenantId, head.status == .waiting,
                   head.subscriberId == window.subscriberId, window.localId.hasPrefix(prefix) else {
@@ -46,7 +47,7 @@ enum WindowFallbacks {
             candidates.append((item, window, String(window.localId.dropFirst(prefix.count))))
         }
         var decisions: [WindowDecision] = []
-        var alerts: [PipelineMessage] = []
+        var alerts: [(decision: WindowDecision, message: PipelineMessage)] = []
         for (tenantId, group) in Dictionary(grouping: candidates, by: \.item.tenantId) {
             let holdings = try tx.acknowledgments(tenantId: tenantId, windows: group.map {
                 (subscriberId: $0.window.subscriberId, runId: $0.item.runId, localId: $0.window.localId)
@@ -73,16 +74,18 @@ enum WindowFallbacks {
                 }
                 let delivery = AlertDelivery(runId: item.runId.lowercasedText, stepName: stepName,
                                              idempotencyKey: PayloadBuilder.fallbackIdempotencyKey(localId: localId), reason: reason, encoded: encoded)
-                alerts.append(.sendAlert(tenantId: tenantId, runId: item.runId, subscriberId: window.subscriberId, fallback: true, delivery: delivery))
-                decisions.append(WindowDecision(runId: item.runId, localId: localId, decidedAt: now, fallbackReason: reason))
+                let decision = WindowDecision(runId: item.runId, localId: localId, decidedAt: now, fallbackReason: reason)
+                alerts.append((decision, .sendAlert(tenantId: tenantId, runId: item.runId, subscriberId: window.subscriberId, fallback: true, delivery: delivery)))
+                decisions.append(decision)
             }
         }
-        try tx.recordWindowDecisions(decisions)
-        if !alerts.isEmpty { try SendProcessor(context: context).send(alerts, tx: tx, now: now, runsLocked: true) }
+        let recorded = Set(try tx.recordWindowDecisions(decisions))
+        let sending = alerts.filter { recorded.contains($0.decision) }.map(\.message)
+        if !sending.isEmpty { try SendProcessor(context: context).send(sending, tx: tx, now: now, runsLocked: true) }
         let help = "Local windows decided at their moment"
-        context.metrics.increment("buzzkit_fallback_checks_total", ["outcome": "fallback"], by: Double(alerts.count), help: help)
-        context.metrics.increment("buzzkit_fallback_checks_total", ["outcome": "confirmed"], by: Double(decisions.count - alerts.count), help: help)
-        context.metrics.increment("buzzkit_windows_decided_outside_run_total", by: Double(decisions.count),
+        context.metrics.increment("buzzkit_fallback_checks_total", ["outcome": "fallback"], by: Double(sending.count), help: help)
+        context.metrics.increment("buzzkit_fallback_checks_total", ["outcome": "confirmed"], by: Double(recorded.count - sending.count), help: help)
+        context.metrics.increment("buzzkit_windows_decided_outside_run_total", by: Double(recorded.count),
                                   help: "Windows fallback-check decided without loading their run (written into it later by the window completer)")
         return rest
     }

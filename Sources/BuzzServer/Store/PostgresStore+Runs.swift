@@ -147,43 +147,49 @@ extension PostgresStoreTransaction {
         return out
     }
 
-    func recordWindowDecisions(_ decisions: [WindowDecision]) throws {
-        guard !decisions.isEmpty else { return }
-        try db.execute("""
+    func recordWindowDecisions(_ decisions: [WindowDecision]) throws -> [WindowDecision] {
+        guard !decisions.isEmpty else { return [] }
+        let recorded: Set<String> = Set(try db.query("""
             INSERT INTO window_decisions (run_id, local_id, decided_at, acknowledged_at, fallback_reason)
             SELECT r, l, d, NULLIF(a, '')::timestamptz, NULLIF(f, '')
             FROM unnest(\(decisions.map(\.runId))::uuid[], \(decisions.map(\.localId))::text[],
                         \(decisions.map(\.decidedAt))::timestamptz[], \(decisions.map { $0.acknowledgedAt?.postgresText ?? "" })::text[],
                         \(decisions.map { $0.fallbackReason ?? "" })::text[]) AS u(r, l, d, a, f)
             ON CONFLICT DO NOTHING
-            """)
+            RETURNING run_id::text || ' ' || local_id AS k
+            """).map { try $0.decode("k", as: String.self) })
+        var reported: Set<String> = []
+        return decisions.filter { decision in
+            let key = decision.runId.lowercasedText + " " + decision.localId
+            return recorded.contains(key) && reported.insert(key).inserted
+        }
     }
 
     func windowDecisions(runIds: [UUID]) throws -> [UUID: [WindowDecision]] {
         guard !runIds.isEmpty else { return [:] }
         var out: [UUID: [WindowDecision]] = [:]
-        for row in try db.query("""
+        // Planned each time, for the reason given at takeWindowDecisions. Only the stages that
+        // meet a run off the moment's path ask (a cancel, an event, the summary).
+        for row in try db.query(("""
             SELECT run_id, local_id, decided_at, acknowledged_at, fallback_reason FROM window_decisions WHERE run_id = ANY(\(runIds)::uuid[])
-            """) {
-            let decision = WindowDecision(runId: try row.decode("run_id"), localId: try row.decode("local_id"),
-                                          decidedAt: try row.decode("decided_at"), acknowledgedAt: try row.decode("acknowledged_at"),
-                                          fallbackReason: try row.decode("fallback_reason"))
+            """ as PostgresQuery).plannedEachTime()) {
+            let decision = try WindowDecision(row: row)
             out[decision.runId, default: []].append(decision)
         }
         return out
     }
 
-    func claimWindowDecisions(decidedBefore: Date, limit: Int) throws -> [UUID] {
-        let ids: [UUID] = try db.query("""
-            SELECT run_id FROM window_decisions WHERE decided_at < \(decidedBefore)
-            ORDER BY decided_at LIMIT \(limit) FOR UPDATE SKIP LOCKED
-            """).map { try $0.decode("run_id") }
-        return Array(Set(ids))
-    }
-
-    func deleteWindowDecisions(runIds: [UUID]) throws {
-        guard !runIds.isEmpty else { return }
-        try db.execute("DELETE FROM window_decisions WHERE run_id = ANY(\(runIds)::uuid[])")
+    func takeWindowDecisions(decidedBefore: Date, limit: Int) throws -> [WindowDecision] {
+        // The queue pop: the inner select walks window_decisions_age and skips rows another
+        // completer holds; the delete finds its rows by ctid. Planned each time: the generic
+        // plan of a statement first run while this queue-like table was empty reads the whole
+        // table for the ctids (0.7 s for 500 of 90,000 rows, against 2 ms by ctid).
+        try db.query(("""
+            DELETE FROM window_decisions WHERE ctid = ANY(ARRAY(
+                SELECT ctid FROM window_decisions WHERE decided_at < \(decidedBefore)
+                ORDER BY decided_at LIMIT \(limit) FOR UPDATE SKIP LOCKED))
+            RETURNING run_id, local_id, decided_at, acknowledged_at, fallback_reason
+            """ as PostgresQuery).plannedEachTime()).map(WindowDecision.init(row:))
     }
 
     func planDeliveryCounts(localIds: [String]) throws -> [String: Int] {

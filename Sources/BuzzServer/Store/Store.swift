@@ -85,15 +85,16 @@ public protocol StoreTransaction {
     func lockRunHeads(_ ids: [UUID]) throws -> [RunHead]
     /// Each plan's silent push as it was sent (`local_plans`), by local id.
     func planPayloads(tenantId: String, localIds: [String]) throws -> [String: Data]
-    /// Records windows decided at their moment outside their runs (a repeat of one is ignored).
-    func recordWindowDecisions(_ decisions: [WindowDecision]) throws
+    /// Records windows decided at their moment outside their runs; returns those recorded. A
+    /// window already decided keeps its first decision, and is left out of the answer.
+    @discardableResult
+    func recordWindowDecisions(_ decisions: [WindowDecision]) throws -> [WindowDecision]
     /// The decisions waiting for the given runs, by run id.
     func windowDecisions(runIds: [UUID]) throws -> [UUID: [WindowDecision]]
-    /// Takes (row-locks, skipping rows another completer holds) the runs of up to `limit`
-    /// decisions made before `decidedBefore`, oldest first.
-    func claimWindowDecisions(decidedBefore: Date, limit: Int) throws -> [UUID]
-    /// Deletes the decisions of `runIds` (once written into the runs).
-    func deleteWindowDecisions(runIds: [UUID]) throws
+    /// Takes up to `limit` decisions made before `decidedBefore`, oldest first, skipping those
+    /// another transaction holds: returns them and deletes them, for the caller to write into
+    /// their runs in the same transaction.
+    func takeWindowDecisions(decidedBefore: Date, limit: Int) throws -> [WindowDecision]
     /// Records a plan handed to devices (the `local_plans` table).
     func recordPlan(tenantId: String, subscriberId: String?, delivery: LocalPlanDelivery, at: Date) throws
     /// Records several plans in one statement.

@@ -6,7 +6,7 @@ import Foundation
 /// without loading the run (``WindowFallbacks``). Stages that lock the run fold it in first
 /// (``PendingFacts``), the run summary derives the decided window from it, and the
 /// ``WindowCompleter`` writes it into the run shortly after.
-public struct WindowDecision: Sendable, Equatable {
+public struct WindowDecision: Sendable, Hashable {
     public var runId: UUID
     /// `<runId>/<stepName>`.
     public var localId: String
