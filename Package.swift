@@ -28,7 +28,7 @@ let package = Package(
         // Safe adapters: the only modules that import C.
         .target(name: "PostgresClient", dependencies: ["CLibPQ"]),
         .target(name: "AMQPClient", dependencies: ["CRabbitMQ", "CShims"]),
-        .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "CHTTPShims"]),
+        .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "CHTTPShims", "BuzzCrypto"]),
         .systemLibrary(name: "COpenSSL", path: "Sources/COpenSSL", providers: [.apt(["libssl-dev"])]),
         .target(name: "BuzzCrypto", dependencies: ["COpenSSL"]),
         .systemLibrary(name: "CCurl", path: "Sources/CCurl", providers: [.apt(["libcurl4-openssl-dev"])]),
@@ -36,7 +36,7 @@ let package = Package(
         .target(name: "CPushShims", dependencies: ["CCurl", "COpenSSL", "CNGHTTP2"], path: "Sources/CPushShims",
                 linkerSettings: [.linkedLibrary("curl"), .linkedLibrary("ssl"), .linkedLibrary("crypto"), .linkedLibrary("nghttp2")]),
         // Push delivery: the PushProvider port, APNs over HTTP/2 (libcurl) with ES256 tokens.
-        .target(name: "PushDelivery", dependencies: ["CCurl", "COpenSSL", "CPushShims"]),
+        .target(name: "PushDelivery", dependencies: ["CCurl", "COpenSSL", "CPushShims", "BuzzCrypto"]),
         // The local APNs stand-in (Apple's side); shares no code with the client on purpose.
         .target(name: "APNsStandIn", dependencies: ["COpenSSL", "CNGHTTP2", "CPushShims"]),
 
@@ -64,7 +64,7 @@ let package = Package(
         .executableTarget(name: "buzzkit-devicesim", dependencies: ["DeviceSimulator", "APNsStandIn"], path: "Sources/buzzkit-devicesim"),
         .executableTarget(name: "buzzkit-apns", dependencies: ["APNsStandIn"], path: "Sources/buzzkit-apns"),
         .executableTarget(name: "apns-bench", dependencies: ["PushDelivery", "APNsStandIn"], path: "Sources/apns-bench"),
-        .executableTarget(name: "buzzkit-bench", dependencies: ["BuzzAPI", "BuzzEngine", "BuzzKitWire", "BuzzServer", "PushDelivery", "PostgresClient", "AMQPClient", "HTTPServer"],
+        .executableTarget(name: "buzzkit-bench", dependencies: ["BuzzAPI", "BuzzEngine", "BuzzKitWire", "BuzzServer", "PushDelivery", "PostgresClient", "AMQPClient", "HTTPServer", "BuzzCrypto"],
                           path: "Sources/buzzkit-bench"),
 
         // Tier 1: pure unit tests (no services).
@@ -75,7 +75,7 @@ let package = Package(
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"]),
         .testTarget(name: "BuzzKitTests", dependencies: ["BuzzKit", "BuzzKitWire", "BuzzKitTesting"]),
         .testTarget(name: "PushDeliveryTests", dependencies: ["PushDelivery", "APNsStandIn", "COpenSSL"]),
-        .testTarget(name: "BuzzServerTests", dependencies: ["BuzzServer", "BuzzServerTesting", "BuzzAPI", "HTTPServer", "BuzzEngine", "BuzzKitWire", "PushDelivery"]),
+        .testTarget(name: "BuzzServerTests", dependencies: ["BuzzServer", "BuzzServerTesting", "BuzzAPI", "HTTPServer", "BuzzEngine", "BuzzKitWire", "PushDelivery", "BuzzCrypto"]),
         // Tier 2: integration tests against real PostgreSQL and RabbitMQ.
         // Tier 3: the device simulator against the real server processes.
         .testTarget(name: "EndToEndTests", dependencies: ["DeviceSimulator", "APNsStandIn", "BuzzServer", "PostgresClient"]),

@@ -1,4 +1,5 @@
 import AMQPClient
+import BuzzCrypto
 import BuzzKitWire
 import BuzzServer
 import PostgresClient
@@ -60,7 +61,7 @@ enum EventRoutes {
         let messages = events.enumerated().map { index, event in
             AMQPMessage(exchange: api.topology.eventsExchange(index < interactive ? .interactive : .bulk),
                         routingKey: Topology.routingKey(tenantId: principal.tenant.id, event: event.event),
-                        body: event.jsonData, headers: origin, messageId: UUID().lowercasedText)
+                        body: event.jsonData, headers: origin, messageId: RandomIdentifier.text())
         }
         if !messages.isEmpty {
             do {

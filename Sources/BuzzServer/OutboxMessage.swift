@@ -1,3 +1,4 @@
+import BuzzCrypto
 import BuzzEngine
 import Foundation
 
@@ -34,7 +35,7 @@ public struct OutboxMessage: Sendable, Equatable {
         public var messageId: String { PayloadBuilder.messageId(localId: localId) }
     }
 
-    public init(exchange: String = "", routingKey: String, messageId: String = UUID().uuidString.lowercased(), body: Data,
+    public init(exchange: String = "", routingKey: String, messageId: String = RandomIdentifier.text(), body: Data,
                 availableAt: Date? = nil, window: Window? = nil, items: Int = 1) {
         self.exchange = exchange
         self.routingKey = routingKey

@@ -1,3 +1,4 @@
+import BuzzCrypto
 import Foundation
 
 /// A complete HTTP request as the router sees it.
@@ -15,7 +16,7 @@ public struct HTTPRequest: Sendable {
     public var pathParameters: [String: String] = [:]
 
     public init(method: String, path: String, query: [String: String] = [:], headers: [String: String] = [:],
-                body: Data = Data(), requestId: String = UUID().uuidString.lowercased()) {
+                body: Data = Data(), requestId: String = RandomIdentifier.text()) {
         self.method = method
         self.path = path
         self.query = query

@@ -1,3 +1,4 @@
+import BuzzCrypto
 import Foundation
 
 /// One notification on its way: its batch slot, the `apns-id` kept across retries, the
@@ -15,7 +16,7 @@ final class APNsDelivery: @unchecked Sendable {
 
     init(notification: PushNotification, batch: Batch, index: Int) {
         self.notification = notification
-        self.apnsId = notification.apnsId ?? UUID()
+        self.apnsId = notification.apnsId ?? RandomIdentifier.uuid()
         self.batch = batch
         self.index = index
     }

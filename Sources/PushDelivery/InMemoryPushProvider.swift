@@ -1,3 +1,4 @@
+import BuzzCrypto
 import Foundation
 
 /// A ``PushProvider`` for other modules' unit tests: it records every push it was asked to
@@ -62,7 +63,7 @@ public final class InMemoryPushProvider: PushProvider, @unchecked Sendable {
                     return PushResult(outcome: refusal, apnsId: nil, status: nil, attempts: 0)
                 }
                 recorded.append(notification)
-                let apnsId = notification.apnsId ?? UUID()
+                let apnsId = notification.apnsId ?? RandomIdentifier.uuid()
                 let outcome = outcomes[notification.deviceToken.lowercased()] ?? .delivered(apnsId: apnsId)
                 return PushResult(outcome: outcome, apnsId: apnsId, status: Self.status(of: outcome), attempts: 1)
             }

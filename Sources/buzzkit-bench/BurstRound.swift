@@ -1,4 +1,5 @@
 import AMQPClient
+import BuzzCrypto
 import BuzzKitWire
 import BuzzServer
 import Foundation
@@ -28,7 +29,7 @@ struct BurstRound {
         for n in 1...windows {
             let event = BuzzEvent(event: "workout.scheduled", subscriberId: "s\(n)", properties: ["at": .string(moment)], timestamp: Date())
             batch.append(AMQPMessage(exchange: topology.eventsExchange, routingKey: Topology.routingKey(tenantId: tenantId, event: event.event),
-                                     body: event.jsonData, messageId: UUID().uuidString))
+                                     body: event.jsonData, messageId: RandomIdentifier.text()))
             if batch.count == 500 || n == windows {
                 try runtime.publisher.publishAndWait(batch)
                 batch.removeAll(keepingCapacity: true)
@@ -54,7 +55,7 @@ struct BurstRound {
                                   properties: ["localId": .string(plan.id), "messageId": .string(plan.messageId),
                                                "device": .string(notification.deviceToken)], timestamp: Date())
             acks.append(AMQPMessage(exchange: topology.eventsExchange, routingKey: Topology.routingKey(tenantId: tenantId, event: event.event),
-                                    body: event.jsonData, messageId: UUID().uuidString))
+                                    body: event.jsonData, messageId: RandomIdentifier.text()))
         }
         let acknowledgedBefore = runtime.metrics.counter("buzzkit_acknowledgments_total")
         for chunk in stride(from: 0, to: acks.count, by: 500) { try runtime.publisher.publishAndWait(Array(acks[chunk..<min(chunk + 500, acks.count)])) }

@@ -1,5 +1,6 @@
 import AMQPClient
 import BuzzAPI
+import BuzzCrypto
 import BuzzEngine
 import BuzzKitWire
 import BuzzServer
@@ -70,7 +71,7 @@ enum FairnessBench {
         for n in 1...campaign {
             let event = BuzzEvent(event: "reminder.set", subscriberId: "s\((n - 1) % audience + 1)", properties: ["at": .string(far)], timestamp: Date())
             batch.append(AMQPMessage(exchange: topology.bulkEventsExchange, routingKey: Topology.routingKey(tenantId: campaigner.tenantId, event: event.event),
-                                     body: event.jsonData, messageId: UUID().uuidString))
+                                     body: event.jsonData, messageId: RandomIdentifier.text()))
             if batch.count == 1000 || n == campaign {
                 try runtime.publisher.publishAndWait(batch)
                 batch.removeAll(keepingCapacity: true)
@@ -98,7 +99,7 @@ enum FairnessBench {
         let probesStarted = Date()
         let latencies = try probe([other.tenantId, campaigner.tenantId], seconds: probeSeconds, subscribers: 1...100, push: push, tokens: tokenOf) { tenantId, event in
             try runtime.publisher.publishAndWait([AMQPMessage(exchange: topology.eventsExchange, routingKey: Topology.routingKey(tenantId: tenantId, event: event.event),
-                                                              body: event.jsonData, messageId: UUID().uuidString)])
+                                                              body: event.jsonData, messageId: RandomIdentifier.text())])
         }
         let probeWindow = Date().timeIntervalSince(probesStarted)
         let campaignSent = campaignPlans(sentAtStart) - latencies.values.map(\.count).reduce(0, +)

@@ -1,4 +1,5 @@
 import AMQPClient
+import BuzzCrypto
 import BuzzKitWire
 import BuzzServer
 import Foundation
@@ -74,7 +75,7 @@ struct SustainedWindows {
                                       properties: ["localId": .string(plan.id), "messageId": .string(plan.messageId),
                                                    "device": .string(notification.deviceToken)], timestamp: Date())
                 acks.append(AMQPMessage(exchange: topology.eventsExchange, routingKey: Topology.routingKey(tenantId: tenantId, event: event.event),
-                                        body: event.jsonData, messageId: UUID().uuidString))
+                                        body: event.jsonData, messageId: RandomIdentifier.text()))
             }
             if !acks.isEmpty { try runtime.publisher.publishAndWait(acks); acknowledged += acks.count }
             Thread.sleep(forTimeInterval: 0.02)
@@ -114,7 +115,7 @@ struct SustainedWindows {
                 let event = BuzzEvent(event: "workout.scheduled", subscriberId: "s\((sent - 1) % subscribers + 1)",
                                       properties: ["at": .string(moment)], timestamp: Date())
                 batch.append(AMQPMessage(exchange: topology.eventsExchange, routingKey: Topology.routingKey(tenantId: tenantId, event: event.event),
-                                         body: event.jsonData, messageId: UUID().uuidString))
+                                         body: event.jsonData, messageId: RandomIdentifier.text()))
             }
             try runtime.publisher.publishAndWait(batch)
         }

@@ -1,3 +1,4 @@
+import BuzzCrypto
 import BuzzEngine
 import BuzzKitWire
 import Foundation
@@ -188,7 +189,7 @@ struct EventProcessor {
 
     /// Creates a run and feeds it `.start`.
     static func newRun(workflow: WorkflowRecord, trigger: BuzzEvent, subscriberId: String?, dryRun: Bool,
-                       settings: SettingsCache, now: Date, id: UUID = UUID()) throws -> (RunRecord, [RunAction]) {
+                       settings: SettingsCache, now: Date, id: UUID = RandomIdentifier.uuid()) throws -> (RunRecord, [RunAction]) {
         let tenant = try settings.tenant(workflow.tenantId)
         let subscriber = try subscriberId.flatMap { try settings.subscriber(tenantId: workflow.tenantId, id: $0) }
         let runContext = RunContext(runId: id.lowercasedText, dryRun: dryRun, hasSubscriber: subscriber != nil,

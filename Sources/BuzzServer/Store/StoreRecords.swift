@@ -1,3 +1,4 @@
+import BuzzCrypto
 import BuzzEngine
 import BuzzKitWire
 import Foundation
@@ -66,7 +67,7 @@ public struct DeviceRecord: Sendable, Equatable {
     /// need no permission, so every active device gets them whatever this says.
     public var authorization: String?
 
-    public init(id: UUID = UUID(), tenantId: String, subscriberId: String, platform: String = "ios", token: String,
+    public init(id: UUID = RandomIdentifier.uuid(), tenantId: String, subscriberId: String, platform: String = "ios", token: String,
                 topic: String, environment: String = "production", active: Bool = true, authorization: String? = nil) {
         self.id = id
         self.tenantId = tenantId
