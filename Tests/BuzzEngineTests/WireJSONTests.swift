@@ -83,6 +83,19 @@ final class WireJSONTests: XCTestCase {
             XCTAssertEqual(RFC3339.format(date), formatter.string(from: date))
             XCTAssertEqual(RFC3339.parse(formatter.string(from: date)), date)
         }
+        // With milliseconds (what run states and messages carry), years 1600-9999 (before the
+        // Gregorian reform Foundation counts Julian days; RFC 3339 is proleptic Gregorian).
+        let fractional = ISO8601DateFormatter()
+        fractional.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        for _ in 0..<2000 {
+            let millis = Int64.random(in: -11_676_096_000_000...253_402_300_799_999, using: &generator)
+            guard millis % 1000 != 0 else { continue }
+            let date = Date(timeIntervalSince1970: Double(millis) / 1000)
+            XCTAssertEqual(RFC3339.format(date), fractional.string(from: date))
+        }
+        XCTAssertEqual(RFC3339.format(Date(timeIntervalSince1970: -62_135_596_800)), "0001-01-01T00:00:00Z")
+        XCTAssertEqual(RFC3339.format(Date(timeIntervalSince1970: 253_402_300_799.999)), "9999-12-31T23:59:59.999Z")
+        XCTAssertEqual(RFC3339.format(Date(timeIntervalSince1970: 253_402_300_800)), "10000-01-01T00:00:00Z", "five digits past 9999")
     }
 
     func testCivilDateRoundTrips() {
