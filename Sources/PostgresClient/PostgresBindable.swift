@@ -101,20 +101,22 @@ public struct JSONB<Value: Codable & Sendable>: PostgresBindable, PostgresDecoda
 
 /// Arrays bind as one-dimensional PostgreSQL array literals (`{"a","b"}`).
 extension Array: PostgresBindable where Element: PostgresBindable {
+    @inlinable
     public var postgresText: String {
         var out: [UInt8] = [UInt8(ascii: "{")]
         out.reserveCapacity(2 + count * 16)
-        for (index, element) in enumerated() {
-            if index > 0 { out.append(UInt8(ascii: ",")) }
+        for index in indices {
+            let element = self[index]
+            if index > startIndex { out.append(UInt8(ascii: ",")) }
             out.append(UInt8(ascii: "\""))
             // Copies runs of plain bytes at once (elements can be kilobytes of JSON).
             var text = element.postgresText
             text.withUTF8 { bytes in
                 var start = 0
-                for index in 0..<bytes.count where bytes[index] == UInt8(ascii: "\"") || bytes[index] == UInt8(ascii: "\\") {
-                    out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<index]))
+                for position in 0..<bytes.count where bytes[position] == UInt8(ascii: "\"") || bytes[position] == UInt8(ascii: "\\") {
+                    out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<position]))
                     out.append(UInt8(ascii: "\\"))
-                    start = index
+                    start = position
                 }
                 out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start...]))
             }

@@ -4,8 +4,8 @@ extension UUID {
     /// The canonical lower-case text (`e621e1f8-c36c-495a-93fc-0c247a3e6e5f`), written without
     /// `uuidString`'s formatted printing, which showed up as a hot spot in the pipeline.
     public var lowercasedText: String {
-        let digits: [UInt8] = Array("0123456789abcdef".utf8)
-        return withUnsafeBytes(of: uuid) { bytes in
+        let digits: StaticString = "0123456789abcdef"
+        return digits.withUTF8Buffer { digits in withUnsafeBytes(of: uuid) { bytes in
             String(unsafeUninitializedCapacity: 36) { buffer in
                 var out = 0
                 for (index, byte) in bytes.enumerated() {
@@ -19,7 +19,7 @@ extension UUID {
                 }
                 return out
             }
-        }
+        } }
     }
 }
 
