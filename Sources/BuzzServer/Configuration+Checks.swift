@@ -4,7 +4,7 @@ extension Configuration {
     static func read<T: LosslessStringConvertible>(_ key: String, from environment: [String: String], into value: inout T) throws {
         guard let text = environment[key], !text.isEmpty else { return }
         guard let parsed = T(text) else {
-            let kind = T.self == Int.self ? "a whole number" : "a number"
+            let kind = T.self == Int.self ? "a whole number" : T.self == Bool.self ? "true or false" : "a number"
             throw ServerError(.configuration, "\(key) must be \(kind), got \"\(text)\"", field: key)
         }
         value = parsed

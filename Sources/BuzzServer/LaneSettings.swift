@@ -15,6 +15,10 @@ import Foundation
 ///   queue has messages waiting, and all of it otherwise.
 /// - A plan whose moment is less than ``planMinimumLeadSeconds`` away when its turn comes is
 ///   not sent: it could not be scheduled in time, and the fallback at the moment covers it.
+/// - With ``triggerSendsPlans``, the trigger stage sends the plans of the runs it starts itself,
+///   inside the transaction that starts them, when they would take the interactive
+///   `plan-dispatch` queue; bulk plans, and plans of runs other stages move, still go through
+///   the `plan-dispatch` queues.
 public struct LaneSettings: Sendable, Equatable {
     /// Unmarked events a second per tenant that stay interactive, per API process
     /// (`BUZZKIT_LANE_INTERACTIVE_EVENTS_PER_SECOND`, default 1,000).
@@ -31,6 +35,11 @@ public struct LaneSettings: Sendable, Equatable {
     /// The least lead a plan is still sent with, in seconds
     /// (`BUZZKIT_LANE_PLAN_MINIMUM_LEAD_SECONDS`, default 1).
     public var planMinimumLeadSeconds: Double = 1
+    /// Whether the trigger stage sends a new run's interactive plan itself
+    /// (`BUZZKIT_LANE_TRIGGER_SENDS_PLANS`, default true). It saves each window a queue hop
+    /// and a transaction; false hands every plan to `plan-dispatch`, so plan pushes scale
+    /// apart from the trigger stage (a slow push provider then holds up plans, not runs).
+    public var triggerSendsPlans = true
 
     public init() {}
 
@@ -44,6 +53,7 @@ public struct LaneSettings: Sendable, Equatable {
         try number("BUZZKIT_LANE_URGENT_PLAN_SECONDS", &urgentPlanSeconds)
         try number("BUZZKIT_LANE_BULK_SHARE", &bulkShare)
         try number("BUZZKIT_LANE_PLAN_MINIMUM_LEAD_SECONDS", &planMinimumLeadSeconds)
+        try number("BUZZKIT_LANE_TRIGGER_SENDS_PLANS", &triggerSendsPlans)
     }
 
     /// Checks every field and names the first wrong one.

@@ -24,7 +24,7 @@ struct BurstRound {
         // Windows planned: events to plans on devices.
         push.removeAllSent()
         let moment = RFC3339.format(Date().addingTimeInterval(3600))
-        let started = Date()
+        let started = Date(), planningCPU = ProcessCPU.sample()
         var batch: [AMQPMessage] = []
         for n in 1...windows {
             let event = BuzzEvent(event: "workout.scheduled", subscriberId: "s\(n)", properties: ["at": .string(moment)], timestamp: Date())
@@ -39,6 +39,7 @@ struct BurstRound {
         if measurePlanning {
             report.add("pipeline: local windows planned end to end (event → run → plan sent)", Double(windows) / Date().timeIntervalSince(started),
                        unit: "windows/s")
+            (ProcessCPU.sample() - planningCPU).report("pipeline: planned end to end", windows: windows, into: &report)
         }
 
         // Devices acknowledge their plans, all but one in `acknowledgedEvery`.

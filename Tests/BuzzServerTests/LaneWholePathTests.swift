@@ -39,13 +39,14 @@ final class LaneWholePathTests: InMemoryAPITestCase {
 
     func testABulkRunsPlanWhoseMomentIsNearGoesOutWithTheInteractivePlans() async throws {
         try await putReminder()
-        _ = try await phone("maya")
+        let token = try await phone("maya")
         let soon = RFC3339.format(clock.now().addingTimeInterval(120)), later = RFC3339.format(clock.now().addingTimeInterval(3600))
         try await call("POST", "/v1/events/bulk", ["events": [["event": "reminder.set", "subscriberId": "maya", "properties": ["at": soon]],
                                                           ["event": "reminder.set", "subscriberId": "maya", "properties": ["at": later]]]],
                        expect: 202)
         try workers.run(.triggerBulk)
-        XCTAssertEqual(broker.depth(.planDispatch), 1, "due in two minutes: urgent")
+        XCTAssertEqual(pushes(to: token, .background).count, 1, "due in two minutes: urgent, pushed by the trigger stage at once")
+        XCTAssertEqual(broker.depth(.planDispatch), 0)
         XCTAssertEqual(broker.depth(.planDispatchBulk), 1, "due in an hour: bulk")
     }
 

@@ -25,6 +25,44 @@ final class PipelineStageTests: InMemoryPipelineTestCase {
         XCTAssertEqual(local.fireAt, FireAt(year: 2026, month: 12, day: 1, hour: 7, minute: 0, second: 0))
     }
 
+    /// The trigger stage pushes a new run's plan inside the transaction that starts the run:
+    /// the phone has it before any queue runs, one delivery row records it, and the run's
+    /// summary counts the device.
+    func testTheTriggerStagePushesANewRunsPlanItselfAndRecordsItOnce() throws {
+        let device = try pipeline.addSubscriber("maya", devices: 1)[0]
+        try pipeline.event("workout.scheduled", subscriber: "maya")
+        XCTAssertEqual(pipeline.pushes(to: device).map(\.pushType), [.background], "pushed before any queue ran")
+        let deliveries = pipeline.store.withState { Array($0.deliveries.values) }
+        XCTAssertEqual(deliveries.map(\.kind), ["plan"])
+        XCTAssertEqual(deliveries.first?.outcome?.status, "sent")
+        try pipeline.pump()
+        XCTAssertFalse(pipeline.delivered.contains { if case .sendPlan = $0 { return true } else { return false } }, "no plan message to plan-dispatch")
+        XCTAssertEqual(pipeline.pushes(to: device).count, 1)
+        XCTAssertEqual(pipeline.runs[0].state.summary.steps.last?.local?.planSentTo, 1)
+    }
+
+    /// A batch that pushed its plans and then failed to commit (the database lost mid-commit)
+    /// is redelivered: the event starts the same run again, so the phone is handed the same
+    /// plan (same local id, same message id), which it keeps as one reminder, not a second one.
+    func testAPlanPushedByABatchThatRolledBackIsTheSamePlanWhenItsEventComesAgain() throws {
+        let device = try pipeline.addSubscriber("maya", devices: 1)[0]
+        let item = EventProcessor.Item(tenantId: pipeline.tenantId, event: BuzzEvent(id: "e-7", event: "workout.scheduled", subscriberId: "maya",
+                                                                                      timestamp: pipeline.clock.now()), dedupeKey: "e-7")
+        struct CommitLost: Error {}
+        XCTAssertThrowsError(try pipeline.store.transaction { tx -> Void in
+            _ = try EventProcessor(context: pipeline.context).process([item], tx: tx)
+            throw CommitLost()
+        })
+        XCTAssertEqual(pipeline.runs.count, 0, "rolled back")
+        XCTAssertEqual(pipeline.pushes(to: device).count, 1, "but the plan had gone out")
+        _ = try StageProcessor(context: pipeline.context).process([.event(item)])
+        let pushes = try pipeline.pushes(to: device).map(plan)
+        XCTAssertEqual(pushes.count, 2)
+        XCTAssertEqual(pushes[0].id, pushes[1].id)
+        XCTAssertEqual(pushes[0].messageId, pushes[1].messageId)
+        XCTAssertEqual(pipeline.runs.map(\.id.lowercasedText), [String(pushes[0].id.prefix { $0 != "/" })], "the one run is the plan's")
+    }
+
     func testAckBeforeTheMomentMeansNoFallback() throws {
         let device = try pipeline.addSubscriber("maya", devices: 1)[0]
         try pipeline.event("workout.scheduled", subscriber: "maya")
@@ -121,6 +159,8 @@ final class PipelineStageTests: InMemoryPipelineTestCase {
     /// after its run was cancelled and after the run's `bk.cancel`, which found no device that
     /// had the plan. Sending the plan now would leave it on the phone, shown after the cancel.
     func testAPlanHeldUpPastItsRunsCancelIsNotSent() throws {
+        let pipeline = InMemoryPipeline(triggerSendsPlans: false)
+        try pipeline.addWorkflow(InMemoryPipeline.legDay)
         let device = try pipeline.addSubscriber("ana", devices: 1)[0]
         try pipeline.event("workout.scheduled", subscriber: "ana")
         let now = pipeline.clock.now()
@@ -186,6 +226,7 @@ final class EventBatchTests: XCTestCase {
         ]
         _ = try StageProcessor(context: pipeline.context).process(items.map { .event($0) })
         XCTAssertEqual(pipeline.runs.map(\.state.status), [.cancelled])
+        XCTAssertTrue(pipeline.push.sent.isEmpty, "the cancelled run's plan was not pushed")
     }
 }
 
@@ -193,7 +234,8 @@ final class EventBatchTests: XCTestCase {
 /// the two must agree on every kind of message, both ways.
 final class PipelineMessageFormTests: XCTestCase {
     func testEveryKindOfMessageHasTheCodableForm() throws {
-        let pipeline = InMemoryPipeline()
+        // Plans travel as messages when the trigger stage leaves them to `plan-dispatch`.
+        let pipeline = InMemoryPipeline(triggerSendsPlans: false)
         try pipeline.addWorkflow(InMemoryPipeline.legDay)
         try pipeline.addWorkflow("""
             { "key": "nudge-now", "trigger": { "event": "nudge" },

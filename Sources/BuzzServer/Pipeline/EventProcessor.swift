@@ -4,7 +4,9 @@ import BuzzKitWire
 import Foundation
 
 /// The `trigger` and `ack-ingest` stages: events start runs, cancel runs, record which devices
-/// hold which plans (`$local.scheduled`, `$local.released`) and record opens.
+/// hold which plans (`$local.scheduled`, `$local.released`) and record opens. A new run's
+/// interactive plan is pushed here, inside the transaction that starts the run
+/// (``LaneSettings/triggerSendsPlans``).
 struct EventProcessor {
     /// An event with its tenant (from the routing key) and its deduplication key (the
     /// client's event id, else the message id).
@@ -97,7 +99,12 @@ struct EventProcessor {
         // plans and outbox rows that belong to them.
         try tx.insertRuns(batch.created.compactMap { batch.runs[$0] })
         try tx.updateRuns(batch.changed.sortedByBytes().compactMap { batch.runs[$0] })
-        return try context.actions.flush(batch.pending, tx: tx, now: now)
+        let rows = try context.actions.flush(batch.pending, tx: tx, now: now)
+        // The new runs' plans, sent here rather than through `plan-dispatch` (a run a later
+        // event of the batch cancelled sends nothing).
+        let plans = batch.pending.inline.filter { batch.runs[$0.runId]?.state.status != .cancelled }
+        if !plans.isEmpty { try SendProcessor(context: context).send(plans, tx: tx, now: now, runsLocked: true) }
+        return rows
     }
 
     /// What one batch has touched so far.
@@ -173,8 +180,10 @@ struct EventProcessor {
     /// sends nothing (``CancelMarks``).
     func startRuns(_ item: Item, batch: inout Batch, tx: any StoreTransaction, settings: SettingsCache, marks: CancelMarks, now: Date) throws {
         for workflow in try settings.workflows(tenantId: item.tenantId, triggeredBy: item.event.event) {
+            // Named after its event, so a batch that rolled back starts the same run again.
+            let id = item.dedupeKey.map { DerivedIdentifier.uuid(item.tenantId, $0, workflow.key) } ?? RandomIdentifier.uuid()
             let (created, started) = try Self.newRun(workflow: workflow, trigger: item.event, subscriberId: item.event.subscriberId,
-                                                     dryRun: false, settings: settings, now: now)
+                                                     dryRun: false, settings: settings, now: now, id: id)
             var run = created
             run.bulk = item.lane == .bulk
             let actions = marks.apply(to: &run, startActions: started, tenantId: item.tenantId, now: now)
@@ -182,7 +191,8 @@ struct EventProcessor {
                 context.metrics.increment("buzzkit_cancels_total", ["by": "earlier_event"], help: "Runs cancelled")
             }
             batch.add(run, created: true)  // a later event of this batch may cancel it
-            try context.actions.collect(actions, run: run, tx: tx, now: now, into: &batch.pending)
+            try context.actions.collect(actions, run: run, tx: tx, now: now, into: &batch.pending,
+                                        sendPlansInline: context.lanes.triggerSendsPlans)
             context.metrics.increment("buzzkit_runs_started_total", help: "Workflow runs started")
         }
     }

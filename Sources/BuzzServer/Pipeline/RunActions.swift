@@ -4,7 +4,8 @@ import Foundation
 
 /// The thin runner: turns a run's actions into rows committed with its new state.
 /// Timers become outbox rows due at their time; sends become immediate outbox messages to
-/// the stage that performs them. Nothing is sent from inside the transaction.
+/// the stage that performs them, or, when the caller asks, messages it sends itself inside
+/// its transaction (``Pending/inline``): a timer's alerts, a new run's interactive plan.
 struct RunActions {
     let topology: Topology
     let lanes: LaneSettings
@@ -17,9 +18,11 @@ struct RunActions {
         var messages: [OutboxMessage] = []
         var runIds: [UUID?] = []
         var plans: [(tenantId: String, subscriberId: String?, delivery: LocalPlanDelivery)] = []
-        /// Alerts kept for the stage to send itself inside its transaction (when collected
-        /// with `sendAlertsInline`), instead of an outbox message to the `fallback-check` queue.
-        var alerts: [PipelineMessage] = []
+        /// Sends kept for the stage to make itself inside its transaction (alerts collected with
+        /// `sendAlertsInline`, plans with `sendPlansInline`), instead of an outbox message to
+        /// `fallback-check` or `plan-dispatch`. The transaction holds their runs: it locked
+        /// them, or started them.
+        var inline: [PipelineMessage] = []
     }
 
     /// Persists `actions` of `run` (already updated or inserted) inside `tx`.
@@ -42,11 +45,12 @@ struct RunActions {
 
     /// Turns `actions` into pending outbox rows (deleting timers and recording plans at once).
     ///
-    /// With `sendAlertsInline`, alerts (fallbacks, push steps) go to `pending.alerts` for the
+    /// With `sendAlertsInline`, alerts (fallbacks, push steps) go to `pending.inline` for the
     /// caller to send in the same transaction: a stage that decides a fallback then sends it
-    /// without another queue hop.
+    /// without another queue hop. With `sendPlansInline`, so do plans that would take the
+    /// interactive `plan-dispatch` queue (a bulk run's plan that is not urgent keeps its lane).
     func collect(_ actions: [RunAction], run: RunRecord, tx: any StoreTransaction, now: Date, into pending: inout Pending,
-                 sendAlertsInline: Bool = false) throws {
+                 sendAlertsInline: Bool = false, sendPlansInline: Bool = false) throws {
         var immediate: [OutboxMessage] = []
         var timers: [OutboxMessage] = []
         let subscriberId = run.subscriberId ?? ""
@@ -79,12 +83,13 @@ struct RunActions {
             case .sendLocalPlan(let delivery):
                 pending.plans.append((run.tenantId, run.subscriberId, delivery))
                 message = .sendPlan(tenantId: run.tenantId, runId: run.id, subscriberId: subscriberId, delivery: delivery)
+                if sendPlansInline && lanes.queue(of: message, bulk: run.bulk, now: now) == .planDispatch { pending.inline.append(message); continue }
             case .sendPush(let delivery):
                 message = .sendAlert(tenantId: run.tenantId, runId: run.id, subscriberId: subscriberId, fallback: false, delivery: delivery)
-                if sendAlertsInline { pending.alerts.append(message); continue }
+                if sendAlertsInline { pending.inline.append(message); continue }
             case .sendFallback(let delivery):
                 message = .sendAlert(tenantId: run.tenantId, runId: run.id, subscriberId: subscriberId, fallback: true, delivery: delivery)
-                if sendAlertsInline { pending.alerts.append(message); continue }
+                if sendAlertsInline { pending.inline.append(message); continue }
             case .sendCancel(let delivery):
                 message = .sendCancel(tenantId: run.tenantId, runId: run.id, subscriberId: subscriberId, delivery: delivery)
             }

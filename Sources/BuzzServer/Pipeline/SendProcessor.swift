@@ -13,10 +13,12 @@ import PushDelivery
 /// roll back and the redelivered message sends again (APNs collapses a repeated alert by its
 /// collapse id).
 ///
-/// Alerts a timer sends inline (``TimerProcessor``) skip the claim: their runs are row-locked
-/// in the same transaction, so a duplicate timer waits for the run and then finds the window
-/// decided, with nothing to send. They are sent first and recorded with their answers in one
-/// insert: at a 07:00 burst that is one write per fallback instead of an insert and an update.
+/// Sends a stage makes inline skip the claim: alerts a timer decides (``TimerProcessor``), and
+/// the plans of runs the trigger stage starts (``EventProcessor``). Their runs are row-locked
+/// or created in the same transaction, so a duplicate timer waits for the run and then finds
+/// the window decided, and a redelivered event finds its id processed, with nothing to send.
+/// They are sent first and recorded with their answers in one insert: one write per push
+/// instead of an insert and an update.
 struct SendProcessor {
     let context: PipelineContext
 
@@ -35,7 +37,8 @@ struct SendProcessor {
     }
 
     /// Claims, sends and records `messages` inside `tx` (which commits them). `runsLocked`:
-    /// every message is an alert of a run `tx` holds locked (sent, then recorded, unclaimed).
+    /// every message is an alert or plan of a run `tx` holds locked or started (sent, then
+    /// recorded, unclaimed; `tx` knows the run is not cancelled).
     func send(_ messages: [PipelineMessage], tx: any StoreTransaction, now: Date, runsLocked: Bool = false) throws {
         let targets = try claim(messages, tx: tx, now: now, claiming: !runsLocked)
         let toSend = targets.filter { $0.claim == .send }
@@ -80,7 +83,7 @@ struct SendProcessor {
         }
         // A plan held up (an outage, a slow batch) past its run's cancel is not sent: the cancel
         // found no device that had the plan, so a phone given it now would keep and show it.
-        let planRuns = messages.compactMap { message -> UUID? in if case .sendPlan = message { return message.runId } else { return nil } }
+        let planRuns = claiming ? messages.compactMap { message -> UUID? in if case .sendPlan = message { return message.runId } else { return nil } } : []
         let cancelled = try tx.cancelledRuns(planRuns)
         var targets: [Target] = []
         var requests: [DeliveryRequest] = []
