@@ -15,10 +15,11 @@ import Foundation
 ///   queue has messages waiting, and all of it otherwise.
 /// - A plan whose moment is less than ``planMinimumLeadSeconds`` away when its turn comes is
 ///   not sent: it could not be scheduled in time, and the fallback at the moment covers it.
-/// - With ``triggerSendsPlans``, the trigger stage sends the plans of the runs it starts itself,
-///   inside the transaction that starts them, when they would take the interactive
-///   `plan-dispatch` queue; bulk plans, and plans of runs other stages move, still go through
-///   the `plan-dispatch` queues.
+/// - With ``triggerSends``, the trigger stage makes a new run's first sends itself, inside the
+///   transaction that starts the run: its alerts (a push step at the start, the fallback of a
+///   window whose moment had passed) and its plans when they would take the interactive
+///   `plan-dispatch` queue. Bulk plans, and the sends of runs other stages move, still go
+///   through their queues.
 public struct LaneSettings: Sendable, Equatable {
     /// Unmarked events a second per tenant that stay interactive, per API process
     /// (`BUZZKIT_LANE_INTERACTIVE_EVENTS_PER_SECOND`, default 1,000).
@@ -35,11 +36,12 @@ public struct LaneSettings: Sendable, Equatable {
     /// The least lead a plan is still sent with, in seconds
     /// (`BUZZKIT_LANE_PLAN_MINIMUM_LEAD_SECONDS`, default 1).
     public var planMinimumLeadSeconds: Double = 1
-    /// Whether the trigger stage sends a new run's interactive plan itself
-    /// (`BUZZKIT_LANE_TRIGGER_SENDS_PLANS`, default true). It saves each window a queue hop
-    /// and a transaction; false hands every plan to `plan-dispatch`, so plan pushes scale
-    /// apart from the trigger stage (a slow push provider then holds up plans, not runs).
-    public var triggerSendsPlans = true
+    /// Whether the trigger stage makes a new run's first sends itself
+    /// (`BUZZKIT_LANE_TRIGGER_SENDS`, default true). It saves each window a queue hop, a claim
+    /// and a transaction; false hands every send to `plan-dispatch` and `fallback-check`, so
+    /// pushes scale apart from the trigger stage (a slow push provider then holds up pushes,
+    /// not runs).
+    public var triggerSends = true
 
     public init() {}
 
@@ -53,7 +55,7 @@ public struct LaneSettings: Sendable, Equatable {
         try number("BUZZKIT_LANE_URGENT_PLAN_SECONDS", &urgentPlanSeconds)
         try number("BUZZKIT_LANE_BULK_SHARE", &bulkShare)
         try number("BUZZKIT_LANE_PLAN_MINIMUM_LEAD_SECONDS", &planMinimumLeadSeconds)
-        try number("BUZZKIT_LANE_TRIGGER_SENDS_PLANS", &triggerSendsPlans)
+        try number("BUZZKIT_LANE_TRIGGER_SENDS", &triggerSends)
     }
 
     /// Checks every field and names the first wrong one.

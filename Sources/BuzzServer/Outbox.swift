@@ -23,6 +23,10 @@ public enum Outbox {
     public struct Row: Sendable {
         public var id: Int64
         public var message: OutboxMessage
+        /// The messages packed in `message` when the worker that wrote the row makes their sends
+        /// itself right after its commit (``SendProcessor/sendAfterCommit(_:)``): the row is
+        /// then deleted, or, if that fails, relayed like any other.
+        var sendAfterCommit: [PipelineMessage] = []
 
         public init(id: Int64, message: OutboxMessage) { (self.id, self.message) = (id, message) }
     }

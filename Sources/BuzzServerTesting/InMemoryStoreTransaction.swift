@@ -279,6 +279,11 @@ struct InMemoryStoreTransaction: StoreTransaction {
 
     func deleteTimers(runId: UUID) throws { write { $0.outbox.removeAll { $0.runId == runId } } }
 
+    func deleteOutboxRows(_ ids: [Int64]) throws {
+        let doomed = Set(ids)
+        write { $0.outbox.removeAll { doomed.contains($0.id) } }
+    }
+
     func claimDeliveries(_ requests: [DeliveryRequest], at: Date) throws -> [DeliveryClaim] {
         write { state in
             requests.map { request in

@@ -33,8 +33,8 @@ extension BenchSettings {
         if let delay = ProcessInfo.processInfo.environment["BUZZKIT_WINDOW_COMPLETION_DELAY_SECONDS"].flatMap(Double.init) {
             configuration.completion.delaySeconds = delay
         }
-        // `BUZZKIT_LANE_TRIGGER_SENDS_PLANS=false` compares the plans' own queue hop.
-        if ProcessInfo.processInfo.environment["BUZZKIT_LANE_TRIGGER_SENDS_PLANS"] == "false" { configuration.lanes.triggerSendsPlans = false }
+        // `BUZZKIT_LANE_TRIGGER_SENDS=false` compares the plans' own queue hop.
+        if ProcessInfo.processInfo.environment["BUZZKIT_LANE_TRIGGER_SENDS"] == "false" { configuration.lanes.triggerSends = false }
         let runtime = try Runtime(configuration: configuration, push: push, component: "bench", topology: topology)
         let setup = try runtime.amqp.connect().connection
         defer { setup.close() }

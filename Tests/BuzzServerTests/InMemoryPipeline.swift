@@ -16,13 +16,13 @@ final class InMemoryPipeline {
     var delivered: [PipelineMessage] = []
 
     /// `crowdedWindows`: from how many windows a `fallback-check` batch decides them without their runs.
-    /// `triggerSendsPlans`: whether the trigger stage pushes a new run's plan itself (else
+    /// `triggerSends`: whether the trigger stage pushes a new run's plan itself (else
     /// `plan-dispatch` does, from an outbox message).
-    init(crowdedWindows: Int = 1, triggerSendsPlans: Bool = true) {
+    init(crowdedWindows: Int = 1, triggerSends: Bool = true) {
         store = InMemoryStore(clock: clock)
         var context = PipelineContext(store: store, topology: Topology(), push: push, clock: clock)
         context.crowdedWindows = crowdedWindows
-        context.lanes.triggerSendsPlans = triggerSendsPlans
+        context.lanes.triggerSends = triggerSends
         self.context = context
         store.withState { state in
             state.tenants[tenantId] = TenantRecord(id: tenantId, name: "gym", signingSecret: "s")

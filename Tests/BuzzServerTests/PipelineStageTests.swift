@@ -25,9 +25,9 @@ final class PipelineStageTests: InMemoryPipelineTestCase {
         XCTAssertEqual(local.fireAt, FireAt(year: 2026, month: 12, day: 1, hour: 7, minute: 0, second: 0))
     }
 
-    /// The trigger stage pushes a new run's plan inside the transaction that starts the run:
-    /// the phone has it before any queue runs, one delivery row records it, and the run's
-    /// summary counts the device.
+    /// The trigger stage's worker pushes a new run's plan itself, right after the transaction
+    /// that starts the run: the phone has it before any queue runs, one delivery row records
+    /// it, no outbox row is left for `plan-dispatch`, and the run's summary counts the device.
     func testTheTriggerStagePushesANewRunsPlanItselfAndRecordsItOnce() throws {
         let device = try pipeline.addSubscriber("maya", devices: 1)[0]
         try pipeline.event("workout.scheduled", subscriber: "maya")
@@ -35,32 +35,51 @@ final class PipelineStageTests: InMemoryPipelineTestCase {
         let deliveries = pipeline.store.withState { Array($0.deliveries.values) }
         XCTAssertEqual(deliveries.map(\.kind), ["plan"])
         XCTAssertEqual(deliveries.first?.outcome?.status, "sent")
+        XCTAssertTrue(pipeline.store.withState { $0.outbox.allSatisfy { $0.message.availableAt != nil } }, "only the moment's timer is left")
         try pipeline.pump()
         XCTAssertFalse(pipeline.delivered.contains { if case .sendPlan = $0 { return true } else { return false } }, "no plan message to plan-dispatch")
         XCTAssertEqual(pipeline.pushes(to: device).count, 1)
         XCTAssertEqual(pipeline.runs[0].state.summary.steps.last?.local?.planSentTo, 1)
     }
 
-    /// A batch that pushed its plans and then failed to commit (the database lost mid-commit)
-    /// is redelivered: the event starts the same run again, so the phone is handed the same
-    /// plan (same local id, same message id), which it keeps as one reminder, not a second one.
-    func testAPlanPushedByABatchThatRolledBackIsTheSamePlanWhenItsEventComesAgain() throws {
+    /// A cancel handled between a trigger batch's commit and the sends its worker makes right
+    /// after it wins: the plan is not pushed, and its outbox row is gone, so no queue sends it
+    /// later either.
+    func testACancelBetweenTheTriggersCommitAndItsSendsWins() throws {
         let device = try pipeline.addSubscriber("maya", devices: 1)[0]
-        let item = EventProcessor.Item(tenantId: pipeline.tenantId, event: BuzzEvent(id: "e-7", event: "workout.scheduled", subscriberId: "maya",
+        let item = EventProcessor.Item(tenantId: pipeline.tenantId, event: BuzzEvent(event: "workout.scheduled", subscriberId: "maya",
                                                                                       timestamp: pipeline.clock.now()), dedupeKey: "e-7")
-        struct CommitLost: Error {}
-        XCTAssertThrowsError(try pipeline.store.transaction { tx -> Void in
-            _ = try EventProcessor(context: pipeline.context).process([item], tx: tx)
-            throw CommitLost()
-        })
-        XCTAssertEqual(pipeline.runs.count, 0, "rolled back")
-        XCTAssertEqual(pipeline.pushes(to: device).count, 1, "but the plan had gone out")
-        _ = try StageProcessor(context: pipeline.context).process([.event(item)])
-        let pushes = try pipeline.pushes(to: device).map(plan)
-        XCTAssertEqual(pushes.count, 2)
-        XCTAssertEqual(pushes[0].id, pushes[1].id)
-        XCTAssertEqual(pushes[0].messageId, pushes[1].messageId)
-        XCTAssertEqual(pipeline.runs.map(\.id.lowercasedText), [String(pushes[0].id.prefix { $0 != "/" })], "the one run is the plan's")
+        let committed = try pipeline.store.transaction { try EventProcessor(context: pipeline.context).process([item], tx: $0) }
+        XCTAssertTrue(pipeline.pushes(to: device).isEmpty, "nothing is pushed inside the transaction")
+        XCTAssertTrue(committed.contains { !$0.sendAfterCommit.isEmpty }, "the plan is kept for after the commit")
+        try pipeline.event("workout.completed", subscriber: "maya")
+        XCTAssertEqual(pipeline.runs[0].state.status, .cancelled)
+        let left = SendProcessor(context: pipeline.context).sendAfterCommit(committed)
+        XCTAssertTrue(pipeline.pushes(to: device).isEmpty, "the cancelled run's plan was not pushed")
+        XCTAssertTrue(left.allSatisfy(\.sendAfterCommit.isEmpty), "nothing left for plan-dispatch")
+        XCTAssertFalse(pipeline.store.withState { $0.outbox.contains { $0.message.messageId.contains("plan:") } }, "the plan's row went with the attempt")
+        try pipeline.pump()
+        XCTAssertTrue(pipeline.pushes(to: device).isEmpty)
+    }
+
+    /// A window whose moment had passed when its event was handled is decided at once: the
+    /// trigger stage sends the fallback itself, one alert recorded once, with no message to
+    /// `fallback-check`; the run ends with the fallback in its summary.
+    func testAWindowWhoseMomentHadPassedGetsItsFallbackFromTheTriggerStageAtOnce() throws {
+        try pipeline.addWorkflow("""
+            { "key": "reminder", "trigger": { "event": "reminder.set" },
+              "steps": [ { "name": "wait", "waitUntil": { "at": "{{trigger.at}}" } },
+                         { "name": "nudge", "send": { "deliver": "local", "title": "Now", "body": "It is time." } } ] }
+            """)
+        let device = try pipeline.addSubscriber("maya", devices: 1)[0]
+        try pipeline.event("reminder.set", subscriber: "maya", properties: ["at": .string(RFC3339.format(pipeline.clock.now().addingTimeInterval(-5)))])
+        XCTAssertEqual(pipeline.pushes(to: device).map(\.pushType), [.alert], "the fallback, before any queue ran")
+        XCTAssertEqual(pipeline.store.withState { $0.deliveries.values.map(\.kind) }, ["fallback"])
+        try pipeline.pump()
+        XCTAssertFalse(pipeline.delivered.contains { if case .sendAlert = $0 { return true } else { return false } }, "no alert message")
+        XCTAssertEqual(pipeline.pushes(to: device).count, 1)
+        XCTAssertEqual(pipeline.runs[0].state.status, .completed)
+        XCTAssertEqual(pipeline.runs[0].state.summary.steps.last?.status, .fallbackSent)
     }
 
     func testAckBeforeTheMomentMeansNoFallback() throws {
@@ -159,7 +178,7 @@ final class PipelineStageTests: InMemoryPipelineTestCase {
     /// after its run was cancelled and after the run's `bk.cancel`, which found no device that
     /// had the plan. Sending the plan now would leave it on the phone, shown after the cancel.
     func testAPlanHeldUpPastItsRunsCancelIsNotSent() throws {
-        let pipeline = InMemoryPipeline(triggerSendsPlans: false)
+        let pipeline = InMemoryPipeline(triggerSends: false)
         try pipeline.addWorkflow(InMemoryPipeline.legDay)
         let device = try pipeline.addSubscriber("ana", devices: 1)[0]
         try pipeline.event("workout.scheduled", subscriber: "ana")
@@ -235,7 +254,7 @@ final class EventBatchTests: XCTestCase {
 final class PipelineMessageFormTests: XCTestCase {
     func testEveryKindOfMessageHasTheCodableForm() throws {
         // Plans travel as messages when the trigger stage leaves them to `plan-dispatch`.
-        let pipeline = InMemoryPipeline(triggerSendsPlans: false)
+        let pipeline = InMemoryPipeline(triggerSends: false)
         try pipeline.addWorkflow(InMemoryPipeline.legDay)
         try pipeline.addWorkflow("""
             { "key": "nudge-now", "trigger": { "event": "nudge" },

@@ -28,19 +28,4 @@ final class RandomIdentifierTests: XCTestCase {
         XCTAssertEqual(UUID(uuidString: text)?.uuidString.lowercased(), text)
         XCTAssertNotEqual(RandomIdentifier.text(), text)
     }
-
-    /// A run named after its event: the same parts name the same UUID, any other parts another.
-    func testADerivedIdentifierIsTheSameForTheSameNameOnly() {
-        let id = DerivedIdentifier.uuid("t_1", "e-7", "leg-day")
-        XCTAssertEqual(DerivedIdentifier.uuid("t_1", "e-7", "leg-day"), id)
-        // SHA-256 of "t_1\0e-7\0leg-day", with the version (8) and variant bits set.
-        XCTAssertEqual(id.uuidString.lowercased(), "1c0cd0e7-3605-872f-b0ff-22ce1cf1515f")
-        let bytes = withUnsafeBytes(of: id.uuid) { Array($0) }
-        XCTAssertEqual(bytes[6] >> 4, 8, "version 8")
-        XCTAssertEqual(bytes[8] >> 6, 0b10, "RFC variant")
-        XCTAssertNotEqual(DerivedIdentifier.uuid("t_2", "e-7", "leg-day"), id, "another tenant")
-        XCTAssertNotEqual(DerivedIdentifier.uuid("t_1", "e-8", "leg-day"), id, "another event")
-        XCTAssertNotEqual(DerivedIdentifier.uuid("t_1", "e-7", "arm-day"), id, "another workflow")
-        XCTAssertNotEqual(DerivedIdentifier.uuid("t_1e", "-7", "leg-day"), id, "the parts are kept apart")
-    }
 }

@@ -11,7 +11,10 @@ final class RetentionIntegrationTests: PipelineTestCase {
     func windowRun(_ subscriber: String) throws -> UUID {
         let token = try XCTUnwrap(try pipeline.subscriber(subscriber).first)
         try pipeline.scheduleWorkout(subscriber, at: Date().addingTimeInterval(3600))
-        XCTAssertTrue(TestServices.eventually(timeout: 5) { !self.pipeline.pushes(to: token).isEmpty })
+        // The trigger stage pushes the plan just before it commits the run: wait for both.
+        XCTAssertTrue(TestServices.eventually(timeout: 5) {
+            !self.pipeline.pushes(to: token).isEmpty && ((try? self.pipeline.runs().contains { $0.subscriberId == subscriber }) ?? false)
+        })
         let run = try XCTUnwrap(try pipeline.runs().first { $0.subscriberId == subscriber })
         let plan = try JSONDecoder().decode(SilentPlanPayload.self, from: try XCTUnwrap(pipeline.pushes(to: token).first).payload).local
         try pipeline.pool.withConnection { db in

@@ -5,8 +5,8 @@ import Foundation
 
 /// The `trigger` and `ack-ingest` stages: events start runs, cancel runs, record which devices
 /// hold which plans (`$local.scheduled`, `$local.released`) and record opens. A new run's
-/// interactive plan is pushed here, inside the transaction that starts the run
-/// (``LaneSettings/triggerSendsPlans``).
+/// first sends (its interactive plan, its alerts) are made by the same worker right after the
+/// transaction that starts the run commits (``LaneSettings/triggerSends``).
 struct EventProcessor {
     /// An event with its tenant (from the routing key) and its deduplication key (the
     /// client's event id, else the message id).
@@ -100,11 +100,11 @@ struct EventProcessor {
         try tx.insertRuns(batch.created.compactMap { batch.runs[$0] })
         try tx.updateRuns(batch.changed.sortedByBytes().compactMap { batch.runs[$0] })
         let rows = try context.actions.flush(batch.pending, tx: tx, now: now)
-        // The new runs' plans, sent here rather than through `plan-dispatch` (a run a later
-        // event of the batch cancelled sends nothing).
-        let plans = batch.pending.inline.filter { batch.runs[$0.runId]?.state.status != .cancelled }
-        if !plans.isEmpty { try SendProcessor(context: context).send(plans, tx: tx, now: now, runsLocked: true) }
-        return rows
+        // The new runs' first sends, for this worker to make right after the commit rather
+        // than `plan-dispatch` and `fallback-check` (a run a later event of the batch
+        // cancelled sends nothing).
+        let sends = batch.pending.inline.filter { batch.runs[$0.runId]?.state.status != .cancelled }
+        return rows + (try context.actions.enqueueAfterCommit(sends, tx: tx, now: now))
     }
 
     /// What one batch has touched so far.
@@ -180,10 +180,8 @@ struct EventProcessor {
     /// sends nothing (``CancelMarks``).
     func startRuns(_ item: Item, batch: inout Batch, tx: any StoreTransaction, settings: SettingsCache, marks: CancelMarks, now: Date) throws {
         for workflow in try settings.workflows(tenantId: item.tenantId, triggeredBy: item.event.event) {
-            // Named after its event, so a batch that rolled back starts the same run again.
-            let id = item.dedupeKey.map { DerivedIdentifier.uuid(item.tenantId, $0, workflow.key) } ?? RandomIdentifier.uuid()
             let (created, started) = try Self.newRun(workflow: workflow, trigger: item.event, subscriberId: item.event.subscriberId,
-                                                     dryRun: false, settings: settings, now: now, id: id)
+                                                     dryRun: false, settings: settings, now: now)
             var run = created
             run.bulk = item.lane == .bulk
             let actions = marks.apply(to: &run, startActions: started, tenantId: item.tenantId, now: now)
@@ -192,7 +190,7 @@ struct EventProcessor {
             }
             batch.add(run, created: true)  // a later event of this batch may cancel it
             try context.actions.collect(actions, run: run, tx: tx, now: now, into: &batch.pending,
-                                        sendPlansInline: context.lanes.triggerSendsPlans)
+                                        sendAlertsInline: context.lanes.triggerSends, sendPlansInline: context.lanes.triggerSends)
             context.metrics.increment("buzzkit_runs_started_total", help: "Workflow runs started")
         }
     }

@@ -4,8 +4,9 @@ import Foundation
 
 /// The thin runner: turns a run's actions into rows committed with its new state.
 /// Timers become outbox rows due at their time; sends become immediate outbox messages to
-/// the stage that performs them, or, when the caller asks, messages it sends itself inside
-/// its transaction (``Pending/inline``): a timer's alerts, a new run's interactive plan.
+/// the stage that performs them, or, when the caller asks, messages it sends itself
+/// (``Pending/inline``): a timer's alerts inside its transaction, a new run's first sends
+/// right after the commit (``enqueueAfterCommit(_:tx:now:)``).
 struct RunActions {
     let topology: Topology
     let lanes: LaneSettings
@@ -18,10 +19,9 @@ struct RunActions {
         var messages: [OutboxMessage] = []
         var runIds: [UUID?] = []
         var plans: [(tenantId: String, subscriberId: String?, delivery: LocalPlanDelivery)] = []
-        /// Sends kept for the stage to make itself inside its transaction (alerts collected with
-        /// `sendAlertsInline`, plans with `sendPlansInline`), instead of an outbox message to
-        /// `fallback-check` or `plan-dispatch`. The transaction holds their runs: it locked
-        /// them, or started them.
+        /// Sends kept for the stage to make itself (alerts collected with `sendAlertsInline`,
+        /// plans with `sendPlansInline`) instead of handing them to `fallback-check` or
+        /// `plan-dispatch`.
         var inline: [PipelineMessage] = []
     }
 
@@ -41,6 +41,36 @@ struct RunActions {
         let packed = Outbox.packed(immediate, packing: topology.packableQueues, size: packSize)
         return try tx.enqueue(packed + timers.map { pending.messages[$0] },
                               runIds: Array(repeating: nil, count: packed.count) + timers.map { pending.runIds[$0] }, now: now)
+    }
+
+    /// Writes `sends` as immediate outbox rows (packed per queue), each carrying its messages
+    /// for the worker to send right after the commit (``SendProcessor/sendAfterCommit(_:)``).
+    /// Until then, and if that fails, they are ordinary messages: the relay's lease keeps them.
+    func enqueueAfterCommit(_ sends: [PipelineMessage], tx: any StoreTransaction, now: Date) throws -> [Outbox.Row] {
+        guard !sends.isEmpty else { return [] }
+        var queues: [String] = []
+        var byQueue: [String: [PipelineMessage]] = [:]
+        for message in sends {
+            let queue = topology.name(message.queue)
+            if byQueue[queue] == nil { queues.append(queue) }
+            byQueue[queue, default: []].append(message)
+        }
+        var messages: [OutboxMessage] = []
+        var groups: [[PipelineMessage]] = []
+        for queue in queues {
+            let group = byQueue[queue] ?? []
+            for start in stride(from: 0, to: group.count, by: max(packSize, 1)) {
+                let chunk = Array(group[start..<min(start + max(packSize, 1), group.count)])
+                let bodies = try chunk.map { try $0.encoded() }
+                messages.append(chunk.count == 1 ? OutboxMessage(routingKey: queue, messageId: chunk[0].messageId, body: bodies[0])
+                                                 : OutboxMessage(routingKey: queue, messageId: "pack:" + chunk[0].messageId,
+                                                                 body: PipelineMessage.pack(bodies), items: chunk.count))
+                groups.append(chunk)
+            }
+        }
+        var rows = try tx.enqueue(messages, runIds: Array(repeating: nil, count: messages.count), now: now)
+        for index in rows.indices { rows[index].sendAfterCommit = groups[index] }
+        return rows
     }
 
     /// Turns `actions` into pending outbox rows (deleting timers and recording plans at once).

@@ -13,12 +13,15 @@ import PushDelivery
 /// roll back and the redelivered message sends again (APNs collapses a repeated alert by its
 /// collapse id).
 ///
-/// Sends a stage makes inline skip the claim: alerts a timer decides (``TimerProcessor``), and
-/// the plans of runs the trigger stage starts (``EventProcessor``). Their runs are row-locked
-/// or created in the same transaction, so a duplicate timer waits for the run and then finds
-/// the window decided, and a redelivered event finds its id processed, with nothing to send.
-/// They are sent first and recorded with their answers in one insert: one write per push
-/// instead of an insert and an update.
+/// Sends a stage makes itself skip the claim, and are sent first and recorded with their
+/// answers in one insert: one write per push instead of an insert and an update.
+/// - Alerts a timer decides (``TimerProcessor``): their runs are row-locked in the same
+///   transaction, so a duplicate timer waits for the run and then finds the window decided.
+/// - The first plans and alerts of the runs a trigger batch started (``EventProcessor``),
+///   sent by the same worker right after that batch commits (``sendAfterCommit(_:)``). Their
+///   runs are read `FOR SHARE` first, as here, so a cancel that came in between wins; their
+///   outbox rows are deleted in the same transaction. Nothing else sends them unless that
+///   transaction fails: then their rows are relayed to this stage after the lease.
 struct SendProcessor {
     let context: PipelineContext
 
@@ -36,11 +39,21 @@ struct SendProcessor {
         try context.store.transaction { tx in try send(messages, tx: tx, now: now) }
     }
 
-    /// Claims, sends and records `messages` inside `tx` (which commits them). `runsLocked`:
-    /// every message is an alert or plan of a run `tx` holds locked or started (sent, then
-    /// recorded, unclaimed; `tx` knows the run is not cancelled).
-    func send(_ messages: [PipelineMessage], tx: any StoreTransaction, now: Date, runsLocked: Bool = false) throws {
-        let targets = try claim(messages, tx: tx, now: now, claiming: !runsLocked)
+    /// How ``send(_:tx:now:mode:)`` guards against a second send.
+    enum Mode {
+        /// Every (message, device) pair is claimed first (`plan-dispatch`, `fallback-check`).
+        case claimed
+        /// `tx` holds every message's run locked (a timer's alerts): sent, then recorded.
+        case runsLocked
+        /// Made by the worker that committed the runs (``sendAfterCommit(_:)``): a plan or
+        /// alert of a run cancelled since is dropped; the rest sent, then recorded.
+        case afterCommit
+    }
+
+    /// Sends and records `messages` inside `tx` (which commits them), guarded as `mode` says.
+    func send(_ messages: [PipelineMessage], tx: any StoreTransaction, now: Date, mode: Mode = .claimed) throws {
+        let targets = try claim(messages, tx: tx, now: now, claiming: mode == .claimed, checkCancelled: mode != .runsLocked,
+                                checkAlerts: mode == .afterCommit)
         let toSend = targets.filter { $0.claim == .send }
         let results = context.push.send(toSend.map(notification))
         var delivered: [String: Int] = [:]
@@ -50,7 +63,7 @@ struct SendProcessor {
             outcomes.append((target.key, target.device.id, try record(result, for: target, tx: tx, now: now)))
             if result.isDelivered { delivered[target.key, default: 0] += 1 }
         }
-        if runsLocked {
+        if mode != .claimed {
             try tx.recordDeliveries(zip(toSend, outcomes).map { ($0.request, $1.outcome) }, at: now)
         } else {
             try tx.finishDeliveries(outcomes, at: now)
@@ -64,7 +77,29 @@ struct SendProcessor {
         }
     }
 
-    private func claim(_ messages: [PipelineMessage], tx: any StoreTransaction, now: Date, claiming: Bool) throws -> [Target] {
+    /// Makes the sends of `rows` that their worker keeps for itself (``Outbox/Row/sendAfterCommit``)
+    /// in one transaction that also deletes those rows, and returns the rows left to relay:
+    /// the others, or all of them if that transaction failed (then `plan-dispatch` and
+    /// `fallback-check` make the sends, under their claims).
+    func sendAfterCommit(_ rows: [Outbox.Row]) -> [Outbox.Row] {
+        let own = rows.filter { !$0.sendAfterCommit.isEmpty }
+        guard !own.isEmpty else { return rows }
+        do {
+            let now = context.clock.now()
+            try context.store.transaction { tx in
+                try send(own.flatMap(\.sendAfterCommit), tx: tx, now: now, mode: .afterCommit)
+                try tx.deleteOutboxRows(own.map(\.id))
+            }
+            return rows.filter { $0.sendAfterCommit.isEmpty }
+        } catch {
+            context.log.warning("sending new runs' pushes after their commit failed; their queues send them after the relay lease",
+                                ["messages": "\(own.reduce(0) { $0 + $1.sendAfterCommit.count })", "error": "\(error)"])
+            return rows
+        }
+    }
+
+    private func claim(_ messages: [PipelineMessage], tx: any StoreTransaction, now: Date, claiming: Bool, checkCancelled: Bool,
+                       checkAlerts: Bool) throws -> [Target] {
         // Devices: one query per tenant for every subscriber of the batch; cancels go to plan recipients.
         var subscribersByTenant: [String: Set<String>] = [:]
         for message in messages {
@@ -83,8 +118,15 @@ struct SendProcessor {
         }
         // A plan held up (an outage, a slow batch) past its run's cancel is not sent: the cancel
         // found no device that had the plan, so a phone given it now would keep and show it.
-        let planRuns = claiming ? messages.compactMap { message -> UUID? in if case .sendPlan = message { return message.runId } else { return nil } } : []
-        let cancelled = try tx.cancelledRuns(planRuns)
+        // After the commit of a trigger batch, its alerts too: a run cancelled since sends nothing.
+        let checked = checkCancelled ? messages.compactMap { message -> UUID? in
+            switch message {
+            case .sendPlan: return message.runId
+            case .sendAlert: return checkAlerts ? message.runId : nil
+            case .sendCancel, .timer: return nil
+            }
+        } : []
+        let cancelled = try tx.cancelledRuns(checked)
         var targets: [Target] = []
         var requests: [DeliveryRequest] = []
         var seen: Set<String> = []
@@ -108,7 +150,8 @@ struct SendProcessor {
                 }
                 devices = devicesBy[tenantId + "\u{0}" + subscriberId] ?? []
                 (key, kind, messageId) = (delivery.localId, "plan", delivery.messageId)
-            case .sendAlert(let tenantId, _, let subscriberId, let fallback, let delivery):
+            case .sendAlert(let tenantId, let runId, let subscriberId, let fallback, let delivery):
+                guard !cancelled.contains(runId) else { continue }
                 devices = devicesBy[tenantId + "\u{0}" + subscriberId] ?? []
                 (key, kind, messageId) = (delivery.idempotencyKey, fallback ? "fallback" : "push", delivery.messageId)
             case .sendCancel(let tenantId, let runId, let subscriberId, _, let recipients):

@@ -63,7 +63,7 @@ struct TimerProcessor {
             try context.actions.collect(pending[run.id] ?? [], run: run, tx: tx, now: now, into: &outbox, sendAlertsInline: true)
         }
         let rows = try context.actions.flush(outbox, tx: tx, now: now)
-        if !outbox.inline.isEmpty { try SendProcessor(context: context).send(outbox.inline, tx: tx, now: now, runsLocked: true) }
+        if !outbox.inline.isEmpty { try SendProcessor(context: context).send(outbox.inline, tx: tx, now: now, mode: .runsLocked) }
         return rows
     }
 }

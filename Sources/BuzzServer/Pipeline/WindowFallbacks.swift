@@ -81,7 +81,7 @@ enum WindowFallbacks {
         }
         let recorded = Set(try tx.recordWindowDecisions(decisions))
         let sending = alerts.filter { recorded.contains($0.decision) }.map(\.message)
-        if !sending.isEmpty { try SendProcessor(context: context).send(sending, tx: tx, now: now, runsLocked: true) }
+        if !sending.isEmpty { try SendProcessor(context: context).send(sending, tx: tx, now: now, mode: .runsLocked) }
         let help = "Local windows decided at their moment"
         context.metrics.increment("buzzkit_fallback_checks_total", ["outcome": "fallback"], by: Double(sending.count), help: help)
         context.metrics.increment("buzzkit_fallback_checks_total", ["outcome": "confirmed"], by: Double(recorded.count - sending.count), help: help)

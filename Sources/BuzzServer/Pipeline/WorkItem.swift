@@ -81,7 +81,8 @@ struct StageProcessor {
         }
         var rows: [Outbox.Row] = []
         if !events.isEmpty {
-            rows += try context.store.transaction { try EventProcessor(context: context).process(events, tx: $0) }
+            let committed = try context.store.transaction { try EventProcessor(context: context).process(events, tx: $0) }
+            rows += SendProcessor(context: context).sendAfterCommit(committed)
         }
         if !timers.isEmpty {
             rows += try context.store.transaction { try TimerProcessor(context: context).process(timers, tx: $0) }

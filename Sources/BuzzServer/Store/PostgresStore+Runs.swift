@@ -338,4 +338,9 @@ extension PostgresStoreTransaction {
     func deleteTimers(runId: UUID) throws {
         try db.execute("DELETE FROM outbox WHERE run_id = \(runId)")
     }
+
+    func deleteOutboxRows(_ ids: [Int64]) throws {
+        guard !ids.isEmpty else { return }
+        try db.execute("DELETE FROM outbox WHERE id = ANY(\(ids))")
+    }
 }

@@ -108,6 +108,8 @@ public protocol StoreTransaction {
     func enqueue(_ messages: [OutboxMessage], runIds: [UUID?], now: Date) throws -> [Outbox.Row]
     /// Deletes a run's pending timers (not yet published).
     func deleteTimers(runId: UUID) throws
+    /// Deletes outbox rows by id (immediate messages their worker handled itself).
+    func deleteOutboxRows(_ ids: [Int64]) throws
 
     // Deliveries.
     /// Claims (idempotency key, device) pairs for sending (see ``DeliveryClaim``), in the
