@@ -88,6 +88,8 @@ final class WorkerCrashTests: XCTestCase {
             resent += max(0, ids.count - 1)
             XCTAssertGreaterThanOrEqual(plans[token] ?? 0, 1, "a plan reached \(token.prefix(8))")
         }
-        XCTAssertLessThanOrEqual(resent, killed, "at most one resend per kill: \(resent)")
+        // A kill between APNs' answers and the commit resends that batch's alerts (up to
+        // BUZZKIT_BATCH_SIZE, 10); nothing else resends.
+        XCTAssertLessThanOrEqual(resent, killed * 10, "at most one batch resent per kill: \(resent) after \(killed) kills")
     }
 }
