@@ -31,8 +31,13 @@ rm -f "$script"
 queue="bench_raw_$$"
 "$BENCH" declare-queue "$queue"
 echo "raw RabbitMQ (rabbitmq-c in C)..." >&2
+# RabbitMQ's own CPU over both runs (utime + stime of the broker, in clock ticks): what one
+# persistent message costs the broker at the raw client's best, published and consumed.
+rmq_ticks() { awk '{print $14 + $15}' "/proc/$(cat .services/rabbitmq/rabbitmq.pid)/stat" 2>/dev/null || echo 0; }
+ticks_before=$(rmq_ticks)
 export RAW_AMQP_PUBLISH=$(.build/raw_amqp publish 127.0.0.1 "$AMQP_PORT" "$queue" "$MESSAGES")
 export RAW_AMQP_CONSUME=$(.build/raw_amqp consume 127.0.0.1 "$AMQP_PORT" "$queue" "$MESSAGES")
+export RAW_AMQP_CPU_US=$(( ($(rmq_ticks) - ticks_before) * 1000000 / $(getconf CLK_TCK) / MESSAGES ))
 "$BENCH" delete-queue "$queue"
 
 # The API under wrk: the raw ceiling of the same HTTP stack first, then the real routes.

@@ -1,8 +1,8 @@
 import COpenSSL
 import Foundation
 
-/// Random (version 4) UUIDs from OpenSSL's generator, for the identifiers the hot paths mint:
-/// run ids, broker message ids, `apns-id`s, request ids.
+/// Random UUIDs from OpenSSL's generator, for the identifiers the hot paths mint: run ids
+/// (time-ordered, version 7), broker message ids, `apns-id`s, request ids (version 4).
 ///
 /// On Linux, Foundation's `UUID()` opens, reads and closes `/dev/urandom` for every identifier:
 /// about 5 µs on an idle core here, and three system calls that contend with everything else
@@ -18,6 +18,23 @@ public enum RandomIdentifier {
         bytes.6 = (bytes.6 & 0x0F) | 0x40  // version 4
         bytes.8 = (bytes.8 & 0x3F) | 0x80  // variant 10
         return UUID(uuid: bytes)
+    }
+
+    /// A UUID that sorts by the time it was made (RFC 9562 version 7): the first 48 bits are
+    /// `at` in Unix milliseconds, the other 74 (all but the version and variant) random, so it
+    /// is as unguessable as ``uuid()`` for all practical purposes while ids minted together
+    /// sit together in every B-tree keyed by them. Run ids use it: a run's id leads the keys
+    /// of its plans, deliveries, timers and decisions, so each window's rows land on the
+    /// right-hand pages of those indexes (hot in memory, split once and full) instead of on
+    /// random pages across them.
+    public static func timeOrdered(at: Date) -> UUID {
+        var id = uuid().uuid
+        let millis = UInt64(max(0, (at.timeIntervalSince1970 * 1000).rounded(.down)))
+        id.0 = UInt8(truncatingIfNeeded: millis >> 40); id.1 = UInt8(truncatingIfNeeded: millis >> 32)
+        id.2 = UInt8(truncatingIfNeeded: millis >> 24); id.3 = UInt8(truncatingIfNeeded: millis >> 16)
+        id.4 = UInt8(truncatingIfNeeded: millis >> 8); id.5 = UInt8(truncatingIfNeeded: millis)
+        id.6 = (id.6 & 0x0F) | 0x70  // version 7
+        return UUID(uuid: id)
     }
 
     /// ``uuid()`` as lower-case text.

@@ -39,7 +39,14 @@ struct BurstRound {
         if measurePlanning {
             report.add("pipeline: local windows planned end to end (event → run → plan sent)", Double(windows) / Date().timeIntervalSince(started),
                        unit: "windows/s")
-            (ProcessCPU.sample() - planningCPU).report("pipeline: planned end to end", windows: windows, into: &report)
+            let used = ProcessCPU.sample() - planningCPU
+            used.report("pipeline: planned end to end", windows: windows, into: &report)
+            // One broker message a window (its event): beside the broker's CPU per message with
+            // the raw C client (publish with confirms, consume with acks; `make bench` measures it).
+            if let raw = ProcessInfo.processInfo.environment["RAW_AMQP_CPU_US"].flatMap(Double.init) {
+                report.add("pipeline: planned end to end: RabbitMQ CPU per event, against a raw message", used.rabbitmq * 1e6 / Double(windows),
+                           unit: "µs", raw: raw)
+            }
         }
 
         // Devices acknowledge their plans, all but one in `acknowledgedEvery`.
@@ -59,12 +66,16 @@ struct BurstRound {
                                     body: event.jsonData, messageId: RandomIdentifier.text()))
         }
         let acknowledgedBefore = runtime.metrics.counter("buzzkit_acknowledgments_total")
+        let ackCPU = ProcessCPU.sample()
         for chunk in stride(from: 0, to: acks.count, by: 500) { try runtime.publisher.publishAndWait(Array(acks[chunk..<min(chunk + 500, acks.count)])) }
         try PipelineBench.waitUntil("acknowledgments recorded") {
             runtime.metrics.counter("buzzkit_acknowledgments_total") - acknowledgedBefore >= Double(acks.count)
         }
         if measurePlanning {
             report.add("pipeline: acknowledgments recorded", Double(acks.count) / Date().timeIntervalSince(ackStarted), unit: "acks/s")
+            // From the first publish (the phones' decoding of their plans left out): each ack's
+            // publish, routing, consumption and record.
+            (ProcessCPU.sample() - ackCPU).report("pipeline: acknowledgments recorded (per acknowledgment)", windows: acks.count, into: &report)
         }
 
         // The burst: every fallback check of this round due in the same second.

@@ -52,12 +52,17 @@ enum PipelineBench {
 
         // Phases 1–3: windows planned, a share acknowledged, then every moment in one second
         // (07:00). Once with half acknowledged, once with nine in ten.
-        let bursts = BurstRound(runtime: runtime, push: push, topology: topology, tenantId: tenant.tenantId, windows: windows)
-        try bursts.run(acknowledgedEvery: 2, label: "50 % acknowledged", measurePlanning: true, report: &report)
-        try bursts.run(acknowledgedEvery: 10, label: "90 % acknowledged", measurePlanning: false, report: &report)
-
-        // Phase 4: whole windows at steady offered rates, every stage at once.
+        // `BENCH_BURSTS=0` skips them, to look at the sustained phases alone.
         let environment = ProcessInfo.processInfo.environment
+        if environment["BENCH_BURSTS"] != "0" {
+            let bursts = BurstRound(runtime: runtime, push: push, topology: topology, tenantId: tenant.tenantId, windows: windows)
+            try bursts.run(acknowledgedEvery: 2, label: "50 % acknowledged", measurePlanning: true, report: &report)
+            try bursts.run(acknowledgedEvery: 10, label: "90 % acknowledged", measurePlanning: false, report: &report)
+        }
+
+        // Phase 4: whole windows at steady offered rates, every stage at once; each moment
+        // `BENCH_SUSTAINED_LEAD` (5) seconds after its event.
+        let lead = Double(environment["BENCH_SUSTAINED_LEAD"] ?? "") ?? 5
         let rates = (environment["BENCH_SUSTAINED_RATES"] ?? "2000 3500").split(separator: " ").compactMap { Int($0) }
         let seconds = Int(environment["BENCH_SUSTAINED_SECONDS"] ?? "") ?? 20
         // Retention is measured beside the first rate, one the machine carries.
@@ -69,7 +74,7 @@ enum PipelineBench {
             let statements = index == rates.count - 1 ? StatementProfile(pool: runtime.pool) : nil
             var used = ProcessCPU.sample() - cpu
             let sustained = try SustainedWindows(runtime: runtime, push: push, topology: topology, tenantId: tenant.tenantId, subscribers: windows)
-                .run(rate: rate, seconds: seconds, lead: 5) {
+                .run(rate: rate, seconds: seconds, lead: lead) {
                     used = ProcessCPU.sample() - cpu
                     profile?.finish("pipeline: sustained whole windows at \(rate)/s", into: &report)
                     statements?.finish("pipeline: sustained whole windows at \(rate)/s", into: &report)
@@ -82,6 +87,7 @@ enum PipelineBench {
             report.add("pipeline:   windows whose moment passed before the plan went out", Double(sustained.momentPassed),
                        unit: String(format: "of %d", sustained.windows))
             report.add("pipeline:   plans pushed after their moment", Double(sustained.planLateForMoment), unit: String(format: "of %d", sustained.windows))
+            FileHandle.standardError.write(Data("  pipeline: trigger backlog (events offered, no run yet) at each second: \(sustained.triggerBacklog.map(String.init).joined(separator: " "))\n".utf8))
             if first == nil { first = (rate, sustained.achievedRate) }
         }
 

@@ -29,6 +29,18 @@ struct SustainedWindows {
         var momentPassed: Int
         var acknowledged: Int
         var planLateForMoment: Int
+        /// Each second of the offer: the events offered but not yet turned into runs (the
+        /// trigger stage's backlog), so a backlog that grows from the start (capacity) reads
+        /// apart from one that jumps once (a stall).
+        var triggerBacklog: [Int]
+    }
+
+    /// The events the pacer has published so far (read by the loop that plays the devices).
+    private final class Offered: @unchecked Sendable {
+        private let lock = NSLock()
+        private var value = 0
+        var count: Int { lock.withLock { value } }
+        func add(_ n: Int) { lock.withLock { value += n } }
     }
 
     /// Offers the windows and waits until each is decided; `whenDecided` runs at that point,
@@ -38,14 +50,19 @@ struct SustainedWindows {
         let total = rate * seconds
         push.removeAllSent()
         let started = Date()
-        let pacer = Thread { try? self.offer(rate: rate, total: total, lead: lead, started: started) }
+        let offered = Offered()
+        let pacer = Thread { try? self.offer(rate: rate, total: total, lead: lead, started: started, offered: offered) }
         pacer.start()
         // Devices: acknowledge every other plan the moment it is pushed.
         var seen = 0, acknowledged = 0, lateForMoment = 0
         let deadline = started.addingTimeInterval(Double(seconds) + lead + 120)
         var lastLook = Date.distantPast, done = false, open = total
         let startedBefore = runtime.metrics.counter("buzzkit_runs_started_total")
+        var backlog: [Int] = []
         while !done {
+            if Date().timeIntervalSince(started) >= Double(backlog.count + 1), backlog.count < seconds {
+                backlog.append(offered.count - Int(runtime.metrics.counter("buzzkit_runs_started_total") - startedBefore))
+            }
             // Every window ends its run: "scheduled on device", the fallback, or (when the
             // moment had passed before the plan could go out) the fallback at once; a settled
             // window counts once the scheduler recorded its decision. So: every run started,
@@ -98,12 +115,12 @@ struct SustainedWindows {
         func percentile(_ p: Double) -> Double { lateness.isEmpty ? .nan : lateness[min(lateness.count - 1, Int(Double(lateness.count - 1) * p))] }
         return Result(windows: total, offeredRate: Double(rate), achievedRate: Double(total) / (elapsed - lead),
                       decisionLatenessP50: percentile(0.5), decisionLatenessP99: percentile(0.99), momentPassed: momentPassed,
-                      acknowledged: acknowledged, planLateForMoment: lateForMoment)
+                      acknowledged: acknowledged, planLateForMoment: lateForMoment, triggerBacklog: backlog)
     }
 
     /// Publishes `total` events at `rate` a second (catching up in bigger batches when a
     /// confirm round takes longer than a step), each with its moment `lead` ahead.
-    private func offer(rate: Int, total: Int, lead: Double, started: Date) throws {
+    private func offer(rate: Int, total: Int, lead: Double, started: Date, offered: Offered) throws {
         var sent = 0
         while sent < total {
             let target = min(total, Int(Double(rate) * Date().timeIntervalSince(started)) + 1)
@@ -118,6 +135,7 @@ struct SustainedWindows {
                                          body: event.jsonData, messageId: RandomIdentifier.text()))
             }
             try runtime.publisher.publishAndWait(batch)
+            offered.add(batch.count)
         }
     }
 }

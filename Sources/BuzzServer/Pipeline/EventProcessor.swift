@@ -195,9 +195,10 @@ struct EventProcessor {
         }
     }
 
-    /// Creates a run and feeds it `.start`.
+    /// Creates a run and feeds it `.start`. Its id is time-ordered (``RandomIdentifier/timeOrdered(at:)``).
     static func newRun(workflow: WorkflowRecord, trigger: BuzzEvent, subscriberId: String?, dryRun: Bool,
-                       settings: SettingsCache, now: Date, id: UUID = RandomIdentifier.uuid()) throws -> (RunRecord, [RunAction]) {
+                       settings: SettingsCache, now: Date, id: UUID? = nil) throws -> (RunRecord, [RunAction]) {
+        let id = id ?? RandomIdentifier.timeOrdered(at: now)
         let tenant = try settings.tenant(workflow.tenantId)
         let subscriber = try subscriberId.flatMap { try settings.subscriber(tenantId: workflow.tenantId, id: $0) }
         let runContext = RunContext(runId: id.lowercasedText, dryRun: dryRun, hasSubscriber: subscriber != nil,
