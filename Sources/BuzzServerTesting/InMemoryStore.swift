@@ -59,9 +59,25 @@ public final class InMemoryStore: Store, @unchecked Sendable {
 
     public init(clock: any Clock = SystemClock()) { self.clock = clock }
 
+    /// Transactions still to fail before they start, as PostgreSQL's would during an outage
+    /// (``failNextTransactions(_:)``).
+    private var failing = 0
+
+    /// Plays a short database outage: the next `count` transactions throw an `unavailable`
+    /// error before their body runs, changing nothing.
+    public func failNextTransactions(_ count: Int) {
+        lock.lock()
+        defer { lock.unlock() }
+        failing = count
+    }
+
     public func transaction<T>(_ body: (any StoreTransaction) throws -> T) throws -> T {
         lock.lock()
         defer { lock.unlock() }
+        if failing > 0 {
+            failing -= 1
+            throw ServerError(.unavailable, "the in-memory store plays an outage")
+        }
         let snapshot = state
         do {
             return try body(InMemoryStoreTransaction(store: self))

@@ -62,6 +62,26 @@ final class PipelineStageTests: InMemoryPipelineTestCase {
         XCTAssertTrue(pipeline.pushes(to: device).isEmpty)
     }
 
+    /// The database goes away between a trigger batch's commit and the sends its worker makes
+    /// right after it, in a process that lives on: nothing is pushed then, the rows stay in the
+    /// outbox, and `plan-dispatch` sends the plan from them later, once, recorded once.
+    func testWhenTheSendsAfterTheCommitFailPlanDispatchSendsThePlanOnce() throws {
+        let device = try pipeline.addSubscriber("maya", devices: 1)[0]
+        let item = EventProcessor.Item(tenantId: pipeline.tenantId, event: BuzzEvent(event: "workout.scheduled", subscriberId: "maya",
+                                                                                      timestamp: pipeline.clock.now()), dedupeKey: "e-8")
+        let committed = try pipeline.store.transaction { try EventProcessor(context: pipeline.context).process([item], tx: $0) }
+        pipeline.store.failNextTransactions(1)
+        let left = SendProcessor(context: pipeline.context).sendAfterCommit(committed)
+        XCTAssertTrue(pipeline.pushes(to: device).isEmpty, "nothing pushed while the database was away")
+        XCTAssertTrue(left.contains { !$0.sendAfterCommit.isEmpty }, "the rows go back to the relay")
+        XCTAssertTrue(pipeline.store.withState { $0.deliveries.isEmpty })
+        try pipeline.pump()
+        XCTAssertTrue(pipeline.delivered.contains { if case .sendPlan = $0 { return true } else { return false } }, "plan-dispatch sent it")
+        XCTAssertEqual(pipeline.pushes(to: device).map(\.pushType), [.background])
+        XCTAssertEqual(pipeline.store.withState { $0.deliveries.values.map(\.kind) }, ["plan"])
+        XCTAssertEqual(pipeline.runs[0].state.summary.steps.last?.local?.planSentTo, 1)
+    }
+
     /// A window whose moment had passed when its event was handled is decided at once: the
     /// trigger stage sends the fallback itself, one alert recorded once, with no message to
     /// `fallback-check`; the run ends with the fallback in its summary.
