@@ -71,23 +71,7 @@ extension BuzzKitClient {
     /// Takes every pending plan whose acknowledgment is neither confirmed, nor possibly
     /// received (in flight or sent with an ambiguous failure) out of the notification center
     /// (inside the gate). See ``PlanRecord/State/held``.
-    ///
-    /// The same rule puts back a plan held at an earlier suspension whose acknowledgment has
-    /// since become possibly received (sent while the app ran, its answer not seen yet): the
-    /// server may count on it and send no fallback, so only the phone can show it.
     func holdUnconfirmedPlans() async {
-        let now = clock.now, zone = clock.timeZone
-        let possiblyReceived = book.records.values.filter { record in
-            record.state == .held && !record.acknowledgmentConfirmed && record.fireInstant(in: zone) > now
-                && (record.acknowledgmentUncertain || (record.acknowledgmentEventId.map(inFlightEventIds.contains) ?? false))
-        }.sorted { $0.localId < $1.localId }
-        if !possiblyReceived.isEmpty {
-            var free = configuration.pendingNotificationLimit - (await center.pendingRequests()).count
-            for record in possiblyReceived where free > 0 {
-                if await restore(record) { free -= 1 }
-            }
-            saveBook()
-        }
         let held = book.records.values.filter { record in
             record.state == .scheduled && !record.acknowledgmentConfirmed && !record.acknowledgmentUncertain
                 && !(record.acknowledgmentEventId.map(inFlightEventIds.contains) ?? false)

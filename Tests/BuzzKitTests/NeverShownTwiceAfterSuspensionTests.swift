@@ -64,38 +64,6 @@ final class NeverShownTwiceAfterSuspensionTests: XCTestCase {
         XCTAssertEqual(pending, ["run-1/a", "run-2/a"])
     }
 
-    /// A plan held at one suspension; the person opens the app, whose send of the
-    /// acknowledgment fails in a way that may have reached the server (a timeout), and leaves.
-    /// The server may count on the phone now and send no fallback, so the plan goes back into
-    /// the notification center before the app is suspended again, and the phone shows it once.
-    func testAHeldPlanWhoseAcknowledgmentMayHaveArrivedGoesBackBeforeTheNextSuspension() async throws {
-        let phone = try await TestPhone(foreground: false)
-        phone.network.setOnline(false)
-        await phone.receivePlan("run-1/a", in: 600, messageId: "m-1")
-        var book = await phone.client.planBook
-        XCTAssertEqual(book.records["run-1/a"]?.state, .held)
-
-        phone.network.setOnline(true)
-        phone.transport.setRule { $0.method == "POST" && $0.url.path.hasSuffix("/events") ? .timeout : nil }
-        await phone.client.applicationDidBecomeActive()
-        book = await phone.client.planBook
-        XCTAssertEqual(book.records["run-1/a"]?.acknowledgmentUncertain, true, "sent, the answer lost")
-        await phone.client.applicationDidEnterBackground()
-
-        let pending = await phone.pendingIds()
-        XCTAssertEqual(pending, ["run-1/a"], "back in the notification center")
-        book = await phone.client.planBook
-        XCTAssertEqual(book.records["run-1/a"]?.state, .scheduled)
-        XCTAssertTrue(phone.activity.all.contains(.planRestored(localId: "run-1/a", messageId: "m-1")))
-        // The next wake's send gets its answer; the plan fires from the phone, once.
-        phone.transport.setRule(nil)
-        try await phone.advance(60)
-        book = await phone.client.planBook
-        XCTAssertEqual(book.records["run-1/a"]?.acknowledgmentConfirmed, true)
-        let shown = try await phone.advance(540)
-        XCTAssertEqual(shown.map(\.id), ["run-1/a"])
-    }
-
     func testPastItsDeadlineTheHeldPlanIsWithdrawnAndNeverAcknowledged() async throws {
         let phone = try await TestPhone(foreground: false)  // acknowledgmentDeadline 5 s
         phone.network.setOnline(false)
