@@ -41,9 +41,10 @@ extension BuzzKitClient {
         consecutiveFailures = 0
         registrationRetryAt = nil
         registrationFailures = 0
-        let deadline = clock.now.addingTimeInterval(configuration.backgroundBudget)
-        await beginWake()
-        await endWake(deadline: deadline)
+        let wake = WakeDeadline(began: clock.now, budget: configuration.backgroundBudget)
+        wakeBegan(wake)
+        await beginWake(until: wake.workUntil)
+        await endWake(wake)
     }
 
     /// Appends an event to the persisted queue and sets when the queue is due: at once for

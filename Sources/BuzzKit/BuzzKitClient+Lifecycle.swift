@@ -6,6 +6,7 @@ extension BuzzKitClient {
     /// registers, flushes, and reconciles with the server's plan list.
     public func applicationDidBecomeActive() async {
         inForeground = true
+        suspending = false
         await beginWake()
         await settle()
     }
@@ -18,7 +19,9 @@ extension BuzzKitClient {
     /// withdraw it before the server's fallback arrives.
     public func applicationDidEnterBackground() async {
         inForeground = false
-        await endWake(deadline: clock.now.addingTimeInterval(configuration.backgroundBudget), retryingRegistration: true)
+        let wake = WakeDeadline(began: clock.now, budget: configuration.backgroundBudget)
+        wakeBegan(wake)
+        await endWake(wake, retryingRegistration: true)
     }
 
     /// Whether the SDK believes the app is in the foreground.
@@ -27,31 +30,21 @@ extension BuzzKitClient {
     /// The common start of a wake: permission, pending logouts, due work, sync. A wake is a
     /// new chance for the network (a suspended app saw none of the backoff's timers), so what
     /// is queued goes out now, backoff or not: an acknowledgment held back before the last
-    /// suspension gets through here, or the plan stays held.
-    func beginWake() async {
+    /// suspension gets through here, or the plan stays held. `until`: the reconciliation
+    /// waits for the gate no longer than that (it goes on after, and the wake does not wait).
+    func beginWake(until deadline: Date? = nil) async {
         if !queue.isEmpty {
             retryAt = nil
             flushDueAt = clock.now
         }
         await refreshAuthorization()
         startPendingLogouts()
-        await tick()
-        startSync()
-    }
-
-    /// The end of a wake in the background: waits for the running requests until
-    /// `deadline`, then (unless the app is in the foreground) holds the unconfirmed plans.
-    /// `retryingRegistration`: the app is leaving (its background task may wait for the
-    /// registration's retries; a silent push's wake answers at once instead).
-    func endWake(deadline: Date, retryingRegistration: Bool = false) async {
-        guard !inForeground else {
-            await settle()
-            return
+        if let deadline {
+            await waitAtMost(until: deadline) { await self.tick() }
+        } else {
+            await tick()
         }
-        await settle(until: deadline)
-        if retryingRegistration { await retryRegistration(until: deadline) }
-        guard !inForeground else { return }
-        await withGate { await holdUnconfirmedPlans() }
+        startSync()
     }
 
     /// Retries a failed device registration within the wake's background time. Without it
@@ -68,32 +61,24 @@ extension BuzzKitClient {
         }
     }
 
-    /// Takes every pending plan whose acknowledgment is neither confirmed, nor possibly
-    /// received (in flight or sent with an ambiguous failure) out of the notification center
-    /// (inside the gate). See ``PlanRecord/State/held``.
-    func holdUnconfirmedPlans() async {
-        let held = book.records.values.filter { record in
-            record.state == .scheduled && !record.acknowledgmentConfirmed && !record.acknowledgmentUncertain
-                && !(record.acknowledgmentEventId.map(inFlightEventIds.contains) ?? false)
-        }.map(\.localId).sorted()
-        guard !held.isEmpty else { return }
-        await center.removePendingRequests(withIdentifiers: held)
-        for id in held { book.update(id) { $0.state = .held } }
-        saveBook()
-        report(.plansHeld(localIds: held))
-    }
-
     /// Waits until no flush, sync or registration is in flight, or until `deadline`,
     /// whichever comes first (the requests go on; their results are used when they arrive).
     func settle(until deadline: Date) async {
+        await waitAtMost(until: deadline) { await self.settle() }
+    }
+
+    /// Runs `work` and waits for it until `deadline` at most (it goes on after).
+    func waitAtMost(until deadline: Date, _ work: @escaping @Sendable () async -> Void) async {
         let once = Locked(false)
         let clock = self.clock
+        var timer: Task<Void, Never>?
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let resume: @Sendable () -> Void = {
                 if once.withLock({ done in defer { done = true }; return !done }) { continuation.resume() }
             }
-            Task { await self.settle(); resume() }
-            Task { try? await clock.sleep(until: deadline); resume() }
+            Task { await work(); resume() }
+            timer = Task { try? await clock.sleep(until: deadline); resume() }
         }
+        timer?.cancel()
     }
 }

@@ -11,9 +11,15 @@ extension BuzzKitClient {
     ///    the server's fallback reaches the subscriber's other devices).
     /// 5. Under the pending limit the soonest plans win; a refused plan is not acknowledged.
     /// 6. Otherwise: the request is added, `cancelOn` registered, `$local.scheduled` queued
-    ///    for an immediate flush.
-    func schedule(_ plan: LocalPlan) async -> PushOutcome {
-        await reconcile()
+    ///    for an immediate flush; but after the hold for a suspension, before the next wake
+    ///    (a deferred push or a sync's answer applied while the app is being suspended), the
+    ///    plan is held instead of added (``PlanRecord/State/held``): nothing may run later
+    ///    to withdraw it before the server's fallback.
+    ///
+    /// `reconciling: false` skips the reconciliation with the center that comes first (a
+    /// caller scheduling many plans reconciles once).
+    func schedule(_ plan: LocalPlan, reconciling: Bool = true) async -> PushOutcome {
+        if reconciling { await reconcile() }
         let now = clock.now
         let zone = clock.timeZone
         if book.tombstone(for: plan.id) != nil {
@@ -48,10 +54,13 @@ extension BuzzKitClient {
             report(.planRejected(localId: plan.id, messageId: plan.messageId, reason: .insideAcknowledgmentDeadline))
             return .noData
         }
+        if suspending { return scheduleHeld(plan, at: now, in: zone) }
         let pending = await center.pendingRequests().filter { $0.id != plan.id }
+        let releasable = canReleaseInTime(now: now)
         let entries = pending.map {
             CapacityPlanner.Entry(id: $0.id, instant: $0.fireInstant(in: zone),
-                                  ownedByBuzzKit: book.records[$0.id] != nil || $0.message?.localId == $0.id)
+                                  ownedByBuzzKit: book.records[$0.id] != nil || $0.message?.localId == $0.id,
+                                  pinned: !releasable && (book.records[$0.id].map(mayBeCountedOn) ?? false))
         }
         switch CapacityPlanner(limit: configuration.pendingNotificationLimit).decide(instant: instant, pending: entries) {
         case .reject:
@@ -67,6 +76,10 @@ extension BuzzKitClient {
             report(.error(BuzzKitError(.notificationCenter, context: "plan \(plan.id)", message: "\(error)")))
             return .failed
         }
+        if suspending {  // the hold for a suspension came while the request was being added
+            await center.removePendingRequests(withIdentifiers: [plan.id])
+            return scheduleHeld(plan, at: now, in: zone)
+        }
         guard let acknowledgment = makeAcknowledgment(plan) else {
             await center.removePendingRequests(withIdentifiers: [plan.id])
             report(.planRejected(localId: plan.id, messageId: plan.messageId, reason: .signedOut))
@@ -79,6 +92,39 @@ extension BuzzKitClient {
         return .newData
     }
 
+    /// Keeps a plan that arrived after the hold for a suspension as held, and queues its
+    /// acknowledgment: once that is confirmed, a later reconciliation puts it in the center.
+    private func scheduleHeld(_ plan: LocalPlan, at now: Date, in zone: TimeZone) -> PushOutcome {
+        guard let acknowledgment = makeAcknowledgment(plan) else {
+            report(.planRejected(localId: plan.id, messageId: plan.messageId, reason: .signedOut))
+            return .noData
+        }
+        var record = PlanRecord(plan: plan, acknowledgmentEventId: acknowledgment.id ?? "", receivedAt: now, receivedZone: zone)
+        record.state = .held
+        book.insert(record)
+        saveBook()
+        enqueue(acknowledgment, urgent: true)
+        report(.plansHeld(localIds: [plan.id]))
+        return .newData
+    }
+
+    /// Whether the server may hold this plan's acknowledgment (confirmed, in flight, or sent
+    /// with an ambiguous failure): taking it out of the center then needs a release.
+    func mayBeCountedOn(_ record: PlanRecord) -> Bool {
+        record.acknowledgmentConfirmed || record.acknowledgmentUncertain
+            || (record.acknowledgmentEventId.map(inFlightEventIds.contains) ?? false)
+    }
+
+    /// Whether a release queued now can still reach the server before the app is suspended:
+    /// on screen, or with at least a quarter of the budget (at most 5 s) of the running wakes'
+    /// work left. A crowded phone's sync applied in a wake's last second evicted a plan the
+    /// server counted on; its release never got out, and the plan was never shown.
+    func canReleaseInTime(now: Date) -> Bool {
+        if inForeground { return true }
+        guard activeWakes > 0, let workUntil = wakesWorkUntil else { return false }
+        return now < workUntil.addingTimeInterval(-min(5, configuration.backgroundBudget / 4))
+    }
+
     /// Pushes a BuzzKit request out of the center to make room for a sooner plan.
     ///
     /// If the server may already hold its acknowledgment (confirmed, in flight, or sent with
@@ -89,8 +135,7 @@ extension BuzzKitClient {
     func evict(_ localId: String) async {
         await center.removePendingRequests(withIdentifiers: [localId])
         guard let record = book.records[localId] else { return }
-        let inFlight = record.acknowledgmentEventId.map(inFlightEventIds.contains) ?? false
-        if record.acknowledgmentConfirmed || record.acknowledgmentUncertain || inFlight {
+        if mayBeCountedOn(record) {
             book.update(localId) { $0.state = .parked }
             release(localId)
             report(.planEvicted(localId: localId, messageId: record.plan.messageId, parked: true))

@@ -39,36 +39,46 @@ extension BuzzKitClient {
     ///
     /// A BuzzKit push is a wake: the SDK also retries a pending logout, sends what is queued
     /// and syncs with the server's plan list. It answers within
-    /// ``Configuration/backgroundBudget`` whatever the network does; what did not get through
-    /// stays persisted for the next wake. Outside the foreground it then holds back the plans
-    /// whose acknowledgment did not reach the server (``PlanRecord/State/held``), since iOS
-    /// suspends the app after the answer.
+    /// ``Configuration/backgroundBudget`` of the push's arrival whatever the network, the
+    /// server or its own queue of state changes does (``WakeDeadline``): a push it could not
+    /// apply by then is persisted and applied at the next entry point, and what did not get
+    /// through stays persisted for the next wake. Outside the foreground it then holds back
+    /// the plans whose acknowledgment did not reach the server (``PlanRecord/State/held``),
+    /// since iOS suspends the app after the answer.
     @discardableResult
     public func handleRemoteNotification(payload: [String: JSONValue]) async -> PushOutcome {
-        let deadline = clock.now.addingTimeInterval(configuration.backgroundBudget)
+        let wake = WakeDeadline(began: clock.now, budget: configuration.backgroundBudget)
         let outcome: PushOutcome
-        switch IncomingPush(payload: payload) {
+        let push = IncomingPush(payload: payload)
+        switch push {
         case .unrelated:
             return .noData
         case .malformed(let error):
             report(.error(error))
             return .failed
+        default:
+            wakeBegan(wake)
+        }
+        switch push {
+        case .unrelated, .malformed:
+            return .noData
         case .plan(let plan):
-            outcome = await withGate { await scheduleFromPush(plan) }
+            outcome = await withGate(until: wake.workUntil) { await scheduleFromPush(plan) } ?? deferPush(payload)
         case .cancel(let id):
-            outcome = await withGate { await applyCancelPush(id) }
+            outcome = await withGate(until: wake.workUntil, urgent: true) { await applyCancelPush(id) } ?? deferPush(payload)
         case .alert(let message):
-            outcome = await withGate { await applyFallbackArrival(message) }
+            outcome = await withGate(until: wake.workUntil, urgent: true) { await applyFallbackArrival(message) } ?? deferPush(payload)
             // On screen, iOS shows the alert when this returns (the Apple layer's `willPresent`
             // waits for it): it must not wait for the network. The app is running, so the
             // wake's requests go on by themselves.
             if inForeground {
-                await beginWake()
+                await beginWake(until: wake.workUntil)
+                activeWakes -= 1
                 return outcome
             }
         }
-        await beginWake()
-        await endWake(deadline: deadline)
+        await beginWake(until: wake.workUntil)
+        await endWake(wake)
         return outcome
     }
 

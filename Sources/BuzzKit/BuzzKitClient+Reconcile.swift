@@ -41,9 +41,13 @@ extension BuzzKitClient {
                 if record.releasedAt == nil {
                     report(.planLost(localId: record.localId, messageId: record.plan.messageId, reason: .evictedAfterAcknowledgment))
                 }
+            } else if suspending {
+                continue  // put back at the next wake, when the app runs to withdraw it if need be
             } else if free > 0, record.fireInstant(in: zone) > restorable || record.releasedAt == nil, await restore(record) {
                 free -= 1
                 changed = true
+            } else if suspending {
+                continue  // the hold for a suspension came while it was being put back
             } else if record.releasedAt == nil {
                 release(record.localId)
                 changed = true

@@ -46,6 +46,10 @@ extension BuzzKitClient {
             report(.error(BuzzKitError(.notificationCenter, context: "restore \(record.localId)", message: "\(error)")))
             return false
         }
+        if suspending {  // the hold for a suspension came while it was being put back: stays parked
+            await center.removePendingRequests(withIdentifiers: [record.localId])
+            return false
+        }
         let needsAcknowledgment = record.releasedAt != nil || record.acknowledgmentEventId == nil
         let acknowledgment = needsAcknowledgment ? makeAcknowledgment(record.plan) : nil
         book.update(record.localId) { stored in

@@ -104,6 +104,7 @@ extension BuzzKitClient {
     ///   only because the plan had not arrived yet. It is remembered as cancelled.
     func applySync(_ plans: [LocalPlan], requestedAt: Date, asOf: Date?, subscriberId: String) async {
         guard identity?.subscriberId == subscriberId else { return }
+        await reconcile()
         let listed = Set(plans.map(\.id))
         let zone = clock.timeZone
         var removed: [String] = []
@@ -135,7 +136,7 @@ extension BuzzKitClient {
                 continue
             }
             if let existing = book.records[plan.id], existing.plan == plan { continue }
-            if await schedule(plan) == .newData { added.append(plan.id) }
+            if await schedule(plan, reconciling: false) == .newData { added.append(plan.id) }
         }
         if !cancelledMeanwhile.isEmpty { saveBook() }
         if !added.isEmpty || !removed.isEmpty {

@@ -13,14 +13,35 @@ extension BuzzKitClient {
     func tick() async {
         activeTicks += 1
         defer { activeTicks -= 1 }
-        await withGate {
-            await reconcile()
-            await processAcknowledgmentDeadlines()
-        }
+        await reconcileInGate()
         let now = clock.now
         if shouldFlush(now: now) { startFlight() }
         if shouldRegister(now: now) { startRegistration() }
         scheduleTimer()
+    }
+
+    /// Applies deferred pushes, reconciles with the center and handles acknowledgment
+    /// deadlines, inside the gate. A caller arriving while such a pass waits for the gate joins
+    /// it instead of queueing another (the pass starts after the caller arrived, so it sees
+    /// everything the caller would): a burst of pushes to a crowded phone would otherwise
+    /// queue one pass per push, and each wake would wait for all of them.
+    private func reconcileInGate() async {
+        if let queuedTick {
+            await queuedTick.value
+            return
+        }
+        let pass = Task {
+            await self.withGate {
+                self.queuedTick = nil
+                await self.applyDeferredPushes()
+                await self.reconcile()
+                await self.processAcknowledgmentDeadlines()
+                // Suspended meanwhile: an acknowledgment in flight at the hold was refused since.
+                if self.suspending { await self.holdUnconfirmedPlans() }
+            }
+        }
+        queuedTick = pass
+        await pass.value
     }
 
     /// Sets one timer for the earliest of: the queue's due time (not before the backoff),
@@ -63,10 +84,12 @@ extension BuzzKitClient {
     }
 
     /// The timer went off: forget it and tick (a replaced timer's late wake-up is ignored).
+    /// Timers fire only while the app runs, so the app is no longer being suspended.
     func timerFired(at deadline: Date) async {
         guard timerDeadline == deadline else { return }
         timer = nil
         timerDeadline = nil
+        suspending = false
         await tick()
     }
 

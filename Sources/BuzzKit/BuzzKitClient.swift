@@ -35,6 +35,13 @@ public actor BuzzKitClient: PushEventHandling {
     // App state: whether the app is in the foreground (code runs until it leaves), and the
     // last reconciliation with the server's plan list.
     var inForeground = false
+    /// Wakes running now (see ``wakeBegan()``); the last to end holds unconfirmed plans.
+    var activeWakes = 0
+    /// The latest `workUntil` of the wakes begun (see ``canReleaseInTime(now:)``).
+    var wakesWorkUntil: Date?
+    /// The unconfirmed plans were held for a suspension and no wake has begun since: a plan
+    /// that arrives now is held, not scheduled, and parked plans stay parked.
+    var suspending = false
     var syncTask: Task<Void, Never>?
     /// A plan arrived while the running sync was already under way: sync once more.
     var syncAgain = false
@@ -49,7 +56,11 @@ public actor BuzzKitClient: PushEventHandling {
 
     // Gate: one state change at a time.
     var gateBusy = false
-    var gateWaiters: [CheckedContinuation<Void, Never>] = []
+    var gateWaiters: [GateWaiter] = []
+    var nextGateWaiter: UInt64 = 0
+    /// Pushes a wake could not apply in time (the gate stayed busy), persisted and applied
+    /// at the next entry point. See ``deferPush(_:)``.
+    var inbox: [[String: JSONValue]]
 
     // Flushing.
     var flight: Task<Void, Never>?
@@ -63,6 +74,8 @@ public actor BuzzKitClient: PushEventHandling {
 
     // Timer.
     var activeTicks = 0
+    /// A tick waiting for the gate, which later ticks join instead of queueing another.
+    var queuedTick: Task<Void, Never>?
     var timer: Task<Void, Never>?
     var timerDeadline: Date?
 
@@ -104,6 +117,7 @@ public actor BuzzKitClient: PushEventHandling {
         }
         self.registration = registration
         pendingLogouts = load([PendingLogout].self, StorageKey.logouts) ?? []
+        inbox = load([[String: JSONValue]].self, StorageKey.inbox) ?? []
         let remembered = load(Identity?.self, StorageKey.identity) ?? nil
         if let subscriberId = configuration.subscriberId {
             identity = remembered?.subscriberId == subscriberId ? remembered : Identity(subscriberId: subscriberId)
@@ -136,8 +150,10 @@ public actor BuzzKitClient: PushEventHandling {
         if registration.desired != nil { saveRegistration() }
         saveIdentity()
         attachToPushEvents()
+        let wake = WakeDeadline(began: clock.now, budget: configuration.backgroundBudget)
+        wakeBegan(wake)
         await beginWake()
-        await endWake(deadline: clock.now.addingTimeInterval(configuration.backgroundBudget))
+        await endWake(wake)
     }
 
     /// Attaches to the platform's push events when automatic handling is on.
@@ -226,6 +242,7 @@ public actor BuzzKitClient: PushEventHandling {
         static let registration = "registration"
         static let identity = "identity"
         static let logouts = "logouts"
+        static let inbox = "inbox"
     }
 
     nonisolated var clock: any DeviceClock { ports.clock }
@@ -241,7 +258,7 @@ public actor BuzzKitClient: PushEventHandling {
     func saveIdentity() { save(identity, StorageKey.identity) }
     func saveLogouts() { save(pendingLogouts, StorageKey.logouts) }
 
-    private func save<Value: Encodable>(_ value: Value, _ name: String) {
+    func save<Value: Encodable>(_ value: Value, _ name: String) {
         do {
             try ports.store.setValue(value, forKey: configuration.storageKeyPrefix + name)
         } catch {

@@ -59,6 +59,9 @@ public enum ClientActivity: Sendable, Hashable {
     /// notification center before the app was suspended (the server's fallback covers them
     /// unless the acknowledgment gets through at a later wake, which puts them back).
     case plansHeld(localIds: [String])
+    /// A wake had to answer iOS before it could apply its push (state changes queued ahead of
+    /// it kept the SDK busy): the push is persisted and applied at the next entry point.
+    case pushDeferred
     /// Something failed that has no better place (storage, malformed payload).
     case error(BuzzKitError)
 

@@ -45,9 +45,12 @@ public struct Configuration: Sendable {
     public var acknowledgmentDeadline: TimeInterval? = 5
     /// The prefix of every key the SDK writes to its store.
     public var storageKeyPrefix = "buzzkit."
-    /// How long the SDK may take to answer a silent push (iOS gives an app about 30 s and
-    /// throttles apps that take longer). The acknowledgment and sync that do not finish in
-    /// time stay persisted and go out at the next wake.
+    /// How long the SDK may take to answer a silent push, counted from its arrival, and to
+    /// finish when the app leaves the screen (iOS gives an app about 30 s and throttles apps
+    /// that take longer): at most 25 s. The last fifth (at most 3 s) is kept for holding back
+    /// unconfirmed plans before the suspension (see `WakeDeadline`). A push that could not be
+    /// applied, the acknowledgment and the sync that do not finish in time stay persisted and
+    /// go out at the next wake.
     public var backgroundBudget: TimeInterval = 20
 
     /// A configuration from its required parts.
@@ -74,7 +77,7 @@ public struct Configuration: Sendable {
         guard publishableKey.hasPrefix("pk_") else { throw fail("publishableKey must be a publishable key (pk_…); secret keys never belong on a device") }
         if let subscriberId { try Identity.validate(subscriberId: subscriberId, context: "configure") }
         guard (subscriberId == nil) == (subscriberToken == nil) else { throw fail("subscriberId and subscriberToken come together") }
-        guard backgroundBudget > 0, backgroundBudget <= 28 else { throw fail("backgroundBudget must be within iOS's 30 s, got \(backgroundBudget)") }
+        guard backgroundBudget > 0, backgroundBudget <= 25 else { throw fail("backgroundBudget must be at most 25 s (iOS suspends a woken app after about 30 s), got \(backgroundBudget)") }
         guard !pushTopic.isEmpty else { throw fail("pushTopic must be the app's bundle id") }
         guard (1...1000).contains(eventBatchSize) else { throw fail("eventBatchSize must be 1…1000, got \(eventBatchSize)") }
         guard pendingNotificationLimit > 0 else { throw fail("pendingNotificationLimit must be positive") }

@@ -170,6 +170,7 @@ public final class Fleet: @unchecked Sendable {
         var platform = FleetReport.PlatformCounts()
         var collapsed = 0
         var handOverDelays: [TimeInterval] = []
+        var wakeTimes: [(seconds: TimeInterval, phone: Int)] = []
         for (number, phone) in phones.enumerated() {
             for entry in phone.shownWithOwner {
                 guard let workoutId = FleetWindow.workoutId(inBody: entry.notification.body) else { continue }
@@ -183,7 +184,7 @@ public final class Fleet: @unchecked Sendable {
             platform.discardedOffline += dropped.discarded
             platform.expiredOffline += dropped.expired
             platform.budgetOverruns += phone.budgetOverruns
-            platform.longestWake = max(platform.longestWake, phone.longestWakeSeconds)
+            wakeTimes += phone.wakeSeconds.map { (seconds: $0, phone: number) }
             handOverDelays += phone.alertHandOverDelays
             let sdk = phone.sdkCounts
             platform.released += sdk.released
@@ -200,6 +201,10 @@ public final class Fleet: @unchecked Sendable {
                                 lostAfterAcknowledging: lost.contains(window.subscriberId))
         }
         platform.alertHandOverP99 = FleetReport.percentile(handOverDelays, 0.99) ?? 0
+        let wakeSeconds = wakeTimes.map(\.seconds)
+        platform.wakeP50 = FleetReport.percentile(wakeSeconds, 0.5) ?? 0
+        platform.wakeP99 = FleetReport.percentile(wakeSeconds, 0.99) ?? 0
+        platform.longestWake = wakeSeconds.max() ?? 0
         var report = FleetReport(outcomes: outcomes)
         let violating = Set(report.violating.prefix(10).map(\.window.workoutId))
         for index in report.outcomes.indices where violating.contains(report.outcomes[index].window.workoutId) {
@@ -211,6 +216,15 @@ public final class Fleet: @unchecked Sendable {
             report.outcomes[index].trace = numbers.sorted().flatMap { number in
                 phones[number].trace(around: outcome.window.moment).map { "phone \(number): \($0)" }
             }
+        }
+        // The phones of the three slowest wakes past 25 s (the SDK's bound), with their traces.
+        var slowPhones: [Int] = []
+        for wake in wakeTimes.sorted(by: { $0.seconds > $1.seconds }) where wake.seconds > 25 && !slowPhones.contains(wake.phone) {
+            slowPhones.append(wake.phone)
+            if slowPhones.count == 3 { break }
+        }
+        report.slowWakeTraces = slowPhones.flatMap { number in
+            phones[number].trace(around: postedAt ?? Date()).suffix(40).map { "phone \(number): \($0)" }
         }
         report.collapsedRepeats = collapsed
         report.platform = platform

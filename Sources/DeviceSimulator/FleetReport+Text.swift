@@ -21,8 +21,10 @@ extension FleetReport {
         if notJudged > 0 {
             lines.append("not judged: \(notJudged) (an outage kept the backend's workout or a sign-in from getting in before the moment)")
         }
-        lines.append(String(format: "iOS and APNs: %d silent pushes throttled, %d pushes discarded and %d expired in APNs' store for offline phones; slowest answer to a silent push %.1f s",
-                            platform.throttled, platform.discardedOffline, platform.expiredOffline, platform.longestWake))
+        lines.append(String(format: "iOS and APNs: %d silent pushes throttled, %d pushes discarded and %d expired in APNs' store for offline phones",
+                            platform.throttled, platform.discardedOffline, platform.expiredOffline))
+        lines.append(String(format: "wakes: the SDK answered silent pushes p50 %.2f s, p99 %.2f s, the slowest %.1f s after iOS handed them over (iOS allows about 30 s)",
+                            platform.wakeP50, platform.wakeP99, platform.longestWake))
         lines.append("SDKs: \(platform.synced) plans added or removed by a sync, \(platform.held) held back before suspension, "
                      + "\(platform.released) released ($local.released), \(platform.restored) put back")
         if collapsedRepeats > 0 {
@@ -47,6 +49,10 @@ extension FleetReport {
             let shown = outcome.shown.map { String(format: "%@ %+.2f s on phone %d (%@)", $0.kind, $0.at.timeIntervalSince(outcome.window.moment), $0.device, $0.owner) }
             lines.append("  - \(outcome.window.workoutId) (\(outcome.window.expectation.rawValue)): " + (shown.isEmpty ? "not shown" : shown.joined(separator: ", ")))
             lines += (outcome.trace ?? []).map { "      " + $0 }
+        }
+        if !slowWakeTraces.isEmpty {
+            lines.append("  the phones of the slowest wakes (seconds since the run began):")
+            lines += slowWakeTraces.map { "      " + $0 }
         }
         return lines.joined(separator: "\n")
     }

@@ -56,6 +56,9 @@ public struct FleetReport: Sendable, Codable {
     public var travellersUnacknowledged: [String] = []
     /// People's scripts that had not finished a minute after the run (a simulator fault).
     public var stuckScripts: [String] = []
+    /// The traces of the phones whose wakes took longest, when one passed the SDK's 25 s
+    /// (times relative to the run's start).
+    public var slowWakeTraces: [String] = []
 
     public init(outcomes: [Outcome]) { self.outcomes = outcomes }
 
@@ -65,6 +68,9 @@ public struct FleetReport: Sendable, Codable {
         public var discardedOffline = 0
         public var expiredOffline = 0
         public var budgetOverruns = 0
+        /// Seconds from a silent push's hand-over to the SDK's answer: p50, p99, the longest.
+        public var wakeP50: TimeInterval = 0
+        public var wakeP99: TimeInterval = 0
         public var longestWake: TimeInterval = 0
         /// p99 of the seconds alerts waited between arriving from APNs and the simulator
         /// handling them (the simulator's own load, not the server's; shown times use arrival).

@@ -138,7 +138,9 @@ extension SimulatedPhone {
             launching = nil
         }
         await client.setActivityObserver { [weak self] in self?.observe($0) }
-        await client.start()
+        // As `BuzzKit.configure` does: the start runs beside what launched the app (a push,
+        // a tap), which iOS hands over without waiting for it.
+        Task { await client.start() }
         return process
     }
 

@@ -3,7 +3,7 @@ import Foundation
 
 extension SimulatedPhone {
     /// How many entries a phone's trace keeps (the oldest go first).
-    static let traceLength = 60
+    static let traceLength = 400
 
     /// Notes what the SDK reported, leaving out the chatter (each queued or delivered event).
     func note(_ activity: ClientActivity) {

@@ -43,7 +43,8 @@ final class SimulatedPhone: @unchecked Sendable {
     var collapsed = 0
     var throttled = 0
     var overruns = 0
-    var longestWake: TimeInterval = 0
+    /// Seconds from each silent push's hand-over to the SDK's answer.
+    var wakeTimes: [TimeInterval] = []
     /// Seconds between an alert's arrival from APNs and this simulator handling it.
     var handOverDelays: [TimeInterval] = []
     var authorization: NotificationAuthorization
@@ -119,8 +120,8 @@ final class SimulatedPhone: @unchecked Sendable {
     var budgetOverruns: Int { locked { overruns } }
     /// Seconds each alert waited between its arrival from APNs and the simulator handling it.
     var alertHandOverDelays: [TimeInterval] { locked { handOverDelays } }
-    /// The longest time the SDK took to answer a silent push.
-    var longestWakeSeconds: TimeInterval { locked { longestWake } }
+    /// Seconds from each silent push's hand-over to the SDK's answer.
+    var wakeSeconds: [TimeInterval] { locked { wakeTimes } }
     /// Distinct plans this phone was handed by APNs.
     var plansReceived: Int { locked { planIds.count } }
     var shown: [DeliveredNotification] { locked { shownStorage.map(\.notification) } }

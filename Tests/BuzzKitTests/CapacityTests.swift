@@ -152,6 +152,47 @@ final class CapacityTests: XCTestCase {
         }
     }
 
+    /// In a wake's last seconds a sooner plan (here from a slow sync) must not push out a plan
+    /// the server counts on: its release could not get out before the suspension, so the
+    /// server would send no fallback and the parked plan would never be shown. The sooner plan
+    /// is refused instead, unacknowledged, and the server's fallback shows it.
+    func testAtTheEndOfAWakeASoonerPlanDoesNotDisplaceAnAcknowledgedOne() async throws {
+        let phone = try await TestPhone(foreground: false)  // budget 20 s: releases until 12 s in
+        await fill(phone)  // all 64 acknowledged
+        let soon = phone.plan("soon", in: 1_800)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let list = String(decoding: try encoder.encode(phone.transport.listedPlans + [soon]), as: UTF8.self)
+        phone.transport.setRule { request in
+            request.method == "GET" ? .delayed(0.3, .status(200, body: "{\"plans\": \(list), \"asOf\": \"2026-11-30T09:00:00Z\"}")) : nil
+        }
+        phone.transport.clearRequests()
+        let client = phone.client
+        let wake = Task { await client.handleRemoteNotification(payload: Payloads.cancel("nothing-here")) }
+        let began = Date()
+        while phone.transport.syncRequests.isEmpty, Date().timeIntervalSince(began) < 5 { try await Task.sleep(nanoseconds: 1_000_000) }
+        phone.clock.advance(by: 15)  // the sync's answer lands 15 s into the wake
+        _ = await wake.value
+        try await phone.waitIdle()
+        let pending = await phone.pendingIds()
+        XCTAssertTrue(pending.contains("p64"), "the acknowledged plan keeps its slot")
+        XCTAssertFalse(pending.contains("soon"))
+        XCTAssertFalse(acknowledgedIds(phone).contains("soon"), "refused, so the server's fallback covers it")
+        XCTAssertTrue(phone.transport.postedEvents.filter { $0.event == BuzzEvent.localReleased }.isEmpty)
+        let book = await phone.client.planBook
+        XCTAssertEqual(book.records["p64"]?.state, .scheduled)
+    }
+
+    func testPlannerNeverDisplacesAPinnedPlan() {
+        let now = TestPhone.start
+        let planner = CapacityPlanner(limit: 2)
+        let pinnedLast = [CapacityPlanner.Entry(id: "a", instant: now + 10, ownedByBuzzKit: true),
+                          CapacityPlanner.Entry(id: "b", instant: now + 20, ownedByBuzzKit: true, pinned: true)]
+        XCTAssertEqual(planner.decide(instant: now + 5, pending: pinnedLast), .accept(evicting: ["a"]), "the soonest movable one goes")
+        let allPinned = pinnedLast.map { CapacityPlanner.Entry(id: $0.id, instant: $0.instant, ownedByBuzzKit: true, pinned: true) }
+        XCTAssertEqual(planner.decide(instant: now + 5, pending: allPinned), .reject)
+    }
+
     func testPlannerKeepsTheSoonestAndLetsTheScheduledPlanWinATie() {
         let now = TestPhone.start
         let planner = CapacityPlanner(limit: 2)

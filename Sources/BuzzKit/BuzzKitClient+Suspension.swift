@@ -1,0 +1,53 @@
+import Foundation
+
+extension BuzzKitClient {
+    /// A wake begins (a silent push, a background launch, the app leaving the screen, the
+    /// network coming back): the app runs, so new plans go into the notification center again.
+    func wakeBegan(_ wake: WakeDeadline) {
+        activeWakes += 1
+        suspending = false
+        wakesWorkUntil = max(wakesWorkUntil ?? wake.workUntil, wake.workUntil)
+    }
+
+    /// The end of a wake in the background: waits for the running requests until the wake's
+    /// `workUntil`; then, if it is the last wake running and the app is not on screen, holds
+    /// back the unconfirmed plans, since iOS suspends the app once every wake has answered.
+    /// Pairs with ``wakeBegan()``. `retryingRegistration`: the app is leaving (its background
+    /// task may wait for the registration's retries; a silent push's wake answers at once
+    /// instead).
+    func endWake(_ wake: WakeDeadline, retryingRegistration: Bool = false) async {
+        if inForeground {
+            activeWakes -= 1
+            await settle()
+            return
+        }
+        await settle(until: wake.workUntil)
+        if retryingRegistration { await retryRegistration(until: wake.workUntil) }
+        activeWakes -= 1
+        await holdUnconfirmedPlans()
+    }
+
+    /// Takes every pending plan whose acknowledgment is neither confirmed, nor possibly
+    /// received (in flight or sent with an ambiguous failure) out of the notification center,
+    /// when no wake is running and the app is not on screen. See ``PlanRecord/State/held``.
+    ///
+    /// It does not wait for the gate: a state change in it can take longer than the wake has
+    /// left (a crowded phone's sync under load did). The plans are marked held before the
+    /// first await, so a state change resuming meanwhile sees them held; and from here until
+    /// the next wake (``suspending``) a plan being added is held instead, checked again after
+    /// the add, and parked plans stay parked: nothing may enter the center that nothing would
+    /// run to withdraw before the server's fallback.
+    func holdUnconfirmedPlans() async {
+        guard activeWakes == 0, !inForeground else { return }  // a newer wake holds when it ends
+        suspending = true
+        let held = book.records.values.filter { record in
+            record.state == .scheduled && !record.acknowledgmentConfirmed && !record.acknowledgmentUncertain
+                && !(record.acknowledgmentEventId.map(inFlightEventIds.contains) ?? false)
+        }.map(\.localId).sorted()
+        guard !held.isEmpty else { return }
+        for id in held { book.update(id) { $0.state = .held } }
+        saveBook()
+        report(.plansHeld(localIds: held))
+        await center.removePendingRequests(withIdentifiers: held)
+    }
+}
