@@ -15,6 +15,7 @@ extension BuzzKitClient {
     ///   happens).
     public func track(_ name: String, properties: [String: JSONValue] = [:]) async throws {
         try Self.validateEventName(name)
+        suspending = false  // the app's own code runs: it is not being suspended
         let queued = await withGate { () -> Bool in
             rememberTracked(name)
             let cancelled = await cancelRegistered(eventName: name)
@@ -30,6 +31,7 @@ extension BuzzKitClient {
 
     /// Flushes the queue now unless a retry is being waited for, and waits for the attempt.
     public func flush() async {
+        suspending = false  // the app's own code runs: it is not being suspended
         if !queue.isEmpty { flushDueAt = clock.now }
         await pump()
     }

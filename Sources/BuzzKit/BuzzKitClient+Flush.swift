@@ -2,10 +2,11 @@ import BuzzKitWire
 import Foundation
 
 extension BuzzKitClient {
-    /// Whether a flush should start now: something is queued, none is in flight, and either
-    /// a last-chance send was requested or the queue is due and no backoff is pending.
+    /// Whether a flush should start now: something is queued, none is in flight, the app is
+    /// not being suspended, and either a last-chance send was requested or the queue is due
+    /// and no backoff is pending.
     func shouldFlush(now: Date) -> Bool {
-        guard flight == nil, !queue.isEmpty else { return false }
+        guard flight == nil, !queue.isEmpty, !suspending else { return false }
         if forceNextFlush { return true }
         guard let due = flushDueAt, due <= now else { return false }
         if let retryAt, retryAt > now { return false }
@@ -32,7 +33,9 @@ extension BuzzKitClient {
         var limit = configuration.eventBatchSize
         var reauthorized = false
         var failure: (error: BuzzKitError, retryAfter: TimeInterval?)?
-        sending: while !queue.isEmpty {
+        // Not after the hold for a suspension: an acknowledgment of a held plan that got out
+        // now would have the server count on a plan that is not in the notification center.
+        sending: while !queue.isEmpty, !suspending {
             let batch = queue.batch(limit: limit)
             let ids = Set(batch.compactMap(\.id))
             inFlightEventIds = ids
@@ -73,7 +76,7 @@ extension BuzzKitClient {
         } else {
             consecutiveFailures = 0
             retryAt = nil
-            flushDueAt = nil
+            if queue.isEmpty { flushDueAt = nil }  // else stopped by a suspension: due at the next wake
         }
         flight = nil
         await tick()

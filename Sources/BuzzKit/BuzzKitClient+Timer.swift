@@ -84,12 +84,13 @@ extension BuzzKitClient {
     }
 
     /// The timer went off: forget it and tick (a replaced timer's late wake-up is ignored).
-    /// Timers fire only while the app runs, so the app is no longer being suspended.
+    /// Timers fire only while the app runs: one set for after the hold for a suspension says
+    /// the app is no longer being suspended (one due before it may just have run late).
     func timerFired(at deadline: Date) async {
         guard timerDeadline == deadline else { return }
         timer = nil
         timerDeadline = nil
-        suspending = false
+        if let heldAt, deadline > heldAt { suspending = false }
         await tick()
     }
 

@@ -26,6 +26,39 @@ final class NeverShownTwiceAfterSuspensionTests: XCTestCase {
         XCTAssertEqual(persisted?.records["run-1/a"]?.state, .held)
     }
 
+    /// Two plans arrive together and their acknowledgments go out one a request: the first is
+    /// in flight when the wake has to answer, the second still queued, so only the second is
+    /// held. When the first request comes back, the queue must not go on: the second
+    /// acknowledgment would have the server count on a plan that is not in the notification
+    /// center (no fallback, never shown). It goes out at the next wake, which puts the plan back.
+    func testAfterTheHoldNoAcknowledgmentOfAHeldPlanGoesOutBeforeTheNextWake() async throws {
+        let phone = try await TestPhone(foreground: false) { $0.eventBatchSize = 1 }
+        phone.transport.setRule { $0.method == "POST" ? .delayed(0.3, .status(202, body: "{\"accepted\":1}")) : nil }
+        let client = phone.client
+        let first = phone.plan("run-1/a", in: 600), second = phone.plan("run-2/a", in: 900)
+        phone.transport.setPlans([first, second])
+        let wakes = Task {
+            async let one = client.handleRemoteNotification(payload: Payloads.members(SilentPlanPayload(local: first).jsonBytes))
+            async let two = client.handleRemoteNotification(payload: Payloads.members(SilentPlanPayload(local: second).jsonBytes))
+            _ = await (one, two)
+        }
+        let began = Date()
+        while phone.transport.eventRequests.isEmpty, Date().timeIntervalSince(began) < 5 { try await Task.sleep(nanoseconds: 1_000_000) }
+        phone.clock.advance(by: 20)  // the budget runs out with the first acknowledgment in flight
+        await wakes.value
+        var book = await client.planBook
+        XCTAssertEqual(book.records["run-2/a"]?.state, .held)
+        try await Task.sleep(nanoseconds: 600_000_000)  // the first request comes back meanwhile
+        XCTAssertEqual(phone.acknowledgedIds, ["run-1/a"], "nothing more goes out while the app is being suspended")
+
+        phone.transport.setRule(nil)
+        await phone.receivePlan("run-3/a", in: 1_200)  // the next wake
+        book = await client.planBook
+        XCTAssertEqual(book.records["run-2/a"]?.acknowledgmentConfirmed, true)
+        let pending = await phone.pendingIds()
+        XCTAssertEqual(pending, ["run-1/a", "run-2/a", "run-3/a"], "acknowledged at the next wake, so back in the center")
+    }
+
     func testConfirmedBeforeItIsDueThePlanComesBackAndFiresOnce() async throws {
         let phone = try await TestPhone(foreground: false)
         phone.network.setOnline(false)
