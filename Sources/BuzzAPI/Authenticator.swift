@@ -111,17 +111,27 @@ final class Authenticator: @unchecked Sendable {
     private func lookup(_ key: APIKey, now: Date) async throws -> (TenantRecord, APIKey.Kind) {
         let cacheKey = key.kind.rawValue + key.id + key.secretHash
         let unknownKey = HTTPError(status: 401, code: "invalid_key", message: "the API key is unknown or revoked")
+        var stale: (TenantRecord, APIKey.Kind)?
         switch cached(cacheKey, now: now) {
         case .valid(let hit): return hit
         case .unknown: throw unknownKey
-        case .expired: break  // valid before: looked up again outside the budget
+        case .expired(let hit): stale = hit  // valid before: looked up again outside the budget
         case .none:
             if let wait = buckets.take("lookups", perSecond: limits.keyLookupsPerSecond, burst: limits.keyLookupBurst, now: now) {
                 throw HTTPError.rateLimited("too many requests with keys this server has not seen yet; retry shortly", retryAfter: wait)
             }
         }
         let directory = self.directory
-        guard let found = try await Blocking.run({ try directory.authenticate(key) }) else {
+        let answer: (TenantRecord, APIKey.Kind)?
+        do {
+            answer = try await Blocking.run({ try directory.authenticate(key) })
+        } catch where ServerError.isOutage(error) {
+            // PostgreSQL is out: a key valid before keeps serving (events need only RabbitMQ;
+            // a revocation takes effect when it is back); a key never seen cannot be checked.
+            if let stale { return stale }
+            throw APIContext.storageUnavailable
+        }
+        guard let found = answer else {
             remember(unknown: cacheKey, until: now.addingTimeInterval(unknownTTL))
             throw unknownKey
         }
@@ -131,14 +141,14 @@ final class Authenticator: @unchecked Sendable {
 
     private enum CacheAnswer {
         case valid((TenantRecord, APIKey.Kind))
-        case expired
+        case expired((TenantRecord, APIKey.Kind))
         case unknown
         case none
     }
 
     private func cached(_ key: String, now: Date) -> CacheAnswer {
         lock.lock(); defer { lock.unlock() }
-        if let hit = cache[key] { return hit.until > now ? .valid((hit.tenant, hit.kind)) : .expired }
+        if let hit = cache[key] { return hit.until > now ? .valid((hit.tenant, hit.kind)) : .expired((hit.tenant, hit.kind)) }
         if let until = unknown[key], until > now { return .unknown }
         return .none
     }

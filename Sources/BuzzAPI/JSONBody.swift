@@ -17,6 +17,9 @@ struct JSONBody {
         }
         do {
             value = try JSONParser.parse(request.body)
+        } catch let failure as JSONParser.Failure where failure.isNUL {
+            throw HTTPError.badRequest("the body holds a NUL character (\\u0000) at byte \(failure.offset); it is not accepted in any string or key",
+                                       code: "invalid_value")
         } catch {
             throw HTTPError.badRequest("the body is not valid JSON; check quotes, commas and brackets", code: "invalid_json")
         }

@@ -39,6 +39,9 @@ extension JSONParser {
             case UInt8(ascii: "t"): out.append(0x09)
             case UInt8(ascii: "u"):
                 var scalar = try hex4()
+                // NUL is refused anywhere (DESIGN §4c): PostgreSQL's text and jsonb cannot hold it,
+                // so it would be accepted here and fail every write after the 202.
+                if scalar == 0 { throw fail(Failure.nulReason) }
                 if (0xD800...0xDBFF).contains(scalar) {
                     guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") else {
                         throw fail("lone surrogate")

@@ -11,6 +11,9 @@ public struct JSONParser {
         public var offset: Int
         public var reason: String
         public var description: String { "invalid JSON at byte \(offset): \(reason)" }
+        /// The document is well formed but holds a NUL (`\u0000`), which is refused anywhere.
+        public var isNUL: Bool { reason == Self.nulReason }
+        static let nulReason = "NUL (\\u0000) is not accepted anywhere in a document"
     }
 
     let bytes: [UInt8]

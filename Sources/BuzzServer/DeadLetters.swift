@@ -84,14 +84,16 @@ public struct DeadLetters: Sendable {
         return origin
     }
 
-    /// `x-buzzkit-routing-key` (set when a worker dead-letters), else the first routing key of
-    /// the broker's `x-death` record (a delivery limit), else the key it has.
+    /// The first routing key of the broker's `x-death` record (the broker dead-lettered it at
+    /// its delivery limit: the key it arrived with, whatever headers its publisher set), else
+    /// `x-buzzkit-routing-key` (a worker dead-lettered it and wrote the key it came with), else
+    /// the key it has.
     static func originalRoutingKey(_ message: AMQPMessage) -> String {
-        if let key = message.headers["x-buzzkit-routing-key"]?.stringValue { return key }
         if case .array(let deaths)? = message.headers["x-death"], case .table(let death)? = deaths.first,
            case .array(let keys)? = death["routing-keys"], let key = keys.first?.stringValue {
             return key
         }
+        if let key = message.headers["x-buzzkit-routing-key"]?.stringValue { return key }
         return message.routingKey
     }
 

@@ -30,7 +30,8 @@ public struct InMemoryDirectory: Directory {
     }
 
     public func authenticate(_ key: APIKey) throws -> (tenant: TenantRecord, kind: APIKey.Kind)? {
-        store.withState { state in
+        try store.checkUp()
+        return store.withState { state in
             guard let stored = state.keys[key.id], stored.revokedAt == nil, Digest.constantTimeEqual(stored.secretHash, key.secretHash),
                   stored.kind == key.kind, let tenant = state.tenants[stored.tenantId] else { return nil }
             return (tenant, key.kind)

@@ -71,9 +71,27 @@ public final class InMemoryStore: Store, @unchecked Sendable {
         failing = count
     }
 
+    /// Plays a long outage: until it is set back, every transaction and directory lookup
+    /// throws an `unavailable` error.
+    public func setDown(_ down: Bool) {
+        lock.lock()
+        defer { lock.unlock() }
+        isDown = down
+    }
+
+    private var isDown = false
+
+    /// Throws what PostgreSQL's unreachability would, while ``setDown(_:)`` plays an outage.
+    public func checkUp() throws {
+        lock.lock()
+        defer { lock.unlock() }
+        if isDown { throw ServerError(.unavailable, "the in-memory store plays an outage") }
+    }
+
     public func transaction<T>(_ body: (any StoreTransaction) throws -> T) throws -> T {
         lock.lock()
         defer { lock.unlock() }
+        if isDown { throw ServerError(.unavailable, "the in-memory store plays an outage") }
         if failing > 0 {
             failing -= 1
             throw ServerError(.unavailable, "the in-memory store plays an outage")

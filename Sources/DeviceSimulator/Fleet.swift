@@ -76,6 +76,13 @@ public final class Fleet: @unchecked Sendable {
         }
         var report = await makeReport()
         report.stuckScripts = stuck
+        for script in stuck.prefix(3) {
+            let subscriberId = String(script.prefix { $0 != " " })
+            for phone in bySubscriber[subscriberId] ?? [] {
+                guard let number = phones.firstIndex(where: { $0 === phone }) else { continue }
+                report.diagnosticTraces += phone.trace(around: postedAt ?? Date()).suffix(40).map { "phone \(number): \($0)" }
+            }
+        }
         report.travellersUnacknowledged = await travellersTheServerWouldRepeat(backend, report)
         if waves.count == 1, let plansDoneAt, let postedAt {
             let phonesWithPlans = bySubscriber.count - behaviours.values.filter { $0 == .forceQuit || $0 == .budgetExhausted }.count
@@ -223,7 +230,7 @@ public final class Fleet: @unchecked Sendable {
             slowPhones.append(wake.phone)
             if slowPhones.count == 3 { break }
         }
-        report.slowWakeTraces = slowPhones.flatMap { number in
+        report.diagnosticTraces = slowPhones.flatMap { number in
             phones[number].trace(around: postedAt ?? Date()).suffix(40).map { "phone \(number): \($0)" }
         }
         report.collapsedRepeats = collapsed

@@ -50,9 +50,9 @@ extension FleetReport {
             lines.append("  - \(outcome.window.workoutId) (\(outcome.window.expectation.rawValue)): " + (shown.isEmpty ? "not shown" : shown.joined(separator: ", ")))
             lines += (outcome.trace ?? []).map { "      " + $0 }
         }
-        if !slowWakeTraces.isEmpty {
-            lines.append("  the phones of the slowest wakes (seconds since the run began):")
-            lines += slowWakeTraces.map { "      " + $0 }
+        if !diagnosticTraces.isEmpty {
+            lines.append("  the phones of the slowest wakes and of stuck scripts (seconds since the run began):")
+            lines += diagnosticTraces.map { "      " + $0 }
         }
         return lines.joined(separator: "\n")
     }

@@ -56,9 +56,9 @@ public struct FleetReport: Sendable, Codable {
     public var travellersUnacknowledged: [String] = []
     /// People's scripts that had not finished a minute after the run (a simulator fault).
     public var stuckScripts: [String] = []
-    /// The traces of the phones whose wakes took longest, when one passed the SDK's 25 s
-    /// (times relative to the run's start).
-    public var slowWakeTraces: [String] = []
+    /// The last entries of the traces of the phones whose wakes took longest (when one passed
+    /// the SDK's 25 s) and of the phones of stuck scripts (times relative to the run's start).
+    public var diagnosticTraces: [String] = []
 
     public init(outcomes: [Outcome]) { self.outcomes = outcomes }
 

@@ -2,8 +2,20 @@ import Foundation
 import BuzzKitWire
 import XCTest
 @testable import BuzzServer
+import AMQPClient
 
 final class ServerUnitTests: XCTestCase {
+    /// Counts in headers come from outside: a publisher's are ignored, a copy's are clamped,
+    /// so no value (`Int64.max`, negative) overflows the attempt arithmetic or decides a retry.
+    func testAttemptCountsFromHeadersAreClampedAndOnlyACopysAreRead() {
+        let hostile: [String: AMQPFieldValue] = ["x-buzzkit-prior-failures": .int(Int64.max), "x-delivery-count": .int(Int64.max)]
+        XCTAssertEqual(QueueWorker.attemptsUsed(headers: hostile, isCopy: true), 2 * QueueWorker.attemptCountCap)
+        XCTAssertEqual(QueueWorker.attemptsUsed(headers: hostile, isCopy: false), QueueWorker.attemptCountCap, "a publisher's prior failures count for nothing")
+        let negative: [String: AMQPFieldValue] = ["x-buzzkit-prior-failures": .int(Int64.min), "x-delivery-count": .int(-3)]
+        XCTAssertEqual(QueueWorker.attemptsUsed(headers: negative, isCopy: true), 0)
+        XCTAssertEqual(QueueWorker.attemptsUsed(headers: ["x-buzzkit-prior-failures": .int(4), "x-delivery-count": .int(2)], isCopy: true), 6)
+    }
+
     func testConfigurationNamesTheOffendingField() {
         XCTAssertThrowsError(try Configuration(environment: ["BUZZKIT_HTTP_PORT": "eighty"])) { error in
             XCTAssertEqual((error as? ServerError)?.field, "BUZZKIT_HTTP_PORT")

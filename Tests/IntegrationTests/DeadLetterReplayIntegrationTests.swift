@@ -42,4 +42,67 @@ final class DeadLetterReplayIntegrationTests: PipelineTestCase {
         Thread.sleep(forTimeInterval: 1)
         XCTAssertEqual(try runs(), 1, "handled once")
     }
+
+    /// A publisher's headers decide nothing (DESIGN §4c): an event for tenant A that claims,
+    /// in `x-buzzkit-routing-key`, to be tenant B's, with an attempt count of `Int64.max`, is
+    /// dead-lettered under A's key, and its replay never runs as B's, however B is set up.
+    func testForgedHeadersNeitherCrossTenantsNorBreakTheWorker() throws {
+        let victim = "t_" + String(UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(16))
+        let unknown = "t_" + String(UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(16))
+        try pipeline.pool.withConnection { db in
+            try db.execute("INSERT INTO tenants (id, name, signing_secret) VALUES (\(victim), 'victim', 'secret')")
+        }
+        try pipeline.directory.putWorkflow(tenantId: victim, definition: try WorkflowDefinition.parse(PipelineHarness.legDay), source: PipelineHarness.legDay)
+        let event = BuzzEvent(id: "e-forged", event: "workout.scheduled", subscriberId: "maya",
+                              properties: ["at": .string(RFC3339.format(Date().addingTimeInterval(3600)))], timestamp: Date())
+        let forged: [String: AMQPFieldValue] = [
+            "x-buzzkit-routing-key": .string(Topology.routingKey(tenantId: victim, event: event.event)),
+            "x-buzzkit-prior-failures": .int(Int64.max),
+            "x-buzzkit-outage-returns": .int(Int64.max),
+            "x-delivery-count": .int(-5),
+        ]
+        let message = AMQPMessage(exchange: pipeline.topology.eventsExchange, routingKey: Topology.routingKey(tenantId: unknown, event: event.event),
+                                  body: event.jsonData, headers: forged, messageId: "m-forged")
+        try pipeline.publisher.publishAndWait([message])
+        let letters = DeadLetters(topology: pipeline.topology, amqp: TestServices.amqp)
+        XCTAssertTrue(try TestServices.eventually(timeout: 10) { try letters.list(.trigger).count == 1 }, "dead-lettered: A is unknown")
+        XCTAssertEqual(try letters.list(.trigger).first?.routingKey, "\(unknown).workout.scheduled", "under the key it came with")
+
+        XCTAssertEqual(try letters.replay(.trigger, broker: pipeline.publisher), 1)
+        XCTAssertTrue(try TestServices.eventually(timeout: 10) { try letters.list(.trigger).count == 1 }, "dead-lettered again as A's")
+        let runs = try pipeline.pool.withConnection { try $0.query("SELECT count(*) AS n FROM runs WHERE tenant_id = \(victim)")[0].decode("n", as: Int.self) }
+        XCTAssertEqual(runs, 0, "nothing ran as B")
+
+        // The worker lived through the counts: B's own events still run.
+        let own = AMQPMessage(exchange: pipeline.topology.eventsExchange, routingKey: Topology.routingKey(tenantId: victim, event: event.event),
+                              body: BuzzEvent(id: "e-own", event: "workout.scheduled", subscriberId: "maya",
+                                              properties: event.properties, timestamp: Date()).jsonData, messageId: "m-own")
+        try pipeline.publisher.publishAndWait([own])
+        XCTAssertTrue(try TestServices.eventually(timeout: 10) {
+            try self.pipeline.pool.withConnection { try $0.query("SELECT count(*) AS n FROM runs WHERE tenant_id = \(victim)")[0].decode("n", as: Int.self) } == 1
+        })
+    }
+
+    /// NUL deep inside an AMQP event's properties is refused at once (dead-lettered with its
+    /// reason), not accepted and then failed by PostgreSQL's jsonb over and over; the events
+    /// behind it run.
+    func testNULDeepInsideAnAMQPEventIsDeadLetteredAtOnce() throws {
+        let tenantId = pipeline.tenantId
+        let at = RFC3339.format(Date().addingTimeInterval(3600))
+        let hostile = Data(#"{"id":"e-nul","event":"workout.scheduled","subscriberId":"maya","properties":{"at":"\#(at)","deep":{"list":["ok","a\u0000b"]}}}"#.utf8)
+        try pipeline.publisher.publishAndWait([AMQPMessage(exchange: pipeline.topology.eventsExchange,
+                                                           routingKey: Topology.routingKey(tenantId: tenantId, event: "workout.scheduled"),
+                                                           body: hostile, messageId: "m-nul")])
+        let letters = DeadLetters(topology: pipeline.topology, amqp: TestServices.amqp)
+        XCTAssertTrue(try TestServices.eventually(timeout: 10) { try letters.list(.trigger).count == 1 }, "dead-lettered")
+        let reason = try XCTUnwrap(try letters.list(.trigger).first?.reason)
+        XCTAssertTrue(reason.contains("NUL"), reason)
+        let good = BuzzEvent(id: "e-good", event: "workout.scheduled", subscriberId: "maya", properties: ["at": .string(at)], timestamp: Date())
+        try pipeline.publisher.publishAndWait([AMQPMessage(exchange: pipeline.topology.eventsExchange,
+                                                           routingKey: Topology.routingKey(tenantId: tenantId, event: good.event),
+                                                           body: good.jsonData, messageId: "m-good")])
+        XCTAssertTrue(try TestServices.eventually(timeout: 10) {
+            try self.pipeline.pool.withConnection { try $0.query("SELECT count(*) AS n FROM runs WHERE tenant_id = \(tenantId)")[0].decode("n", as: Int.self) } == 1
+        })
+    }
 }

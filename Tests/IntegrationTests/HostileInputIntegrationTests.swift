@@ -44,7 +44,9 @@ final class HostileInputIntegrationTests: APITestCase {
 
     func testNULInAnyStringOfAnEventIs400() {
         for body: [String: Any] in [["event": "app\u{0}opened", "subscriberId": "u_1"],
-                                    ["event": "app.opened", "subscriberId": "u_1", "id": "a\u{0}b"]] {
+                                    ["event": "app.opened", "subscriberId": "u_1", "id": "a\u{0}b"],
+                                    ["event": "app.opened", "subscriberId": "u_1", "properties": ["a": ["b": ["c\u{0}"]]]],
+                                    ["event": "app.opened", "subscriberId": "u_1", "properties": ["k\u{0}ey": 1]]] {
             let answer = deviceEvent(body)
             XCTAssertEqual(answer.status, 400, "\(body)")
             XCTAssertEqual(answer.errorCode, "invalid_value")

@@ -81,7 +81,7 @@ extension QueueWorker {
         case .retry:
             break
         }
-        let attempts = QueueWorker.priorFailures(delivery) + delivery.deliveryCount + 1
+        let attempts = QueueWorker.attemptsUsed(delivery) + 1
         if attempts >= context.topology.deliveryLimit {
             deadLetter(delivery, reason: "failed \(attempts) times, the last: \(lastError)")
             return
@@ -92,14 +92,9 @@ extension QueueWorker {
         delivery.nack(requeue: true)
     }
 
-    /// What to do about a failure: ``ServerError``s say so themselves; PostgreSQL or RabbitMQ
-    /// unreachable (or a serialization conflict) is an outage; anything else is retried
-    /// through the queue.
+    /// What to do about a failure: ``ServerError/outcome(of:)``.
     static func outcome(of error: Error) -> ServerError.Outcome {
-        if let server = error as? ServerError { return server.outcome }
-        if let pg = error as? PostgresError { return pg.isConnectionProblem || pg.code == .poolTimeout || pg.isRetryableConflict ? .outage : .retry }
-        if let amqp = error as? AMQPError { return amqp.isConnectionProblem || amqp.code == .closed ? .outage : .retry }
-        return .retry
+        ServerError.outcome(of: error)
     }
 
     private func relay(_ rows: [Outbox.Row]) {
@@ -121,12 +116,17 @@ extension QueueWorker {
     }
 
     /// Publishes a copy of `delivery` (its body, id and `headers`, plus its original routing key
-    /// in a header unless it carries one already) straight to `queueName`, and acks the
-    /// original once the broker confirmed the copy. False, with the original unsettled, when
-    /// the broker did not take it.
+    /// in a header) straight to `queueName`, and acks the original once the broker confirmed
+    /// the copy. False, with the original unsettled, when the broker did not take it.
+    ///
+    /// The routing key header is the key the delivery came with through an events exchange,
+    /// whatever header a publisher put on it; only a worker's own copy (through the default
+    /// exchange) keeps the one it carries.
     func republish(_ delivery: AMQPDelivery, to queueName: String, headers: [String: AMQPFieldValue]) -> Bool {
         var headers = headers
-        if headers[Self.originalRoutingKeyHeader] == nil { headers[Self.originalRoutingKeyHeader] = .string(delivery.routingKey) }
+        if !delivery.exchange.isEmpty || headers[Self.originalRoutingKeyHeader] == nil {
+            headers[Self.originalRoutingKeyHeader] = .string(delivery.routingKey)
+        }
         let copy = AMQPMessage(routingKey: queueName, body: delivery.body, headers: headers, messageId: delivery.messageId,
                                contentType: delivery.contentType)
         do {

@@ -11,9 +11,35 @@ extension QueueWorker {
     /// Header counting how many times outages sent the message back (for operators).
     static let outageReturnsHeader = "x-buzzkit-outage-returns"
 
-    /// Attempts a message used before outages sent it back as a copy.
+    /// The most attempts a header is believed to count, so no value can overflow a sum.
+    static let attemptCountCap = 1_000
+
+    /// Attempts a message used before outages sent it back as a copy (0…``attemptCountCap``).
     static func priorFailures(_ delivery: AMQPDelivery) -> Int {
-        Int(delivery.headers[priorFailuresHeader]?.intValue ?? 0)
+        priorFailures(headers: delivery.headers, isCopy: delivery.exchange.isEmpty)
+    }
+
+    /// Attempts a message has used: those before outage returns plus the broker's count of
+    /// this copy's deliveries.
+    static func attemptsUsed(_ delivery: AMQPDelivery) -> Int {
+        attemptsUsed(headers: delivery.headers, isCopy: delivery.exchange.isEmpty)
+    }
+
+    /// What a publisher sets is not trusted (DESIGN §4c): the `x-buzzkit-*` counts are read
+    /// only on a worker's own copy (`isCopy`: it came through the default exchange, which the
+    /// broker's permissions keep for BuzzKit's own user), never on a message that came through
+    /// an events exchange; and every count is clamped to 0…``attemptCountCap``.
+    static func priorFailures(headers: [String: AMQPFieldValue], isCopy: Bool) -> Int {
+        isCopy ? clampedCount(headers[priorFailuresHeader]?.intValue) : 0
+    }
+
+    /// See ``priorFailures(headers:isCopy:)``; `x-delivery-count` is clamped too.
+    static func attemptsUsed(headers: [String: AMQPFieldValue], isCopy: Bool) -> Int {
+        priorFailures(headers: headers, isCopy: isCopy) + clampedCount(headers["x-delivery-count"]?.intValue)
+    }
+
+    static func clampedCount(_ value: Int64?) -> Int {
+        Int(min(max(value ?? 0, 0), Int64(attemptCountCap)))
     }
 
     /// A message held through a whole outage hold (PostgreSQL or RabbitMQ unreachable) goes
@@ -32,8 +58,9 @@ extension QueueWorker {
     func returnAfterOutage(_ delivery: AMQPDelivery, error: Error) {
         var headers = delivery.headers
         headers.removeValue(forKey: "x-delivery-count")
-        headers[Self.priorFailuresHeader] = .int(Int64(Self.priorFailures(delivery) + delivery.deliveryCount))
-        headers[Self.outageReturnsHeader] = .int((delivery.headers[Self.outageReturnsHeader]?.intValue ?? 0) + 1)
+        headers[Self.priorFailuresHeader] = .int(Int64(Self.attemptsUsed(delivery)))
+        let returns = delivery.exchange.isEmpty ? Self.clampedCount(delivery.headers[Self.outageReturnsHeader]?.intValue) : 0
+        headers[Self.outageReturnsHeader] = .int(Int64(returns + 1))
         if republish(delivery, to: context.topology.name(queue), headers: headers) {
             count("outage_returned", 1)
             context.log.warning("outage outlasted the hold; message returned to its queue without using an attempt",

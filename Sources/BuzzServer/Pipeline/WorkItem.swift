@@ -35,6 +35,8 @@ enum WorkItem {
                 event = try EventInput.parse(try JSONParser.parse(body), path: "", now: now)
             } catch let error as ServerError where error.code == .invalidInput {
                 throw ServerError.input("the body is not a valid event: \(error)")
+            } catch let failure as JSONParser.Failure where failure.isNUL {
+                throw ServerError.input("the body is not a valid event: it holds a NUL (\\u0000) at byte \(failure.offset), which no string may hold")
             } catch {
                 throw ServerError.input("the body is not a valid event: it is not JSON")
             }
