@@ -26,7 +26,8 @@ public struct AMQPURL: Sendable, Equatable {
     /// Parses the URL; `%2f` in the path is the default vhost `/`.
     public init(_ string: String) throws {
         guard let components = URLComponents(string: string), components.scheme == "amqp" else {
-            throw AMQPError(.invalidArgument, "\"\(string)\" is not an amqp:// URL (expected amqp://user:password@host:port/vhost)")
+            // Not echoed: the value may hold a password.
+            throw AMQPError(.invalidArgument, "the value is not an amqp:// URL (expected amqp://user:password@host:port/vhost)")
         }
         self.init()
         host = components.host.flatMap { $0.isEmpty ? nil : $0 } ?? "127.0.0.1"

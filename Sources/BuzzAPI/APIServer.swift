@@ -34,7 +34,9 @@ public final class APIServer: Service, @unchecked Sendable {
         let clock = api.context.clock
         options.requestTimeout = limits.httpRequestSeconds
         options.headerCheck = { _, path, headers in
-            guard path.hasPrefix("/v1/") else { return .proceed }
+            // By the router's reading of the path (empty segments ignored): `//v1/events` is
+            // `/v1/events` and must not slip past the check.
+            guard path.split(separator: "/").first == "v1" else { return .proceed }
             return authenticator.precheck(headers: headers, now: clock.now())
         }
         self.http = HTTPServer(options, onComplete: { done in

@@ -70,6 +70,23 @@ final class Authenticator: @unchecked Sendable {
         }
     }
 
+    /// A device's events are limited one by one, not per request: at most
+    /// ``RateLimits/deviceBatchMax`` in a request (`413`), and ``RateLimits/subscriberEventsPerSecond``
+    /// (burst ``RateLimits/subscriberEventBurst``) per subscriber token, a request's events
+    /// taken whole or refused whole (`429` with `Retry-After`). Servers are not limited here.
+    func admitEvents(_ count: Int, from principal: Principal, now: Date) throws {
+        guard case .device(_, let mac) = principal.kind else { return }
+        guard count <= limits.deviceBatchMax else {
+            throw HTTPError(status: 413, code: "too_many_events",
+                            message: "a device sends at most \(limits.deviceBatchMax) events a request, got \(count); split it", field: "events")
+        }
+        if let wait = buckets.takeAll("subev\u{0}" + principal.tenant.id + "\u{0}" + mac.lowercased(), count: count,
+                                      perSecond: limits.subscriberEventsPerSecond, burst: limits.subscriberEventBurst, now: now) {
+            throw HTTPError.rateLimited("this subscriber sent more than \(limits.subscriberEventsPerSecond) events a second (burst \(limits.subscriberEventBurst)); slow down",
+                                        retryAfter: wait)
+        }
+    }
+
     /// What is decided from the headers alone, before any of the body is read: a missing or
     /// malformed key or subscriber token, or a key already known to be unknown, is answered
     /// `401`; a key never seen while the lookup budget is spent is answered `429`; a key not

@@ -34,6 +34,7 @@ enum EventRoutes {
         if bulk { try principal.requireServer() }
         let items = try batch(JSONBody(request))
         let now = api.clock.now()
+        try api.authenticator.admitEvents(items.count, from: principal, now: now)
         // A device's event ids are deduplicated in its subscriber's own space (Topology.dedupeKey).
         let origin: [String: AMQPFieldValue] = principal.isServer ? [:] : [Topology.originHeader: .string(Topology.deviceOrigin)]
         var events: [BuzzEvent] = []

@@ -52,6 +52,22 @@ final class TokenBuckets: @unchecked Sendable {
     }
 
     /// Whether `key`'s bucket has a token now, without taking it.
+    /// Takes `count` tokens at once, or none: nil when taken, else the seconds until they
+    /// would be there (a request of `count` events is accepted whole or refused whole).
+    func takeAll(_ key: String, count: Int, perSecond: Int, burst: Int, now: Date) -> TimeInterval? {
+        let rate = Double(perSecond), capacity = Double(burst)
+        lock.lock(); defer { lock.unlock() }
+        var bucket = buckets[key] ?? Bucket(tokens: capacity, at: now)
+        bucket.tokens = min(capacity, bucket.tokens + max(0, now.timeIntervalSince(bucket.at)) * rate)
+        bucket.at = now
+        let wanted = Double(min(count, burst))
+        let allowed = bucket.tokens >= wanted
+        if allowed { bucket.tokens -= wanted }
+        if buckets[key] == nil, buckets.count >= maxKeys { sweep(now: now, perSecond: rate, capacity: capacity) }
+        buckets[key] = bucket
+        return allowed ? nil : (wanted - bucket.tokens) / rate
+    }
+
     func hasToken(_ key: String, perSecond: Int, burst: Int, now: Date) -> Bool {
         lock.lock(); defer { lock.unlock() }
         guard let bucket = buckets[key] else { return burst >= 1 }

@@ -144,7 +144,9 @@ public struct Configuration: Sendable, Equatable {
     /// Checks every field and names the first wrong one.
     public func validate() throws {
         guard databaseURL.hasPrefix("postgres://") || databaseURL.hasPrefix("postgresql://") else {
-            throw ServerError(.configuration, "must be a postgres:// URL, got \"\(databaseURL)\"", field: "BUZZKIT_DATABASE_URL")
+            // Only the scheme is echoed: the value may hold a password.
+            let scheme = databaseURL.range(of: "://").map { String(databaseURL[..<$0.lowerBound]) } ?? "no scheme"
+            throw ServerError(.configuration, "must be a postgres:// URL, got \(scheme)", field: "BUZZKIT_DATABASE_URL")
         }
         do {
             _ = try AMQPEndpoints(amqpURL)

@@ -12,6 +12,14 @@ public struct RateLimits: Sendable, Equatable {
     /// acknowledges and syncs in a burst).
     public var subscriberPerSecond: Int = 20
     public var subscriberBurst: Int = 200
+    /// Events a second per subscriber token, counted one by one whatever the batching: a
+    /// phone cannot flood the shared lanes with big batches. Default 50, burst 500 (a crowded
+    /// phone acknowledges 72 plans at once, from two devices).
+    public var subscriberEventsPerSecond: Int = 50
+    public var subscriberEventBurst: Int = 500
+    /// The most events in one request made with the publishable key (the SDK sends 50).
+    /// Default 100; a larger batch is `413 too_many_events`.
+    public var deviceBatchMax: Int = 100
     /// PostgreSQL lookups a second for keys the API has not seen (or no longer has cached),
     /// across all callers: a flood of made-up keys costs at most this many queries. Each
     /// unknown key is then remembered for a minute. Default 50, burst 200.
@@ -29,6 +37,9 @@ public struct RateLimits: Sendable, Equatable {
         try int("BUZZKIT_RATE_KEY_BURST", &keyBurst)
         try int("BUZZKIT_RATE_SUBSCRIBER_PER_SECOND", &subscriberPerSecond)
         try int("BUZZKIT_RATE_SUBSCRIBER_BURST", &subscriberBurst)
+        try int("BUZZKIT_RATE_SUBSCRIBER_EVENTS_PER_SECOND", &subscriberEventsPerSecond)
+        try int("BUZZKIT_RATE_SUBSCRIBER_EVENT_BURST", &subscriberEventBurst)
+        try int("BUZZKIT_RATE_DEVICE_BATCH_MAX", &deviceBatchMax)
         try int("BUZZKIT_RATE_KEY_LOOKUPS_PER_SECOND", &keyLookupsPerSecond)
         try int("BUZZKIT_RATE_KEY_LOOKUP_BURST", &keyLookupBurst)
     }
@@ -37,10 +48,12 @@ public struct RateLimits: Sendable, Equatable {
     func validate() throws {
         let pairs = [("BUZZKIT_RATE_KEY_PER_SECOND", keyPerSecond, "BUZZKIT_RATE_KEY_BURST", keyBurst),
                      ("BUZZKIT_RATE_SUBSCRIBER_PER_SECOND", subscriberPerSecond, "BUZZKIT_RATE_SUBSCRIBER_BURST", subscriberBurst),
+                     ("BUZZKIT_RATE_SUBSCRIBER_EVENTS_PER_SECOND", subscriberEventsPerSecond, "BUZZKIT_RATE_SUBSCRIBER_EVENT_BURST", subscriberEventBurst),
                      ("BUZZKIT_RATE_KEY_LOOKUPS_PER_SECOND", keyLookupsPerSecond, "BUZZKIT_RATE_KEY_LOOKUP_BURST", keyLookupBurst)]
         for (rateName, rate, burstName, burst) in pairs {
             try Configuration.require(rate, in: 1...10_000_000, rateName)
             try Configuration.require(burst, in: rate...10_000_000, burstName, note: " (\(rateName))")
         }
+        try Configuration.require(deviceBatchMax, in: 1...1000, "BUZZKIT_RATE_DEVICE_BATCH_MAX")
     }
 }

@@ -125,6 +125,7 @@ public struct InMemoryDirectory: Directory {
             state.deactivated[record.id] = nil
             state.devices[record.id] = record
             state.registrations[record.id] = state.nextRegistration
+            state.registeredAt[record.id] = clock.now()
             state.nextRegistration += 1
             // Past the cap, the least recently registered active devices turn inactive.
             let active = state.devices.values.filter { $0.tenantId == device.tenantId && $0.subscriberId == device.subscriberId && $0.active }

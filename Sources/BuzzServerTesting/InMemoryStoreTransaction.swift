@@ -32,9 +32,10 @@ struct InMemoryStoreTransaction: StoreTransaction {
         return out
     }
 
-    func deactivateDevice(_ id: UUID, reason: String, at: Date) throws {
+    func deactivateDevice(_ id: UUID, reason: String, at: Date, deadSince: Date?) throws {
         write { state in
             guard state.devices[id]?.active == true else { return }
+            if let deadSince, let registered = state.registeredAt[id], registered > deadSince { return }  // registered again since
             state.devices[id]?.active = false
             state.deactivated[id] = (reason, at)
         }

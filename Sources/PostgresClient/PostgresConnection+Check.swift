@@ -15,8 +15,9 @@ extension PostgresConnection {
             return result
         default:
             let sqlState = field(result, "C")
+            // PostgreSQL's DETAIL is left out: it quotes row values (subscriber ids, tokens,
+            // properties), and errors reach logs and dead-letter headers.
             var message = field(result, "M") ?? String(cString: PQresultErrorMessage(result))
-            if let detail = field(result, "D") { message += " (\(detail))" }
             if let hint = field(result, "H") { message += " Hint: \(hint)" }
             PQclear(result)
             if PQstatus(handle) != CONNECTION_OK {

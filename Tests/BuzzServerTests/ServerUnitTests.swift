@@ -5,6 +5,16 @@ import XCTest
 import AMQPClient
 
 final class ServerUnitTests: XCTestCase {
+    /// A mistyped URL is named by its setting, never echoed with its password.
+    func testAMalformedURLsPasswordIsNotEchoed() {
+        for (field, value) in [("BUZZKIT_DATABASE_URL", "mysql://buzz:s3cr3t-pw@db:5432/x"), ("BUZZKIT_AMQP_URL", "amqps//buzz:s3cr3t-pw@mq/%2f")] {
+            XCTAssertThrowsError(try Configuration(environment: [field: value])) { error in
+                XCTAssertEqual((error as? ServerError)?.field, field)
+                XCTAssertFalse("\(error)".contains("s3cr3t-pw"), "\(error)")
+            }
+        }
+    }
+
     /// Counts in headers come from outside: a publisher's are ignored, a copy's are clamped,
     /// so no value (`Int64.max`, negative) overflows the attempt arithmetic or decides a retry.
     func testAttemptCountsFromHeadersAreClampedAndOnlyACopysAreRead() {

@@ -105,4 +105,27 @@ final class DeadLetterReplayIntegrationTests: PipelineTestCase {
             try self.pipeline.pool.withConnection { try $0.query("SELECT count(*) AS n FROM runs WHERE tenant_id = \(tenantId)")[0].decode("n", as: Int.self) } == 1
         })
     }
+
+    /// An AMQP event over HTTP's 1 MiB (here 10 MiB) is dead-lettered with its reason, not
+    /// parsed; the events behind it run.
+    func testA10MiBAMQPEventIsDeadLetteredAndTheRestFlows() throws {
+        let tenantId = pipeline.tenantId
+        let at = RFC3339.format(Date().addingTimeInterval(3600))
+        let padding = String(repeating: "x", count: 10 << 20)
+        let huge = Data(#"{"id":"e-huge","event":"workout.scheduled","subscriberId":"maya","properties":{"at":"\#(at)","pad":"\#(padding)"}}"#.utf8)
+        try pipeline.publisher.publishAndWait([AMQPMessage(exchange: pipeline.topology.eventsExchange,
+                                                           routingKey: Topology.routingKey(tenantId: tenantId, event: "workout.scheduled"),
+                                                           body: huge, messageId: "m-huge")])
+        let letters = DeadLetters(topology: pipeline.topology, amqp: TestServices.amqp)
+        XCTAssertTrue(try TestServices.eventually(timeout: 20) { try letters.list(.trigger).count == 1 }, "dead-lettered")
+        let reason = try XCTUnwrap(try letters.list(.trigger).first?.reason)
+        XCTAssertTrue(reason.contains("1 MiB"), reason)
+        let good = BuzzEvent(id: "e-after", event: "workout.scheduled", subscriberId: "maya", properties: ["at": .string(at)], timestamp: Date())
+        try pipeline.publisher.publishAndWait([AMQPMessage(exchange: pipeline.topology.eventsExchange,
+                                                           routingKey: Topology.routingKey(tenantId: tenantId, event: good.event),
+                                                           body: good.jsonData, messageId: "m-after")])
+        XCTAssertTrue(try TestServices.eventually(timeout: 10) {
+            try self.pipeline.pool.withConnection { try $0.query("SELECT count(*) AS n FROM runs WHERE tenant_id = \(tenantId)")[0].decode("n", as: Int.self) } == 1
+        })
+    }
 }

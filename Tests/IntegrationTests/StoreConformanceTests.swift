@@ -131,7 +131,7 @@ final class StoreConformanceTests: ConformanceTestCase {
                 XCTAssertEqual(repeated.acknowledged, 0, "a repeat moves nothing")
                 let released = try tx.recordAcknowledgments(tenantId: s.tenantId, [word(devices[1].token, .released, 2)], at: s.now)
                 XCTAssertEqual(released.released, 1)
-                try tx.deactivateDevice(devices[0].id, reason: "Unregistered", at: s.now)
+                try tx.deactivateDevice(devices[0].id, reason: "Unregistered", at: s.now, deadSince: nil)
             }
             try s.store.transaction { tx in
                 let holdings = try tx.acknowledgments(tenantId: s.tenantId, windows: [("u1", run.id, localId)])[run.id] ?? []
@@ -142,6 +142,21 @@ final class StoreConformanceTests: ConformanceTestCase {
                 XCTAssertNotNil(byDevice[devices[1].token]?.releasedAt)
                 XCTAssertNil(byDevice[devices[0].token]?.releasedAt)
                 XCTAssertEqual(try tx.activeDevices(tenantId: s.tenantId, subscriberId: "u1").map(\.id), [devices[1].id])
+            }
+        }
+    }
+
+    /// APNs' 410 says when it last found the token dead: a device registered after that
+    /// instant (the app re-registered the same token) stays active; one registered before goes.
+    func testA410OlderThanTheDevicesRegistrationLeavesItActive() throws {
+        try eachDriver { s in
+            let (_, devices, _) = try s.storedRun("u1", devices: 2)
+            try s.store.transaction { tx in
+                try tx.deactivateDevice(devices[0].id, reason: "Unregistered", at: s.now, deadSince: s.now.addingTimeInterval(-86_400))
+                try tx.deactivateDevice(devices[1].id, reason: "Unregistered", at: s.now, deadSince: Date().addingTimeInterval(86_400))
+            }
+            try s.store.transaction { tx in
+                XCTAssertEqual(try tx.activeDevices(tenantId: s.tenantId, subscriberId: "u1").map(\.id), [devices[0].id])
             }
         }
     }
@@ -161,7 +176,7 @@ final class StoreConformanceTests: ConformanceTestCase {
                 XCTAssertEqual(try tx.planDeliveryCounts(localIds: [localId, "nothing/sent"]), [localId: 1], "plans APNs accepted")
                 // Sent, or being sent (it may have reached the phone): those get the cancel.
                 XCTAssertEqual(Set(try tx.planRecipients(runId: run.id).map(\.id)), [devices[0].id, devices[2].id])
-                try tx.deactivateDevice(devices[0].id, reason: "logged out", at: s.now)
+                try tx.deactivateDevice(devices[0].id, reason: "logged out", at: s.now, deadSince: nil)
                 XCTAssertEqual(try tx.planRecipients(runId: run.id).map(\.id), [devices[2].id], "a device that left gets nothing more")
             }
         }

@@ -6,6 +6,8 @@ public enum EventInput {
     static let allowed: Set<String> = ["id", "event", "subscriberId", "properties", "timestamp"]
     /// The SDK's own events: the only names that may start with `$`.
     static let sdkEvents: Set<String> = [BuzzEvent.localScheduled, BuzzEvent.localReleased, BuzzEvent.pushOpened]
+    /// The largest event body accepted, over HTTP (the server's body limit) and over AMQP alike.
+    public static let maxBodyBytes = 1 << 20
     /// The longest `properties.device` accepted (the limit device registration applies).
     static let maxDeviceBytes = 200
 

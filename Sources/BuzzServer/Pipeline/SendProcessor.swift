@@ -204,7 +204,7 @@ struct SendProcessor {
         case .delivered: status = "sent"
         case .deviceUnregistered(let reason, let since):
             status = "unregistered"
-            try tx.deactivateDevice(target.device.id, reason: reason, at: since ?? now)
+            try tx.deactivateDevice(target.device.id, reason: reason, at: since ?? now, deadSince: since)
         case .rejected: status = "rejected"
         case .failed: status = "failed"
         }

@@ -29,6 +29,9 @@ enum WorkItem {
                 throw ServerError.input("routing key \"\(routingKey)\" is not <tenantId>.<event>")
             }
             let tenantId = String(routingKey[..<dot])
+            guard body.count <= EventInput.maxBodyBytes else {
+                throw ServerError.input("the body has \(body.count) bytes; an event has at most \(EventInput.maxBodyBytes) (1 MiB), as over HTTP")
+            }
             let event: BuzzEvent
             do {
                 // The same validation as POST /v1/events.

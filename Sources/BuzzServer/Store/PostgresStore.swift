@@ -82,10 +82,11 @@ struct PostgresStoreTransaction: StoreTransaction {
         return out
     }
 
-    func deactivateDevice(_ id: UUID, reason: String, at: Date) throws {
+    func deactivateDevice(_ id: UUID, reason: String, at: Date, deadSince: Date?) throws {
+        // updated_at moves with every registration of the token.
         try db.execute("""
-            UPDATE devices SET active = false, inactive_at = \(at), inactive_reason = \(reason), updated_at = \(at)
-            WHERE id = \(id) AND active
+            UPDATE devices SET active = false, inactive_at = \(at), inactive_reason = \(reason), updated_at = now()
+            WHERE id = \(id) AND active AND (\(deadSince)::timestamptz IS NULL OR updated_at <= \(deadSince))
             """)
     }
 

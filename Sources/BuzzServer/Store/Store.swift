@@ -20,7 +20,10 @@ public protocol StoreTransaction {
     func activeDevices(tenantId: String, subscriberId: String) throws -> [DeviceRecord]
     /// Active devices of many subscribers of one tenant, by subscriber id.
     func activeDevices(tenantId: String, subscriberIds: [String]) throws -> [String: [DeviceRecord]]
-    func deactivateDevice(_ id: UUID, reason: String, at: Date) throws
+    /// Turns a device inactive at `at`. `deadSince`: when APNs last found the token invalid
+    /// (its 410's `timestamp`); a device that registered again after that instant keeps its
+    /// token. Nil: unconditionally.
+    func deactivateDevice(_ id: UUID, reason: String, at: Date, deadSince: Date?) throws
     /// Current workflow versions whose trigger is `event`.
     func workflows(tenantId: String, triggeredBy event: String) throws -> [WorkflowRecord]
     /// Every event name that a current workflow of the tenant cancels on (a cheap filter
