@@ -61,7 +61,8 @@ extension BuzzKitClient {
     /// fired) first gets one last send of its acknowledgment, even during backoff (at most one
     /// per plan, so no storm); if that fails too, the plan is withdrawn. A plan whose deadline
     /// passed while the app was suspended, or that was held, is withdrawn at once, before
-    /// anything is sent: its acknowledgment must not reach the server that late.
+    /// anything is sent: its acknowledgment must not reach the server that late; unless its
+    /// acknowledgment may have arrived already, which gets the last send instead.
     func processAcknowledgmentDeadlines() async {
         guard let margin = configuration.acknowledgmentDeadline, flight == nil else { return }
         let now = clock.now
@@ -76,7 +77,12 @@ extension BuzzKitClient {
                 let deadline = current.fireInstant(in: zone).addingTimeInterval(-margin)
                 // Due since its deadline, or since it arrived when that was later.
                 let due = max(deadline, current.receivedAt)
-                if current.state == .scheduled, now.timeIntervalSince(due) <= Self.lastSendWindow,
+                // An acknowledgment that may have arrived (its request was cut off, as by a
+                // suspension) is most likely counted by the server: withdrawing the plan now
+                // would leave its showing to a release racing the moment. It is sent again
+                // (deduplicated) while the moment is ahead, and withdrawn only if that fails.
+                let mayHaveArrived = current.acknowledgmentUncertain && current.fireInstant(in: zone) > now
+                if current.state == .scheduled, now.timeIntervalSince(due) <= Self.lastSendWindow || mayHaveArrived,
                    queue.contains(id: ackId), !finalAttempts.contains(current.localId) {
                     finalAttempts.insert(current.localId)
                     forceNextFlush = true

@@ -280,6 +280,12 @@ struct InMemoryStoreTransaction: StoreTransaction {
 
     func deleteTimers(runId: UUID) throws { write { $0.outbox.removeAll { $0.runId == runId } } }
 
+    func lockOutboxRows(_ ids: [Int64]) throws -> Set<Int64> {
+        // The in-memory store runs one transaction at a time: the rows still there are ours.
+        let wanted = Set(ids)
+        return read { Set($0.outbox.map(\.id).filter(wanted.contains)) }
+    }
+
     func deleteOutboxRows(_ ids: [Int64]) throws {
         let doomed = Set(ids)
         write { $0.outbox.removeAll { doomed.contains($0.id) } }

@@ -134,6 +134,33 @@ final class NeverShownTwiceAfterSuspensionTests: XCTestCase {
         XCTAssertTrue(shown.isEmpty, "the fallback shows it")
     }
 
+    /// The acknowledgment's request was cut off by the suspension (it may have reached the
+    /// server, which then counts on the phone and sends no fallback). Woken past the plan's
+    /// deadline but before its moment, the SDK must not withdraw it and leave its showing to a
+    /// release racing the moment: it sends the acknowledgment again (deduplicated) and keeps
+    /// the plan, which fires once.
+    func testWokenPastTheDeadlineAPlanWhoseAcknowledgmentMayHaveArrivedIsConfirmedAndShown() async throws {
+        let phone = try await TestPhone(foreground: false)  // acknowledgmentDeadline 5 s
+        phone.transport.setRule { $0.method == "POST" ? .timeout : nil }  // cut off: it may have arrived
+        await phone.receivePlan("run-1/a", in: 60, messageId: "m-1")
+        var book = await phone.client.planBook
+        XCTAssertEqual(book.records["run-1/a"]?.acknowledgmentUncertain, true)
+        XCTAssertEqual(book.records["run-1/a"]?.state, .scheduled, "possibly counted by the server: not held")
+        await phone.client.shutdown()  // suspended, then ended by iOS: no timer runs
+        phone.clock.advance(by: 57)  // 3 s before its moment, past its deadline
+        phone.transport.setRule(nil)
+        phone.transport.clearRequests()
+
+        try await phone.restart(foreground: false)  // the next wake
+        try await phone.waitIdle()
+        XCTAssertEqual(phone.acknowledgedIds, ["run-1/a"], "sent again")
+        XCTAssertFalse(phone.activity.all.contains { if case .planWithdrawn = $0 { true } else { false } })
+        book = await phone.client.planBook
+        XCTAssertEqual(book.records["run-1/a"]?.acknowledgmentConfirmed, true)
+        let shown = try await phone.advance(10)
+        XCTAssertEqual(shown.map(\.id), ["run-1/a"])
+    }
+
     /// Same, woken only after the moment itself: posting the acknowledgment now would tell the
     /// server the phone showed a notification nobody saw.
     func testWokenAfterTheMomentTheHeldPlansAcknowledgmentIsNeverPosted() async throws {

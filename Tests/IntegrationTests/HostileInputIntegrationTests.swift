@@ -54,6 +54,19 @@ final class HostileInputIntegrationTests: APITestCase {
         XCTAssertEqual(api.call("PUT", "/v1/subscribers/acc-nul%00x", body: ["timezone": "UTC"], key: api.secretKey).status, 400)
     }
 
+    /// An acknowledgment whose local id carries a step name longer than any workflow's (it
+    /// would fail PostgreSQL's index) or an over-long message id is a 400, never a 500.
+    func testAnOverLongLocalIdOrMessageIdIs400() {
+        let runId = UUID().uuidString.lowercased()
+        for properties: [String: Any] in [["localId": "\(runId)/" + String(repeating: "s", count: 5_000), "messageId": "m"],
+                                          ["localId": "\(runId)/nudge", "messageId": String(repeating: "m", count: 5_000)]] {
+            let answer = deviceEvent(["event": "$local.scheduled", "subscriberId": "u_1", "properties": properties])
+            XCTAssertEqual(answer.status, 400)
+        }
+        XCTAssertEqual(deviceEvent(["event": "$local.scheduled", "subscriberId": "u_1",
+                                    "properties": ["localId": "\(runId)/nudge", "messageId": "m"]]).status, 202)
+    }
+
     /// Every made-up method counts as `other`: /metrics does not grow with them.
     func testMadeUpMethodsDoNotGrowTheMetrics() {
         for n in 0..<30 { _ = api.call("BREW\(n)", "/v1/events", key: api.secretKey) }

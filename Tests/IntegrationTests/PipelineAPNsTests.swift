@@ -58,4 +58,35 @@ final class PipelineAPNsTests: XCTestCase {
         XCTAssertEqual(sent.count, 1)
         XCTAssertEqual(sent.first??.lowercased(), pushes.last?.apnsId.uuidString.lowercased(), "the delivery row keeps the apns-id")
     }
+
+    /// APNs answers after 7 s, past the 5 s relay lease of the rows the trigger worker sends
+    /// itself after its commit: the scheduler must not relay them and send the plan again.
+    func testAnAPNsSlowerThanTheRelayLeaseIsSentEachPushOnce() throws {
+        let directory = NSTemporaryDirectory() + "buzzkit-apns-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let files = try StandInCredentials.generate().write(to: directory)
+        let key = try ProviderKeyPair.generate()
+        let standIn = try APNsStandIn(configuration: APNsStandInConfiguration(credentials: try StandInCredentials(
+            caCertificatePEM: String(contentsOfFile: files.caCertificate, encoding: .utf8),
+            serverCertificatePEM: String(contentsOfFile: files.serverCertificate, encoding: .utf8),
+            serverPrivateKeyPEM: String(contentsOfFile: files.serverPrivateKey, encoding: .utf8)), providerKeys: [key]))
+        try standIn.start()
+        defer { standIn.stop() }
+        var slow = APNsFailurePlan()
+        slow.latency = 7
+        standIn.failures = slow
+        let provider = try APNsProvider(configuration: APNsConfiguration(keyID: key.keyID, teamID: key.teamID, privateKeyPEM: key.privateKeyPEM,
+                                                                         baseURL: standIn.baseURL, extraCAFile: files.caCertificate))
+        defer { provider.close() }
+        let harness = try PipelineHarness(provider: provider)
+        defer { harness.shutdown() }
+        try harness.putLegDay()
+        let tokens = try harness.subscriber("max", devices: 1)
+        try harness.scheduleWorkout("max", at: Date().addingTimeInterval(3600))
+        XCTAssertTrue(standIn.waitForPushes(count: 1, timeout: 15))
+        Thread.sleep(forTimeInterval: 10)  // the lease passed long ago; a relay would have sent it again by now
+        XCTAssertEqual(standIn.pushes.filter { $0.deviceToken == tokens[0] }.map(\.pushType), ["background"], "the plan went out once")
+        let deliveries = try harness.pool.withConnection { try $0.query("SELECT count(*) AS n FROM deliveries")[0].decode("n", as: Int.self) }
+        XCTAssertEqual(deliveries, 1)
+    }
 }

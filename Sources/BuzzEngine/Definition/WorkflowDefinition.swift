@@ -18,6 +18,9 @@ import Foundation
 /// - Step names are unique across the whole workflow, branches included, because local ids
 ///   are `<runId>/<stepName>`.
 public struct WorkflowDefinition: Sendable, Hashable {
+    /// The longest step name a workflow may have, in bytes (so the longest `<runId>/<step>`).
+    public static let maxStepNameLength = DefinitionParser.maxStepNameLength
+
     /// The workflow key (`leg-day`).
     public var key: String
     /// The name of the event that starts a run.

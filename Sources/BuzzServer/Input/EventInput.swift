@@ -1,3 +1,4 @@
+import BuzzEngine
 import BuzzKitWire
 import Foundation
 
@@ -17,9 +18,11 @@ public enum EventInput {
         text.utf8.count <= maxDeviceBytes && text.utf8.allSatisfy { (48...57).contains($0) || (65...70).contains($0) || (97...102).contains($0) }
     }
 
-    /// A plan's local id: `<runId>/<stepName>`, the run id a UUID.
+    /// A plan's local id: `<runId>/<stepName>`, the run id a UUID and the step name no longer
+    /// than a workflow's may be (an over-long one would fail PostgreSQL's index, a 500).
     static func isLocalId(_ text: String) -> Bool {
         guard let slash = text.firstIndex(of: "/"), text.index(after: slash) < text.endIndex else { return false }
+        guard text[text.index(after: slash)...].utf8.count <= WorkflowDefinition.maxStepNameLength else { return false }
         return UUID(uuidString: String(text[..<slash])) != nil
     }
 
@@ -45,8 +48,8 @@ public enum EventInput {
         }
         if name == BuzzEvent.localScheduled || name == BuzzEvent.localReleased {
             for key in ["localId", "messageId"] {
-                guard case .string(let text)? = properties[key], !text.isEmpty else {
-                    throw ServerError.input("\(name) needs properties.\(key) (a string)", reason: "missing_field", field: InputFields.join(fields.field("properties"), key))
+                guard case .string(let text)? = properties[key], !text.isEmpty, text.utf8.count <= 200 else {
+                    throw ServerError.input("\(name) needs properties.\(key) (a string of at most 200 bytes)", reason: "missing_field", field: InputFields.join(fields.field("properties"), key))
                 }
             }
             if case .string(let localId)? = properties["localId"], !isLocalId(localId) {

@@ -87,8 +87,13 @@ struct SendProcessor {
         do {
             let now = context.clock.now()
             try context.store.transaction { tx in
-                try send(own.flatMap(\.sendAfterCommit), tx: tx, now: now, mode: .afterCommit)
-                try tx.deleteOutboxRows(own.map(\.id))
+                // The rows stay locked while APNs answers (it may take longer than their relay
+                // lease): the scheduler passes over them, so a slow APNs is not sent the same
+                // alert again through the relay. A row the scheduler took already is its to send.
+                let locked = try tx.lockOutboxRows(own.map(\.id))
+                let mine = own.filter { locked.contains($0.id) }
+                try send(mine.flatMap(\.sendAfterCommit), tx: tx, now: now, mode: .afterCommit)
+                try tx.deleteOutboxRows(mine.map(\.id))
             }
             return rows.filter { $0.sendAfterCommit.isEmpty }
         } catch {

@@ -339,6 +339,11 @@ extension PostgresStoreTransaction {
         try db.execute("DELETE FROM outbox WHERE run_id = \(runId)")
     }
 
+    func lockOutboxRows(_ ids: [Int64]) throws -> Set<Int64> {
+        guard !ids.isEmpty else { return [] }
+        return Set(try db.query("SELECT id FROM outbox WHERE id = ANY(\(ids)) FOR UPDATE SKIP LOCKED").map { try $0.decode("id", as: Int64.self) })
+    }
+
     func deleteOutboxRows(_ ids: [Int64]) throws {
         guard !ids.isEmpty else { return }
         try db.execute("DELETE FROM outbox WHERE id = ANY(\(ids))")

@@ -113,6 +113,10 @@ public protocol StoreTransaction {
     func deleteTimers(runId: UUID) throws
     /// Deletes outbox rows by id (immediate messages their worker handled itself).
     func deleteOutboxRows(_ ids: [Int64]) throws
+    /// Locks the outbox rows `ids` that no one else holds (the scheduler's relay claims with
+    /// `SKIP LOCKED`, so it passes over them until this transaction ends) and returns their
+    /// ids; rows already taken or gone are left out.
+    func lockOutboxRows(_ ids: [Int64]) throws -> Set<Int64>
 
     // Deliveries.
     /// Claims (idempotency key, device) pairs for sending (see ``DeliveryClaim``), in the
