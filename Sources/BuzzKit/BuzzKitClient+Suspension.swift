@@ -40,7 +40,6 @@ extension BuzzKitClient {
     func holdUnconfirmedPlans() async {
         guard activeWakes == 0, !inForeground else { return }  // a newer wake holds when it ends
         suspending = true
-        heldAt = clock.now
         let held = book.records.values.filter { record in
             record.state == .scheduled && !record.acknowledgmentConfirmed && !record.acknowledgmentUncertain
                 && !(record.acknowledgmentEventId.map(inFlightEventIds.contains) ?? false)

@@ -50,7 +50,7 @@ extension BuzzKitClient {
         guard !stopped else { return }
         let now = clock.now
         var candidates: [Date] = []
-        if flight == nil, !queue.isEmpty, let due = flushDueAt {
+        if flight == nil, !queue.isEmpty, !suspending, let due = flushDueAt {  // suspended: due at the next wake
             candidates.append(max(due, retryAt ?? due))
         }
         if let margin = configuration.acknowledgmentDeadline {
@@ -84,13 +84,13 @@ extension BuzzKitClient {
     }
 
     /// The timer went off: forget it and tick (a replaced timer's late wake-up is ignored).
-    /// Timers fire only while the app runs: one set for after the hold for a suspension says
-    /// the app is no longer being suspended (one due before it may just have run late).
+    /// A timer does not end a suspension: one that fires in the moment between the hold and
+    /// iOS suspending the app would send the held plans' acknowledgments into a request the
+    /// suspension cuts off (the server may count them while the plans are out of the center).
     func timerFired(at deadline: Date) async {
         guard timerDeadline == deadline else { return }
         timer = nil
         timerDeadline = nil
-        if let heldAt, deadline > heldAt { suspending = false }
         await tick()
     }
 

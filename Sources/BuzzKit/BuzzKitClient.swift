@@ -42,8 +42,6 @@ public actor BuzzKitClient: PushEventHandling {
     /// The unconfirmed plans were held for a suspension and no wake has begun since: a plan
     /// that arrives now is held, not scheduled, and parked plans stay parked.
     var suspending = false
-    /// When that hold was.
-    var heldAt: Date?
     var syncTask: Task<Void, Never>?
     /// A plan arrived while the running sync was already under way: sync once more.
     var syncAgain = false

@@ -92,6 +92,7 @@ final class SwitchingSubscriberTests: XCTestCase {
         phone.transport.setPlans([phone.plan("run-b7/x", in: 900)])
         try await phone.advance(120)  // the registration's retry gets through
         XCTAssertEqual(phone.transport.registrationRequests.last?.url.path, "/v1/subscribers/u_B/devices")
+        await phone.client.handleRemoteNotification(payload: Payloads.cancel("nothing"))  // the next wake
         let after = await phone.pendingIds()
         XCTAssertEqual(after, ["run-b7/x"], "B's plan came with the sync after the device moved")
         XCTAssertEqual(phone.acknowledgedIds, ["run-b7/x"])
