@@ -58,11 +58,16 @@ extension SimulatedPhone {
         let process = locked { () -> AppProcess? in
             guard state == .foreground else { return nil }
             state = .background
+            // The Apple layer's background task (beginBackgroundTask) keeps the app running
+            // until the SDK is done, like a silent push's wake: a wake that answers meanwhile
+            // does not suspend it.
+            wakes += 1
             return self.process
         }
         guard let process else { return }
         note("person leaves the app")
         await process.client.applicationDidEnterBackground()
+        locked { wakes -= 1 }
         suspendIfIdle()
         note("app \(appState)")
     }
