@@ -87,45 +87,35 @@ final class DeadLetterReplayIntegrationTests: PipelineTestCase {
     /// reason), not accepted and then failed by PostgreSQL's jsonb over and over; the events
     /// behind it run.
     func testNULDeepInsideAnAMQPEventIsDeadLetteredAtOnce() throws {
-        let tenantId = pipeline.tenantId
         let at = RFC3339.format(Date().addingTimeInterval(3600))
-        let hostile = Data(#"{"id":"e-nul","event":"workout.scheduled","subscriberId":"maya","properties":{"at":"\#(at)","deep":{"list":["ok","a\u0000b"]}}}"#.utf8)
-        try pipeline.publisher.publishAndWait([AMQPMessage(exchange: pipeline.topology.eventsExchange,
-                                                           routingKey: Topology.routingKey(tenantId: tenantId, event: "workout.scheduled"),
-                                                           body: hostile, messageId: "m-nul")])
-        let letters = DeadLetters(topology: pipeline.topology, amqp: TestServices.amqp)
-        XCTAssertTrue(try TestServices.eventually(timeout: 10) { try letters.list(.trigger).count == 1 }, "dead-lettered")
-        let reason = try XCTUnwrap(try letters.list(.trigger).first?.reason)
-        XCTAssertTrue(reason.contains("NUL"), reason)
-        let good = BuzzEvent(id: "e-good", event: "workout.scheduled", subscriberId: "maya", properties: ["at": .string(at)], timestamp: Date())
-        try pipeline.publisher.publishAndWait([AMQPMessage(exchange: pipeline.topology.eventsExchange,
-                                                           routingKey: Topology.routingKey(tenantId: tenantId, event: good.event),
-                                                           body: good.jsonData, messageId: "m-good")])
-        XCTAssertTrue(try TestServices.eventually(timeout: 10) {
-            try self.pipeline.pool.withConnection { try $0.query("SELECT count(*) AS n FROM runs WHERE tenant_id = \(tenantId)")[0].decode("n", as: Int.self) } == 1
-        })
+        try assertDeadLetteredAndTheRestFlows(#"{"id":"e-nul","event":"workout.scheduled","subscriberId":"maya","properties":{"at":"\#(at)","deep":{"list":["ok","a\u0000b"]}}}"#,
+                                              because: "NUL")
     }
 
     /// An AMQP event over HTTP's 1 MiB (here 10 MiB) is dead-lettered with its reason, not
     /// parsed; the events behind it run.
     func testA10MiBAMQPEventIsDeadLetteredAndTheRestFlows() throws {
-        let tenantId = pipeline.tenantId
         let at = RFC3339.format(Date().addingTimeInterval(3600))
         let padding = String(repeating: "x", count: 10 << 20)
-        let huge = Data(#"{"id":"e-huge","event":"workout.scheduled","subscriberId":"maya","properties":{"at":"\#(at)","pad":"\#(padding)"}}"#.utf8)
-        try pipeline.publisher.publishAndWait([AMQPMessage(exchange: pipeline.topology.eventsExchange,
-                                                           routingKey: Topology.routingKey(tenantId: tenantId, event: "workout.scheduled"),
-                                                           body: huge, messageId: "m-huge")])
+        try assertDeadLetteredAndTheRestFlows(#"{"id":"e-huge","event":"workout.scheduled","subscriberId":"maya","properties":{"at":"\#(at)","pad":"\#(padding)"}}"#,
+                                              because: "1 MiB")
+    }
+
+    /// Publishes `body` as the tenant's event: it is dead-lettered with a reason naming
+    /// `because`, and an ordinary event published after it becomes a run.
+    private func assertDeadLetteredAndTheRestFlows(_ body: String, because: String, file: StaticString = #filePath, line: UInt = #line) throws {
+        let tenantId = pipeline.tenantId
+        let key = Topology.routingKey(tenantId: tenantId, event: "workout.scheduled")
+        try pipeline.publisher.publishAndWait([AMQPMessage(exchange: pipeline.topology.eventsExchange, routingKey: key, body: Data(body.utf8), messageId: "m-hostile")])
         let letters = DeadLetters(topology: pipeline.topology, amqp: TestServices.amqp)
-        XCTAssertTrue(try TestServices.eventually(timeout: 20) { try letters.list(.trigger).count == 1 }, "dead-lettered")
-        let reason = try XCTUnwrap(try letters.list(.trigger).first?.reason)
-        XCTAssertTrue(reason.contains("1 MiB"), reason)
-        let good = BuzzEvent(id: "e-after", event: "workout.scheduled", subscriberId: "maya", properties: ["at": .string(at)], timestamp: Date())
-        try pipeline.publisher.publishAndWait([AMQPMessage(exchange: pipeline.topology.eventsExchange,
-                                                           routingKey: Topology.routingKey(tenantId: tenantId, event: good.event),
-                                                           body: good.jsonData, messageId: "m-after")])
+        XCTAssertTrue(try TestServices.eventually(timeout: 20) { try letters.list(.trigger).count == 1 }, "dead-lettered", file: file, line: line)
+        let reason = try XCTUnwrap(try letters.list(.trigger).first?.reason, file: file, line: line)
+        XCTAssertTrue(reason.contains(because), reason, file: file, line: line)
+        let good = BuzzEvent(id: "e-after", event: "workout.scheduled", subscriberId: "maya",
+                             properties: ["at": .string(RFC3339.format(Date().addingTimeInterval(3600)))], timestamp: Date())
+        try pipeline.publisher.publishAndWait([AMQPMessage(exchange: pipeline.topology.eventsExchange, routingKey: key, body: good.jsonData, messageId: "m-after")])
         XCTAssertTrue(try TestServices.eventually(timeout: 10) {
             try self.pipeline.pool.withConnection { try $0.query("SELECT count(*) AS n FROM runs WHERE tenant_id = \(tenantId)")[0].decode("n", as: Int.self) } == 1
-        })
+        }, "the event after it ran", file: file, line: line)
     }
 }

@@ -9,19 +9,8 @@ import XCTest
 /// The pipeline sending through the real APNs provider (HTTP/2 over TLS) to the stand-in.
 final class PipelineAPNsTests: XCTestCase {
     func testPlansAndFallbacksReachTheStandInAndDeadTokensAreDeactivated() throws {
-        let directory = NSTemporaryDirectory() + "buzzkit-apns-\(UUID().uuidString)"
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let files = try StandInCredentials.generate().write(to: directory)
-        let key = try ProviderKeyPair.generate()
-        let standIn = try APNsStandIn(configuration: APNsStandInConfiguration(credentials: try StandInCredentials(
-            caCertificatePEM: String(contentsOfFile: files.caCertificate, encoding: .utf8),
-            serverCertificatePEM: String(contentsOfFile: files.serverCertificate, encoding: .utf8),
-            serverPrivateKeyPEM: String(contentsOfFile: files.serverPrivateKey, encoding: .utf8)), providerKeys: [key]))
-        try standIn.start()
-        defer { standIn.stop() }
-        let provider = try APNsProvider(configuration: APNsConfiguration(keyID: key.keyID, teamID: key.teamID, privateKeyPEM: key.privateKeyPEM,
-                                                                         baseURL: standIn.baseURL, extraCAFile: files.caCertificate))
-        defer { provider.close() }
+        let (standIn, provider, directory) = try makeStandIn()
+        defer { standIn.stop(); provider.close(); try? FileManager.default.removeItem(atPath: directory) }
         let harness = try PipelineHarness(provider: provider)
         defer { harness.shutdown() }
         try harness.putLegDay()
@@ -62,22 +51,11 @@ final class PipelineAPNsTests: XCTestCase {
     /// APNs answers after 7 s, past the 5 s relay lease of the rows the trigger worker sends
     /// itself after its commit: the scheduler must not relay them and send the plan again.
     func testAnAPNsSlowerThanTheRelayLeaseIsSentEachPushOnce() throws {
-        let directory = NSTemporaryDirectory() + "buzzkit-apns-\(UUID().uuidString)"
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let files = try StandInCredentials.generate().write(to: directory)
-        let key = try ProviderKeyPair.generate()
-        let standIn = try APNsStandIn(configuration: APNsStandInConfiguration(credentials: try StandInCredentials(
-            caCertificatePEM: String(contentsOfFile: files.caCertificate, encoding: .utf8),
-            serverCertificatePEM: String(contentsOfFile: files.serverCertificate, encoding: .utf8),
-            serverPrivateKeyPEM: String(contentsOfFile: files.serverPrivateKey, encoding: .utf8)), providerKeys: [key]))
-        try standIn.start()
-        defer { standIn.stop() }
+        let (standIn, provider, directory) = try makeStandIn()
+        defer { standIn.stop(); provider.close(); try? FileManager.default.removeItem(atPath: directory) }
         var slow = APNsFailurePlan()
         slow.latency = 7
         standIn.failures = slow
-        let provider = try APNsProvider(configuration: APNsConfiguration(keyID: key.keyID, teamID: key.teamID, privateKeyPEM: key.privateKeyPEM,
-                                                                         baseURL: standIn.baseURL, extraCAFile: files.caCertificate))
-        defer { provider.close() }
         let harness = try PipelineHarness(provider: provider)
         defer { harness.shutdown() }
         try harness.putLegDay()
@@ -88,5 +66,21 @@ final class PipelineAPNsTests: XCTestCase {
         XCTAssertEqual(standIn.pushes.filter { $0.deviceToken == tokens[0] }.map(\.pushType), ["background"], "the plan went out once")
         let deliveries = try harness.pool.withConnection { try $0.query("SELECT count(*) AS n FROM deliveries")[0].decode("n", as: Int.self) }
         XCTAssertEqual(deliveries, 1)
+    }
+
+    /// The stand-in started with a fresh test CA and provider key, the real provider pointed at
+    /// it, and the folder holding the CA (remove it when done).
+    private func makeStandIn() throws -> (APNsStandIn, APNsProvider, String) {
+        let directory = NSTemporaryDirectory() + "buzzkit-apns-\(UUID().uuidString)"
+        let files = try StandInCredentials.generate().write(to: directory)
+        let key = try ProviderKeyPair.generate()
+        let standIn = try APNsStandIn(configuration: APNsStandInConfiguration(credentials: try StandInCredentials(
+            caCertificatePEM: String(contentsOfFile: files.caCertificate, encoding: .utf8),
+            serverCertificatePEM: String(contentsOfFile: files.serverCertificate, encoding: .utf8),
+            serverPrivateKeyPEM: String(contentsOfFile: files.serverPrivateKey, encoding: .utf8)), providerKeys: [key]))
+        try standIn.start()
+        let provider = try APNsProvider(configuration: APNsConfiguration(keyID: key.keyID, teamID: key.teamID, privateKeyPEM: key.privateKeyPEM,
+                                                                         baseURL: standIn.baseURL, extraCAFile: files.caCertificate))
+        return (standIn, provider, directory)
     }
 }
