@@ -88,6 +88,9 @@ extension BuzzKitClient {
                     forceNextFlush = true
                     continue
                 }
+                // Its moment has come while it is still pending (iOS shows it any instant now),
+                // and the server may count it: taking it out now could only leave it unshown.
+                if current.state == .scheduled, current.acknowledgmentUncertain, current.fireInstant(in: zone) <= now { continue }
             }
             await withdraw(current)
         }

@@ -161,6 +161,22 @@ final class NeverShownTwiceAfterSuspensionTests: XCTestCase {
         XCTAssertEqual(shown.map(\.id), ["run-1/a"])
     }
 
+    /// Same, but the app runs again just as the moment passes, before iOS showed the pending
+    /// notification: it is left to show (the server most likely counts it), not withdrawn.
+    func testAtItsMomentAPendingPlanWhoseAcknowledgmentMayHaveArrivedIsLeftToShow() async throws {
+        let phone = try await TestPhone(foreground: false)
+        phone.transport.setRule { $0.method == "POST" ? .timeout : nil }
+        await phone.receivePlan("run-1/a", in: 60, messageId: "m-1")
+        await phone.client.shutdown()
+        phone.clock.advance(by: 60.1)  // the moment has just passed; iOS has not shown it yet
+        phone.transport.setRule(nil)
+        try await phone.restart(foreground: true)
+        try await phone.waitIdle()
+        XCTAssertFalse(phone.activity.all.contains { if case .planWithdrawn = $0 { true } else { false } })
+        let shown = await phone.center.fireDue()
+        XCTAssertEqual(shown.map(\.id), ["run-1/a"], "shown once, by the phone")
+    }
+
     /// Same, woken only after the moment itself: posting the acknowledgment now would tell the
     /// server the phone showed a notification nobody saw.
     func testWokenAfterTheMomentTheHeldPlansAcknowledgmentIsNeverPosted() async throws {
