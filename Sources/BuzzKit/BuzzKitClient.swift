@@ -252,8 +252,8 @@ public actor BuzzKitClient: PushEventHandling {
         observer?(activity)
     }
 
-    func saveQueue() { save(queue, StorageKey.events) }
-    func saveBook() { save(book, StorageKey.plans) }
+    func saveQueue() { saveWritten(queue, StorageKey.events) }
+    func saveBook() { saveWritten(book, StorageKey.plans) }
     func saveRegistration() { save(registration, StorageKey.registration) }
     func saveIdentity() { save(identity, StorageKey.identity) }
     func saveLogouts() { save(pendingLogouts, StorageKey.logouts) }
@@ -261,6 +261,15 @@ public actor BuzzKitClient: PushEventHandling {
     func save<Value: Encodable>(_ value: Value, _ name: String) {
         do {
             try ports.store.setValue(value, forKey: configuration.storageKeyPrefix + name)
+        } catch {
+            report(.error(error as? BuzzKitError ?? BuzzKitError(.storage, context: name, message: "\(error)")))
+        }
+    }
+
+    /// Saves state written on every change (the book, the queue) without `JSONEncoder`.
+    func saveWritten(_ value: some JSONWritable, _ name: String) {
+        do {
+            try ports.store.setJSON(value, forKey: configuration.storageKeyPrefix + name)
         } catch {
             report(.error(error as? BuzzKitError ?? BuzzKitError(.storage, context: name, message: "\(error)")))
         }

@@ -1,3 +1,4 @@
+import BuzzKitWire
 import Foundation
 
 extension KeyValueStore {
@@ -29,6 +30,16 @@ extension KeyValueStore {
         }
         do {
             try setData(encoded, forKey: key)
+        } catch {
+            throw BuzzKitError(.storage, context: "write \(key)", message: "the store could not be written: \(error)")
+        }
+    }
+
+    /// Stores `value`'s hand-written JSON under `key` (what ``value(_:forKey:)`` reads back
+    /// when it writes its `Codable` form): no `JSONEncoder` for state saved on every change.
+    public func setJSON(_ value: some JSONWritable, forKey key: String, capacity: Int = 1024) throws {
+        do {
+            try setData(Data(value.jsonBytes(capacity: capacity)), forKey: key)
         } catch {
             throw BuzzKitError(.storage, context: "write \(key)", message: "the store could not be written: \(error)")
         }

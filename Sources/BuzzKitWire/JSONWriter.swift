@@ -99,6 +99,14 @@ public struct JSONWriter: Sendable {
         }
     }
 
+    /// Writes a floating-point value in its shortest form that reads back as the same
+    /// `Double` (what `JSONEncoder` stores a `Date` as); `null` when it is not finite.
+    public mutating func double(_ value: Double) {
+        guard value.isFinite else { return null() }
+        separate()
+        bytes.append(contentsOf: value.description.utf8)
+    }
+
     /// Writes a boolean value.
     public mutating func bool(_ value: Bool) {
         separate()

@@ -22,7 +22,7 @@ public final class Fleet: @unchecked Sendable {
     var running: Set<String> = []
     var random: SplitMix64
     /// One HTTP client shared by every phone.
-    let transport = URLSessionTransport(timeout: 15, maximumConnectionsPerHost: 64)
+    let transport = TimedTransport(base: URLSessionTransport(timeout: 15, maximumConnectionsPerHost: 64))
 
     public init(configuration: FleetConfiguration, router: PushRouter) {
         self.configuration = configuration
@@ -177,7 +177,7 @@ public final class Fleet: @unchecked Sendable {
         var platform = FleetReport.PlatformCounts()
         var collapsed = 0
         var handOverDelays: [TimeInterval] = []
-        var wakeTimes: [(seconds: TimeInterval, phone: Int)] = []
+        var wakeTimes: [(began: Date, seconds: TimeInterval, phone: Int)] = []
         for (number, phone) in phones.enumerated() {
             for entry in phone.shownWithOwner {
                 guard let workoutId = FleetWindow.workoutId(inBody: entry.notification.body) else { continue }
@@ -191,7 +191,7 @@ public final class Fleet: @unchecked Sendable {
             platform.discardedOffline += dropped.discarded
             platform.expiredOffline += dropped.expired
             platform.budgetOverruns += phone.budgetOverruns
-            wakeTimes += phone.wakeSeconds.map { (seconds: $0, phone: number) }
+            wakeTimes += phone.answeredWakes.map { (began: $0.began, seconds: $0.seconds, phone: number) }
             handOverDelays += phone.alertHandOverDelays
             let sdk = phone.sdkCounts
             platform.released += sdk.released
@@ -224,15 +224,18 @@ public final class Fleet: @unchecked Sendable {
                 phones[number].trace(around: outcome.window.moment).map { "phone \(number): \($0)" }
             }
         }
-        // The phones of the three slowest wakes past 25 s (the SDK's bound), with their traces.
-        var slowPhones: [Int] = []
-        for wake in wakeTimes.sorted(by: { $0.seconds > $1.seconds }) where wake.seconds > 25 && !slowPhones.contains(wake.phone) {
-            slowPhones.append(wake.phone)
-            if slowPhones.count == 3 { break }
+        // The three slowest wakes past 25 s (the SDK's bound): their phones' traces from the
+        // hand-over to the answer.
+        var slowest: [(began: Date, seconds: TimeInterval, phone: Int)] = []
+        for wake in wakeTimes.sorted(by: { $0.seconds > $1.seconds }) where wake.seconds > 25 && !slowest.contains(where: { $0.phone == wake.phone }) {
+            slowest.append(wake)
+            if slowest.count == 3 { break }
         }
-        report.diagnosticTraces = slowPhones.flatMap { number in
-            phones[number].trace(around: postedAt ?? Date()).suffix(40).map { "phone \(number): \($0)" }
+        report.diagnosticTraces = slowest.flatMap { wake in
+            phones[wake.phone].trace(around: postedAt ?? Date(), from: wake.began.addingTimeInterval(-1),
+                                     to: wake.began.addingTimeInterval(wake.seconds + 1)).suffix(60).map { "phone \(wake.phone): \($0)" }
         }
+        report.serverAnswers = ServerAnswers(transport.routes)
         report.collapsedRepeats = collapsed
         report.platform = platform
         return report

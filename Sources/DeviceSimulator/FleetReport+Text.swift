@@ -25,6 +25,10 @@ extension FleetReport {
                             platform.throttled, platform.discardedOffline, platform.expiredOffline))
         lines.append(String(format: "wakes: the SDK answered silent pushes p50 %.2f s, p99 %.2f s, the slowest %.1f s after iOS handed them over (iOS allows about 30 s)",
                             platform.wakeP50, platform.wakeP99, platform.longestWake))
+        if !serverAnswers.routes.isEmpty {
+            lines.append("server answers as the phones saw them (what a wake waits for):")
+            lines += serverAnswers.lines
+        }
         lines.append("SDKs: \(platform.synced) plans added or removed by a sync, \(platform.held) held back before suspension, "
                      + "\(platform.released) released ($local.released), \(platform.restored) put back")
         if collapsedRepeats > 0 {

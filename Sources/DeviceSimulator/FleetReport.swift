@@ -59,6 +59,8 @@ public struct FleetReport: Sendable, Codable {
     /// The last entries of the traces of the phones whose wakes took longest (when one passed
     /// the SDK's 25 s) and of the phones of stuck scripts (times relative to the run's start).
     public var diagnosticTraces: [String] = []
+    /// How fast the server answered the phones' requests, per route.
+    public var serverAnswers = ServerAnswers()
 
     public init(outcomes: [Outcome]) { self.outcomes = outcomes }
 

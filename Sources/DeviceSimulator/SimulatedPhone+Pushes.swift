@@ -77,7 +77,7 @@ extension SimulatedPhone {
         note(String(format: "wake answered after %.2f s", took))
         locked {
             wakes -= 1
-            wakeTimes.append(took)
+            wakeTimes.append((began: started, seconds: took))
             if took > 30 { overruns += 1 }
         }
         suspendIfIdle()

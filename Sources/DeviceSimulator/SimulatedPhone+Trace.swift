@@ -8,8 +8,10 @@ extension SimulatedPhone {
     /// Notes what the SDK reported, leaving out the chatter (each queued or delivered event).
     func note(_ activity: ClientActivity) {
         switch activity {
-        case .eventQueued, .eventsDelivered, .notificationOpened:
+        case .eventQueued, .notificationOpened:
             return
+        case .eventsDelivered(let ids):
+            note("\(ids.count) event(s) delivered")
         default:
             note(String(describing: activity))
         }
@@ -23,8 +25,17 @@ extension SimulatedPhone {
         }
     }
 
-    /// The trace, each entry's time given relative to `moment`.
-    func trace(around moment: Date) -> [String] {
-        locked { traceStorage.map { String(format: "%+.2f s %@", $0.at.timeIntervalSince(moment), $0.what) } }
+    /// The trace, each entry's time given relative to `moment`; only the entries from
+    /// `from` to `to` when given.
+    func trace(around moment: Date, from: Date = .distantPast, to: Date = .distantFuture) -> [String] {
+        locked {
+            traceStorage.filter { $0.at >= from && $0.at <= to }
+                .map { String(format: "%+.2f s %@", $0.at.timeIntervalSince(moment), Self.shortened($0.what)) }
+        }
+    }
+
+    /// An entry cut to 300 characters (a sync of 70 plans lists them all).
+    static func shortened(_ what: String) -> String {
+        what.count <= 300 ? what : what.prefix(300) + "… (\(what.count) characters)"
     }
 }

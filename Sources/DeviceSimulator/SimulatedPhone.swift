@@ -44,7 +44,7 @@ final class SimulatedPhone: @unchecked Sendable {
     var throttled = 0
     var overruns = 0
     /// Seconds from each silent push's hand-over to the SDK's answer.
-    var wakeTimes: [TimeInterval] = []
+    var wakeTimes: [(began: Date, seconds: TimeInterval)] = []
     /// Seconds between an alert's arrival from APNs and this simulator handling it.
     var handOverDelays: [TimeInterval] = []
     var authorization: NotificationAuthorization
@@ -121,7 +121,7 @@ final class SimulatedPhone: @unchecked Sendable {
     /// Seconds each alert waited between its arrival from APNs and the simulator handling it.
     var alertHandOverDelays: [TimeInterval] { locked { handOverDelays } }
     /// Seconds from each silent push's hand-over to the SDK's answer.
-    var wakeSeconds: [TimeInterval] { locked { wakeTimes } }
+    var answeredWakes: [(began: Date, seconds: TimeInterval)] { locked { wakeTimes } }
     /// Distinct plans this phone was handed by APNs.
     var plansReceived: Int { locked { planIds.count } }
     var shown: [DeliveredNotification] { locked { shownStorage.map(\.notification) } }
