@@ -60,8 +60,10 @@ public final class ApplicationPushEventSource: PushEventSource, @unchecked Senda
     /// iOS gives the app about 30 s for it; the SDK answers within
     /// ``Configuration/backgroundBudget``.
     nonisolated(nonsending) public func receive(userInfo: [AnyHashable: Any]) async -> UIBackgroundFetchResult {
+        // iOS's 30 s run from here, the wait for `configure` included.
+        let receivedAt = Date()
         guard let payload = try? JSONValue.members(userInfo: userInfo),
-              let outcome = await relay.deliverRemoteNotification(payload: payload)
+              let outcome = await relay.deliverRemoteNotification(payload: payload, receivedAt: receivedAt)
         else { return .noData }
         switch outcome {
         case .newData: return .newData

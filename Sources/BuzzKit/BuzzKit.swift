@@ -57,8 +57,9 @@ public enum BuzzKit {
     /// ``BuzzKitClient/handleRemoteNotification(payload:)``. A push that launched the app
     /// before ``configure(_:ports:)`` waits for it (up to 10 s), then `.noData`.
     nonisolated(nonsending) public static func didReceiveRemoteNotification(userInfo: [AnyHashable: Any]) async -> Outcome {
+        let receivedAt = Date()  // the wake's budget counts from here, the wait for configure included
         guard let payload = try? JSONValue.members(userInfo: userInfo) else { return .failed }
-        return await launchRelay.deliverRemoteNotification(payload: payload) ?? .noData
+        return await launchRelay.deliverRemoteNotification(payload: payload, receivedAt: receivedAt) ?? .noData
     }
 
     /// Forwards a tap, see ``BuzzKitClient/handleNotificationOpen(userInfo:)``; a tap that

@@ -5,6 +5,7 @@ extension BuzzKitClient {
     /// Handles a remote notification as the app receives it (`[AnyHashable: Any]`), for apps
     /// that forward pushes themselves. Returns after the acknowledgment's flush attempt.
     nonisolated(nonsending) public func didReceiveRemoteNotification(userInfo: [AnyHashable: Any]) async -> PushOutcome {
+        let receivedAt = clock.now
         let payload: [String: JSONValue]
         do {
             payload = try JSONValue.members(userInfo: userInfo)
@@ -12,20 +13,21 @@ extension BuzzKitClient {
             await reportError(error)
             return .failed
         }
-        return await handleRemoteNotification(payload: payload)
+        return await handleRemoteNotification(payload: payload, receivedAt: receivedAt)
     }
 
     /// Handles a remote notification given as its JSON body (what APNs carries).
     @discardableResult
-    public func didReceiveRemoteNotification(payload: Data) async -> PushOutcome {
+    nonisolated(nonsending) public func didReceiveRemoteNotification(payload: Data) async -> PushOutcome {
+        let receivedAt = clock.now
         let members: [String: JSONValue]
         do {
             members = try JSONDecoder().decode([String: JSONValue].self, from: payload)
         } catch {
-            report(.error(BuzzKitError(.invalidPayload, context: "remote notification", message: "the body is not a JSON object: \(error)")))
+            await reportError(BuzzKitError(.invalidPayload, context: "remote notification", message: "the body is not a JSON object: \(error)"))
             return .failed
         }
-        return await handleRemoteNotification(payload: members)
+        return await handleRemoteNotification(payload: members, receivedAt: receivedAt)
     }
 
     /// Handles a remote notification:
@@ -45,9 +47,17 @@ extension BuzzKitClient {
     /// through stays persisted for the next wake. Outside the foreground it then holds back
     /// the plans whose acknowledgment did not reach the server (``PlanRecord/State/held``),
     /// since iOS suspends the app after the answer.
+    ///
+    /// The budget counts from `receivedAt`, when iOS handed the push over (the Apple layer
+    /// passes it; `nil`: when this is called, read before waiting for the SDK's other work):
+    /// time spent launching, waiting for `configure` or for the SDK's actor is part of it.
     @discardableResult
-    public func handleRemoteNotification(payload: [String: JSONValue]) async -> PushOutcome {
-        let wake = WakeDeadline(began: clock.now, budget: configuration.backgroundBudget)
+    nonisolated(nonsending) public func handleRemoteNotification(payload: [String: JSONValue], receivedAt: Date? = nil) async -> PushOutcome {
+        let now = clock.now
+        return await handle(payload, wake: WakeDeadline(began: min(receivedAt ?? now, now), budget: configuration.backgroundBudget))
+    }
+
+    private func handle(_ payload: [String: JSONValue], wake: WakeDeadline) async -> PushOutcome {
         let outcome: PushOutcome
         let push = IncomingPush(payload: payload)
         switch push {

@@ -75,10 +75,11 @@ public final class PushEventRelay: Sendable {
         return handler
     }
 
-    /// Delivers a remote notification; `nil` when no handler came in time.
-    public func deliverRemoteNotification(payload: [String: JSONValue]) async -> PushOutcome? {
+    /// Delivers a remote notification that arrived at `receivedAt` (`nil`: now); `nil` when no
+    /// handler came in time. The time waited for a handler counts against the wake's budget.
+    public func deliverRemoteNotification(payload: [String: JSONValue], receivedAt: Date? = nil) async -> PushOutcome? {
         guard let handler = await handler() else { return nil }
-        return await handler.handleRemoteNotification(payload: payload)
+        return await handler.handleRemoteNotification(payload: payload, receivedAt: receivedAt)
     }
 
     /// Delivers a tap; `false` when no handler came in time.

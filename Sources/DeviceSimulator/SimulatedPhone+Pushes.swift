@@ -69,10 +69,11 @@ extension SimulatedPhone {
             return true
         }
         guard allowed else { return }
-        // iOS's 30 s run from the hand-over, a cold launch included.
+        // iOS's 30 s run from the hand-over, a cold launch included; the SDK is told when.
         let started = Date()
+        let handedOver = systemClock.now
         let process = await ensureProcess(foreground: false)
-        _ = await process.client.handleRemoteNotification(payload: payload)
+        _ = await process.client.handleRemoteNotification(payload: payload, receivedAt: handedOver)
         let took = Date().timeIntervalSince(started)
         note(String(format: "wake answered after %.2f s", took))
         locked {

@@ -33,22 +33,26 @@ final class NeverShownTwiceAfterSuspensionTests: XCTestCase {
     /// center (no fallback, never shown). It goes out at the next wake, which puts the plan back.
     func testAfterTheHoldNoAcknowledgmentOfAHeldPlanGoesOutBeforeTheNextWake() async throws {
         let phone = try await TestPhone(foreground: false) { $0.eventBatchSize = 1 }
-        phone.transport.setRule { $0.method == "POST" ? .delayed(0.3, .status(202, body: "{\"accepted\":1}")) : nil }
+        phone.transport.setRule { $0.method == "POST" ? .delayed(1.5, .status(202, body: "{\"accepted\":1}")) : nil }
         let client = phone.client
         let first = phone.plan("run-1/a", in: 600), second = phone.plan("run-2/a", in: 900)
         phone.transport.setPlans([first, second])
-        let wakes = Task {
-            async let one = client.handleRemoteNotification(payload: Payloads.members(SilentPlanPayload(local: first).jsonBytes))
-            async let two = client.handleRemoteNotification(payload: Payloads.members(SilentPlanPayload(local: second).jsonBytes))
-            _ = await (one, two)
-        }
+        let one = Task { await client.handleRemoteNotification(payload: Payloads.members(SilentPlanPayload(local: first).jsonBytes)) }
         let began = Date()
         while phone.transport.eventRequests.isEmpty, Date().timeIntervalSince(began) < 5 { try await Task.sleep(nanoseconds: 1_000_000) }
+        // The second arrives while the first acknowledgment is in flight.
+        let two = Task { await client.handleRemoteNotification(payload: Payloads.members(SilentPlanPayload(local: second).jsonBytes)) }
+        while Date().timeIntervalSince(began) < 5 {
+            let wakes = await client.activeWakes, known = await client.planBook.records["run-2/a"] != nil
+            if wakes == 2 && known { break }
+            try await Task.sleep(nanoseconds: 1_000_000)
+        }
+        let wakes = Task { _ = await (one.value, two.value) }
         phone.clock.advance(by: 20)  // the budget runs out with the first acknowledgment in flight
         await wakes.value
         var book = await client.planBook
         XCTAssertEqual(book.records["run-2/a"]?.state, .held)
-        try await Task.sleep(nanoseconds: 600_000_000)  // the first request comes back meanwhile
+        try await Task.sleep(nanoseconds: 1_800_000_000)  // the first request comes back meanwhile
         XCTAssertEqual(phone.acknowledgedIds, ["run-1/a"], "nothing more goes out while the app is being suspended")
 
         phone.transport.setRule(nil)

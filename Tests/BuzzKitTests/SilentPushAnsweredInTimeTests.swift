@@ -59,6 +59,31 @@ final class SilentPushAnsweredInTimeTests: XCTestCase {
         await relaunched.shutdown()
     }
 
+    /// The budget runs from when iOS handed the push over, not from when the SDK got to it: a
+    /// push that waited for the app's launch and `configure` has only the rest of it.
+    func testTheBudgetCountsFromThePushsArrivalNotFromWhenTheSDKGotToIt() async throws {
+        let clock = SystemClock(timeZone: TestPhone.berlin)
+        let transport = RecordingTransport()
+        var configuration = Configuration(apiBaseURL: URL(string: "https://api.buzzkit.test")!, publishableKey: "pk_t",
+                                          subscriberId: "u_123", subscriberToken: .fixed(TestPhone.token), pushTopic: "t")
+        configuration.backgroundBudget = 1.5
+        let ports = BuzzKitPorts(notificationCenter: InMemoryNotificationCenter(clock: clock), clock: clock,
+                                 store: InMemoryKeyValueStore(), transport: transport, random: { 0 })
+        let client = try BuzzKitClient(configuration: configuration, ports: ports)
+        await client.start()
+        hangEverything(transport)
+        let payload = Payloads.plan("run-1/a", fireAt: FireAt(instant: clock.now.addingTimeInterval(3_600), in: TestPhone.berlin))
+        let arrived = clock.now.addingTimeInterval(-1.4)  // the launch and `configure` took 1.4 s of iOS's time
+        let began = Date()
+        _ = await client.handleRemoteNotification(payload: payload, receivedAt: arrived)
+        let took = Date().timeIntervalSince(began)
+        XCTAssertLessThan(took, 0.7, "answered \(took) s after the SDK got it, when 0.1 s of the 1.5 s budget was left")
+        let applied = try ports.store.value(PlanBook.self, forKey: "buzzkit.plans")?.records["run-1/a"] != nil
+        let deferred = try ports.store.value([[String: JSONValue]].self, forKey: "buzzkit.inbox")?.isEmpty == false
+        XCTAssertTrue(applied || deferred, "the push is kept: applied, or persisted for the next wake")
+        await client.shutdown()
+    }
+
     func testOnAManualClockThePushReturnsWhenTheBudgetRunsOutAndTheAcknowledgmentGoesOutLater() async throws {
         let phone = try await TestPhone(foreground: false)  // budget 20 s
         hangEverything(phone.transport)
