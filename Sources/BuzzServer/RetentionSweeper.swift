@@ -2,8 +2,10 @@ import Foundation
 import PostgresClient
 
 /// Removes what BuzzKit no longer needs (``RetentionSettings``), run by `buzzkit scheduler`:
-/// processed event ids past their deduplication window, and finished runs past theirs with
-/// their deliveries, acknowledgments, opens and plans.
+/// processed event ids past their deduplication window, finished runs past theirs with
+/// their deliveries, acknowledgments, opens and plans, devices inactive past theirs, and a tenant's previous signing secret
+/// once its grace after a rotation has ended (it verifies nothing any more; kept, it would
+/// be one more secret to leak).
 ///
 /// Work goes in small batches, each its own short transaction (`LIMIT` with `SKIP LOCKED`,
 /// found through the age indexes of migration 0010), with a pause between batches, so a
@@ -33,7 +35,7 @@ public final class RetentionSweeper: Service, @unchecked Sendable {
                 // A full batch means more may be due: go on after a pause.
                 while true {
                     let removed = try sweepBatch(now: Date())
-                    guard removed.eventIds >= settings.batch || removed.runs >= settings.batch else { break }
+                    guard removed.eventIds >= settings.batch || removed.runs >= settings.batch || removed.devices >= settings.batch else { break }
                     if shutdownRequest.wait(upTo: settings.pauseSeconds) { return }
                 }
             } catch {
@@ -47,7 +49,7 @@ public final class RetentionSweeper: Service, @unchecked Sendable {
 
     /// Removes one batch of each kind due at `now`; returns how many of each it removed.
     @discardableResult
-    public func sweepBatch(now: Date) throws -> (eventIds: Int, runs: Int) {
+    public func sweepBatch(now: Date) throws -> (eventIds: Int, runs: Int, devices: Int) {
         let eventIds = try pool.withConnection { db in
             try db.query("""
                 WITH gone AS (
@@ -77,11 +79,29 @@ public final class RetentionSweeper: Service, @unchecked Sendable {
                 SELECT count(*) AS n FROM removed
                 """)[0].decode("n", as: Int.self)
         }
+        let devices = try pool.withConnection { db in
+            try db.execute("""
+                DELETE FROM devices WHERE id = ANY(ARRAY(
+                    SELECT id FROM devices WHERE NOT active AND inactive_at < \(now.addingTimeInterval(-settings.inactiveDeviceDays * 86_400))
+                    ORDER BY inactive_at LIMIT \(settings.batch)))
+                """)
+        }
+        // Few tenants rotate at a time: one statement, no batching needed.
+        let secrets = try pool.withConnection { db in
+            try db.execute("""
+                UPDATE tenants SET previous_signing_secret = NULL, previous_signing_secret_until = NULL
+                WHERE previous_signing_secret_until < \(now)
+                """)
+        }
+        if secrets > 0 {
+            log?.info("previous signing secrets cleared after their grace", ["tenants": "\(secrets)"])
+        }
         if eventIds > 0 {
             metrics?.increment("buzzkit_retention_removed_total", ["kind": "event_id"], by: Double(eventIds),
-                               help: "Rows removed past their retention window: processed event ids, finished runs")
+                               help: "Rows removed past their retention window: processed event ids, finished runs, inactive devices")
         }
         if runs > 0 { metrics?.increment("buzzkit_retention_removed_total", ["kind": "run"], by: Double(runs)) }
-        return (eventIds, runs)
+        if devices > 0 { metrics?.increment("buzzkit_retention_removed_total", ["kind": "device"], by: Double(devices)) }
+        return (eventIds, runs, devices)
     }
 }

@@ -47,6 +47,7 @@ final class ServerUnitTests: XCTestCase {
             ("BUZZKIT_WINDOW_COMPLETION_SHARE", "0", "must be between 0.01 and 1, got 0"),
             ("BUZZKIT_RETENTION_INTERVAL_SECONDS", "0.001", "must be between 0.01 and 86400 seconds, got 0.001"),
             ("BUZZKIT_RETENTION_RUN_DAYS", "0", "must be above 0 and at most 3650 days, got 0"),
+            ("BUZZKIT_RETENTION_INACTIVE_DEVICE_DAYS", "4000", "must be above 0 and at most 3650 days, got 4000"),
             ("BUZZKIT_LANE_BULK_SHARE", "1.5", "must be above 0 and at most 1, got 1.5"),
             ("BUZZKIT_SHUTDOWN_GRACE_SECONDS", "nan", "must be between 0 and 3600 seconds, got nan"),
             ("BUZZKIT_SCHEDULER_RELAYS", "0", "must be between 1 and 16, got 0"),

@@ -70,6 +70,43 @@ final class RetentionIntegrationTests: PipelineTestCase {
         XCTAssertEqual(ids, ["id:new"], "the event id past its 7 days is forgotten")
     }
 
+    func testAPreviousSigningSecretIsClearedOnceItsGraceEnds() throws {
+        let other = try pipeline.directory.createTenant(name: "other gym")
+        _ = try pipeline.directory.rotateSigningSecret(tenantId: pipeline.tenantId, grace: 60)
+        _ = try pipeline.directory.rotateSigningSecret(tenantId: other.tenantId, grace: 3_600)
+        func previous(_ tenantId: String) throws -> String? {
+            try pipeline.pool.withConnection { db in
+                try db.query("SELECT previous_signing_secret FROM tenants WHERE id = \(tenantId)")[0].decode("previous_signing_secret", as: String?.self)
+            }
+        }
+        let sweeper = RetentionSweeper(pool: pipeline.pool, settings: RetentionSettings())
+        try sweeper.sweepBatch(now: Date())
+        XCTAssertNotNil(try previous(pipeline.tenantId), "still in its grace: tokens signed with it verify")
+        try sweeper.sweepBatch(now: Date().addingTimeInterval(120))
+        XCTAssertNil(try previous(pipeline.tenantId), "past its grace it is gone")
+        XCTAssertNotNil(try previous(other.tenantId), "another tenant's secret in its grace stays")
+        let tenant = try XCTUnwrap(try pipeline.directory.tenant(pipeline.tenantId))
+        XCTAssertEqual(tenant.signingSecrets(at: Date()).count, 1)
+    }
+
+    func testDevicesInactivePastTheirWindowArePurgedAndNoOthers() throws {
+        let tokens = try ["gone", "recent", "active"].map { try XCTUnwrap(try pipeline.subscriber("d-\($0)").first) }
+        try pipeline.pool.withConnection { db in
+            try db.execute("""
+                UPDATE devices SET active = false, inactive_reason = 'unregistered',
+                       inactive_at = CASE token WHEN \(tokens[0]) THEN now() - interval '31 days' ELSE now() - interval '1 day' END
+                WHERE token = ANY(\([tokens[0], tokens[1]])::text[])
+                """)
+            try db.execute("UPDATE devices SET created_at = now() - interval '400 days' WHERE token = \(tokens[2])")
+        }
+        let sweeper = RetentionSweeper(pool: pipeline.pool, settings: RetentionSettings())
+        XCTAssertEqual(try sweeper.sweepBatch(now: Date()).devices, 1)
+        let left = try pipeline.pool.withConnection { db in
+            try db.query("SELECT token FROM devices WHERE token = ANY(\(tokens)::text[]) ORDER BY subscriber_id").map { try $0.decode("token", as: String.self) }
+        }
+        XCTAssertEqual(left, [tokens[2], tokens[1]], "the active device, however old, and the one inactive for a day stay")
+    }
+
     func testTheServiceDrainsABacklogInSmallBatchesAndStopsWhenAsked() throws {
         let runs = try (1...5).map { try windowRun("s\($0)") }
         for run in runs { _ = try pipeline.commands.cancel(tenantId: pipeline.tenantId, runId: run) }
