@@ -11,6 +11,18 @@ import BuzzKitTesting
 final class SilentPushAnsweredInTimeTests: XCTestCase {
     private static let hang: TimeInterval = 2.5
 
+    /// A client on the real clock with the given budget, its ports and its transport.
+    private func realClockClient(budget: TimeInterval) throws -> (BuzzKitClient, BuzzKitPorts, RecordingTransport) {
+        let clock = SystemClock(timeZone: TestPhone.berlin)
+        let transport = RecordingTransport()
+        var configuration = Configuration(apiBaseURL: URL(string: "https://api.buzzkit.test")!, publishableKey: "pk_t",
+                                          subscriberId: "u_123", subscriberToken: .fixed(TestPhone.token), pushTopic: "t")
+        configuration.backgroundBudget = budget
+        let ports = BuzzKitPorts(notificationCenter: InMemoryNotificationCenter(clock: clock), clock: clock,
+                                 store: InMemoryKeyValueStore(), transport: transport, random: { 0 })
+        return (try BuzzKitClient(configuration: configuration, ports: ports), ports, transport)
+    }
+
     /// Every acknowledgment and sync request hangs for 2.5 s, then times out.
     private func hangEverything(_ transport: RecordingTransport) {
         transport.setRule { request in
@@ -62,14 +74,8 @@ final class SilentPushAnsweredInTimeTests: XCTestCase {
     /// The budget runs from when iOS handed the push over, not from when the SDK got to it: a
     /// push that waited for the app's launch and `configure` has only the rest of it.
     func testTheBudgetCountsFromThePushsArrivalNotFromWhenTheSDKGotToIt() async throws {
-        let clock = SystemClock(timeZone: TestPhone.berlin)
-        let transport = RecordingTransport()
-        var configuration = Configuration(apiBaseURL: URL(string: "https://api.buzzkit.test")!, publishableKey: "pk_t",
-                                          subscriberId: "u_123", subscriberToken: .fixed(TestPhone.token), pushTopic: "t")
-        configuration.backgroundBudget = 1.5
-        let ports = BuzzKitPorts(notificationCenter: InMemoryNotificationCenter(clock: clock), clock: clock,
-                                 store: InMemoryKeyValueStore(), transport: transport, random: { 0 })
-        let client = try BuzzKitClient(configuration: configuration, ports: ports)
+        let (client, ports, transport) = try realClockClient(budget: 1.5)
+        let clock = ports.clock
         await client.start()
         hangEverything(transport)
         let payload = Payloads.plan("run-1/a", fireAt: FireAt(instant: clock.now.addingTimeInterval(3_600), in: TestPhone.berlin))
@@ -121,14 +127,7 @@ final class SilentPushAnsweredInTimeTests: XCTestCase {
     }
 
     func testAHangingSyncAloneDoesNotHoldUpTheAnswer() async throws {
-        let clock = SystemClock(timeZone: TestPhone.berlin)
-        let transport = RecordingTransport()
-        var configuration = Configuration(apiBaseURL: URL(string: "https://api.buzzkit.test")!, publishableKey: "pk_t",
-                                          subscriberId: "u_123", subscriberToken: .fixed(TestPhone.token), pushTopic: "t")
-        configuration.backgroundBudget = 0.2
-        let client = try BuzzKitClient(configuration: configuration, ports: BuzzKitPorts(
-            notificationCenter: InMemoryNotificationCenter(clock: clock), clock: clock, store: InMemoryKeyValueStore(),
-            transport: transport, random: { 0 }))
+        let (client, _, transport) = try realClockClient(budget: 0.2)
         transport.setRule { $0.method == "GET" ? .delayed(Self.hang, .status(200, body: "{\"plans\": []}")) : nil }
         let began = Date()
         let outcome = await client.handleRemoteNotification(payload: Payloads.cancel("run-1"))
