@@ -102,7 +102,7 @@ start_postgres() {
   # Text sorts and compares byte by byte (LC_COLLATE C, here and for the buzzkit database
   # below): every key of the hot tables is text (tenant, subscriber, local and event ids), and
   # PostgreSQL 15 compares text under any other collation, C.UTF-8 included, through strcoll.
-  # The order is the same as C.UTF-8's (code points); see README, Operations.
+  # The order is the same as C.UTF-8's (code points); see docs/operations.md.
   if [ ! -f "$PG_DIR/data/PG_VERSION" ]; then
     runuser -u postgres -- "$PG_BIN/initdb" -D "$PG_DIR/data" -U postgres --auth=trust \
       --encoding=UTF8 --locale=C.UTF-8 --lc-collate=C >"$PG_DIR/initdb.log" 2>&1
