@@ -125,13 +125,8 @@ final class NeverShownTwiceAfterSuspensionTests: XCTestCase {
         let phone = try await TestPhone(foreground: false)  // acknowledgmentDeadline 5 s
         phone.network.setOnline(false)
         await phone.receivePlan("run-1/a", in: 60, messageId: "m-1")
-        await phone.client.shutdown()  // suspended, then ended by iOS: no timer runs
-        phone.clock.advance(by: 57)  // 3 s before its moment, past its deadline
-        phone.network.setOnline(true)
-        phone.transport.clearRequests()
-
-        try await phone.restart(foreground: false)  // the next wake
-        try await phone.waitIdle()
+        // 3 s before its moment, past its deadline
+        try await wakeAgain(phone, after: 57) { phone.network.setOnline(true) }
         XCTAssertFalse(phone.postedNames.contains(BuzzEvent.localScheduled), "posted 3 s before the moment, past its 5 s deadline")
         XCTAssertTrue(phone.activity.all.contains(.planWithdrawn(localId: "run-1/a", messageId: "m-1", acknowledgmentMayHaveArrived: false)))
         let shown = try await phone.advance(10)
@@ -150,13 +145,8 @@ final class NeverShownTwiceAfterSuspensionTests: XCTestCase {
         var book = await phone.client.planBook
         XCTAssertEqual(book.records["run-1/a"]?.acknowledgmentUncertain, true)
         XCTAssertEqual(book.records["run-1/a"]?.state, .scheduled, "possibly counted by the server: not held")
-        await phone.client.shutdown()  // suspended, then ended by iOS: no timer runs
-        phone.clock.advance(by: 57)  // 3 s before its moment, past its deadline
-        phone.transport.setRule(nil)
-        phone.transport.clearRequests()
-
-        try await phone.restart(foreground: false)  // the next wake
-        try await phone.waitIdle()
+        // 3 s before its moment, past its deadline
+        try await wakeAgain(phone, after: 57) { phone.transport.setRule(nil) }
         XCTAssertEqual(phone.acknowledgedIds, ["run-1/a"], "sent again")
         XCTAssertFalse(phone.activity.all.contains { if case .planWithdrawn = $0 { true } else { false } })
         book = await phone.client.planBook
@@ -242,5 +232,16 @@ final class NeverShownTwiceAfterSuspensionTests: XCTestCase {
         let pending = await phone.pendingIds()
         XCTAssertEqual(pending, ["run-1/a"])
         XCTAssertFalse(phone.activity.all.contains { if case .plansHeld = $0 { true } else { false } })
+    }
+
+    /// The app is suspended and then ended by iOS (no timer runs), `seconds` pass, `restore`
+    /// brings the network back, and the next wake runs until the SDK is idle.
+    private func wakeAgain(_ phone: TestPhone, after seconds: TimeInterval, restore: () -> Void) async throws {
+        await phone.client.shutdown()
+        phone.clock.advance(by: seconds)
+        restore()
+        phone.transport.clearRequests()
+        try await phone.restart(foreground: false)
+        try await phone.waitIdle()
     }
 }
