@@ -40,10 +40,7 @@ extension BuzzKitClient {
     func holdUnconfirmedPlans() async {
         guard activeWakes == 0, !inForeground else { return }  // a newer wake holds when it ends
         suspending = true
-        let held = book.records.values.filter { record in
-            record.state == .scheduled && !record.acknowledgmentConfirmed && !record.acknowledgmentUncertain
-                && !(record.acknowledgmentEventId.map(inFlightEventIds.contains) ?? false)
-        }.map(\.localId).sorted()
+        let held = book.records.values.filter { $0.state == .scheduled && !mayBeCountedOn($0) }.map(\.localId).sorted()
         guard !held.isEmpty else { return }
         for id in held { book.update(id) { $0.state = .held } }
         saveBook()
