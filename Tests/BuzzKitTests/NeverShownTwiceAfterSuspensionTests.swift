@@ -106,8 +106,12 @@ final class NeverShownTwiceAfterSuspensionTests: XCTestCase {
         phone.network.setOnline(false)
         await phone.receivePlan("run-1/a", in: 60, messageId: "m-1")
         try await phone.advance(56)  // past the deadline, still offline
+        // The deadline's timer resumes on its own task after the clock moves: wait for it.
+        let withdrawn = ClientActivity.planWithdrawn(localId: "run-1/a", messageId: "m-1", acknowledgmentMayHaveArrived: false)
+        let began = Date()
+        while !phone.activity.all.contains(withdrawn), Date().timeIntervalSince(began) < 5 { try await Task.sleep(nanoseconds: 1_000_000) }
 
-        XCTAssertTrue(phone.activity.all.contains(.planWithdrawn(localId: "run-1/a", messageId: "m-1", acknowledgmentMayHaveArrived: false)))
+        XCTAssertTrue(phone.activity.all.contains(withdrawn))
         phone.network.setOnline(true)
         await phone.client.networkDidBecomeAvailable()
         let shown = try await phone.advance(60)
