@@ -16,6 +16,9 @@ public struct APNsFailurePlan: Sendable, Equatable {
         case status(Int, reason: String)
         /// The first `count` requests get this status and reason, later ones succeed.
         case failFirst(Int, status: Int, reason: String)
+        /// The first `count` requests get 429 `TooManyRequests` with `retry-after: seconds`,
+        /// later ones succeed.
+        case throttleFirst(Int, retryAfter: Int)
     }
 
     /// Rules by device token (lowercase hex).

@@ -50,6 +50,14 @@ extension APNsStandIn {
                         failuresSoFar[push.deviceToken] = soFar + 1
                         return .error(status, reason, apnsId: push.apnsId)
                     }
+                case .throttleFirst(let count, let retryAfter):
+                    let soFar = failuresSoFar[push.deviceToken, default: 0]
+                    if soFar < count {
+                        failuresSoFar[push.deviceToken] = soFar + 1
+                        var answer = StandInAnswer.error(429, "TooManyRequests", apnsId: push.apnsId)
+                        answer.retryAfter = retryAfter
+                        return answer
+                    }
                 }
             }
             let draw = Double.random(in: 0..<1)

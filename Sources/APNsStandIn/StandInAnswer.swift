@@ -7,6 +7,8 @@ struct StandInAnswer: Sendable, Equatable {
     var reason: String?
     var apnsId: UUID
     var timestamp: Date?
+    /// `retry-after` in seconds, when the answer asks the provider to wait.
+    var retryAfter: Int? = nil
 
     /// 200 with the push's `apns-id`.
     static func accepted(_ apnsId: UUID) -> StandInAnswer {
@@ -22,6 +24,7 @@ struct StandInAnswer: Sendable, Equatable {
     var headers: [(String, String)] {
         var fields = [("apns-id", apnsId.uuidString)]
         if reason != nil { fields.append(("content-type", "application/json; charset=utf-8")) }
+        if let retryAfter { fields.append(("retry-after", String(retryAfter))) }
         return fields
     }
 

@@ -20,6 +20,7 @@ final class Authenticator: @unchecked Sendable {
     private var cache: [String: (tenant: TenantRecord, kind: APIKey.Kind, until: Date)] = [:]
     private var unknown: [String: Date] = [:]
     private let buckets = TokenBuckets()
+    private let verified = VerifiedTokens()
 
     /// The longest a subscriber token may still be valid for (a token minted to last for
     /// years cannot be taken back without rotating the signing secret).
@@ -61,12 +62,19 @@ final class Authenticator: @unchecked Sendable {
                 throw HTTPError(status: 401, code: "invalid_subscriber_token",
                                 message: "the subscriber token expires more than \(Int(maxTokenLifetime / 86_400)) days from now; mint shorter-lived tokens")
             }
-            // One bucket per subscriber token: the publishable key is every device's.
-            if let wait = buckets.take("sub\u{0}" + tenant.id + "\u{0}" + parts[2].lowercased(), perSecond: limits.subscriberPerSecond,
-                                       burst: limits.subscriberBurst, now: now) {
-                throw HTTPError.rateLimited("this subscriber sent more than \(limits.subscriberPerSecond) requests a second (burst \(limits.subscriberBurst)); slow down", retryAfter: wait)
+            // One bucket per subscriber token once its HMAC was seen to check out (the publishable
+            // key is every device's); tokens not verified yet share their tenant's bucket, so
+            // made-up ones cannot each get a fresh bucket (VerifiedTokens).
+            if verified.contains(tenantId: tenant.id, mac: String(parts[2]), now: now) {
+                if let wait = buckets.take("sub\u{0}" + tenant.id + "\u{0}" + parts[2].lowercased(), perSecond: limits.subscriberPerSecond,
+                                           burst: limits.subscriberBurst, now: now) {
+                    throw HTTPError.rateLimited("this subscriber sent more than \(limits.subscriberPerSecond) requests a second (burst \(limits.subscriberBurst)); slow down", retryAfter: wait)
+                }
+            } else if let wait = buckets.take("unverified\u{0}" + tenant.id, perSecond: limits.unverifiedDevicePerSecond,
+                                              burst: limits.unverifiedDeviceBurst, now: now) {
+                throw HTTPError.rateLimited("too many device requests with subscriber tokens this server has not verified yet; retry shortly", retryAfter: wait)
             }
-            return Principal(tenant: tenant, kind: .device(expiresAt: expiresAt, mac: String(parts[2])))
+            return Principal(tenant: tenant, kind: .device(expiresAt: expiresAt, mac: String(parts[2])), verified: verified)
         }
     }
 
@@ -102,6 +110,10 @@ final class Authenticator: @unchecked Sendable {
         }
         if key.kind == .publishable, headers["x-buzzkit-subscriber-token"] == nil {
             return .answer(HTTPError(status: 401, code: "missing_subscriber_token", message: "publishable keys need X-BuzzKit-Subscriber-Token: v1.<expiresAt>.<hmac>").response)
+        }
+        if key.kind == .publishable, let length = headers["content-length"].flatMap(Int.init), length > limits.deviceBodyMaxBytes {
+            return .answer(HTTPError(status: 413, code: "body_too_large",
+                                     message: "a device request's body is at most \(limits.deviceBodyMaxBytes) bytes, got \(length); send fewer events at a time").response)
         }
         switch cached(key.kind.rawValue + key.id + key.secretHash, now: now) {
         case .valid:

@@ -15,8 +15,9 @@ import HTTPServer
 /// interactive work. On `/v1/events`, a tenant's server events beyond its interactive
 /// allowance at this process (``LaneSettings/interactiveEventsPerSecond``) are accepted the
 /// same way but handled in the bulk lane, so one tenant's flood does not queue ahead of every
-/// other tenant's events. Devices' events are always interactive (each subscriber is held to
-/// its own rate limit).
+/// other tenant's events. Devices' events count against the same allowance (besides each
+/// subscriber's own limit in events, ``Authenticator/admitEvents(_:from:now:)``); their
+/// acknowledgments and releases are recorded at once and take no lane.
 enum EventRoutes {
     static let maxBatch = 1000
 
@@ -32,6 +33,11 @@ enum EventRoutes {
     private static func accept(_ request: HTTPRequest, api: APIContext, bulk: Bool) async throws -> HTTPResponse {
         let principal = try await api.principal(request)
         if bulk { try principal.requireServer() }
+        // A device body sent without Content-Length is held to the same limit once read.
+        if !principal.isServer, request.body.count > api.authenticator.limits.deviceBodyMaxBytes {
+            throw HTTPError(status: 413, code: "body_too_large",
+                            message: "a device request's body is at most \(api.authenticator.limits.deviceBodyMaxBytes) bytes; send fewer events at a time")
+        }
         let items = try batch(JSONBody(request))
         let now = api.clock.now()
         try api.authenticator.admitEvents(items.count, from: principal, now: now)
@@ -51,7 +57,7 @@ enum EventRoutes {
         }
         // The first `interactive` events (in order) take the interactive lane, the rest bulk.
         var interactive = bulk ? 0 : events.count
-        if !bulk, principal.isServer, !events.isEmpty {
+        if !bulk, !events.isEmpty {
             interactive = api.laneAdmission.take(principal.tenant.id, upTo: events.count, perSecond: api.lanes.interactiveEventsPerSecond,
                                                  burst: api.lanes.interactiveEventBurst, now: now)
             if interactive < events.count {

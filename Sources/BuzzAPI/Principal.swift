@@ -14,6 +14,9 @@ struct Principal: Sendable {
 
     let tenant: TenantRecord
     let kind: Kind
+    /// Where a device's token is remembered once its HMAC checks out (its rate limit is then
+    /// its own, see ``VerifiedTokens``).
+    var verified: VerifiedTokens? = nil
 
     var isServer: Bool {
         if case .server = kind { return true }
@@ -41,5 +44,6 @@ struct Principal: Sendable {
         guard Double(expiresAt) > now.timeIntervalSince1970 else {
             throw HTTPError(status: 401, code: "expired_subscriber_token", message: "the subscriber token expired; ask your backend for a new one")
         }
+        verified?.remember(tenantId: tenant.id, mac: mac, expiresAt: expiresAt, now: now)
     }
 }

@@ -26,9 +26,10 @@ public struct APNsHeaders: Sendable, Hashable, Codable {
     /// A cancel push: background, priority 5.
     public static let cancel = APNsHeaders(pushType: "background", priority: 5)
 
-    /// An alert push (fallback or ordinary push) collapsing on its idempotency key.
-    public static func alert(collapseId: String) -> APNsHeaders {
-        APNsHeaders(pushType: "alert", priority: 10, collapseId: collapseId)
+    /// An alert push (fallback or ordinary push) collapsing on its idempotency key and, when
+    /// given, expiring at the end of its lifetime (epoch seconds).
+    public static func alert(collapseId: String, expiresAt epochSeconds: Int64? = nil) -> APNsHeaders {
+        APNsHeaders(pushType: "alert", priority: 10, expiration: epochSeconds, collapseId: collapseId)
     }
 
     /// The header fields, `apns-topic` included.

@@ -24,7 +24,8 @@ extension LocalPlan: JSONReadable, JSONWritable {
         let fields = try JSONFields(json, path: path)
         self.init(id: try fields.string("id"), messageId: try fields.string("messageId"), fireAt: try fields.read("fireAt"),
                   title: try fields.string("title"), body: try fields.string("body"), deepLink: try fields.optionalString("deepLink"),
-                  data: try fields.optionalObject("data") ?? [:], cancelOn: fields.value("cancelOn") == nil ? [] : try fields.strings("cancelOn"))
+                  data: try fields.optionalObject("data") ?? [:], cancelOn: fields.value("cancelOn") == nil ? [] : try fields.strings("cancelOn"),
+                  expiresAt: try fields.optionalInstant("expiresAt"))
     }
 }
 

@@ -1,7 +1,9 @@
+import Foundation
+
 /// The `bk.local` member of a silent plan push: everything a device needs to schedule a
 /// local notification and cancel it itself.
 ///
-/// Wire form: `{"id", "messageId", "fireAt", "title", "body", "deepLink"?, "data", "cancelOn"}`.
+/// Wire form: `{"id", "messageId", "fireAt", "title", "body", "deepLink"?, "data", "cancelOn", "expiresAt"?}`.
 /// `deepLink` is omitted when there is none; `data` is always an object.
 public struct LocalPlan: Sendable, Hashable, Codable {
     /// The local id, `<runId>/<stepName>`; the device uses it as the request id.
@@ -20,10 +22,13 @@ public struct LocalPlan: Sendable, Hashable, Codable {
     public var data: [String: JSONValue]
     /// Event names that remove the notification on the device.
     public var cancelOn: [String]
+    /// Until when the notification is worth showing (the moment plus the send's
+    /// `expiresAfter`); plans made before lifetimes existed have none.
+    public var expiresAt: Date?
 
     /// A plan from its parts.
     public init(id: String, messageId: String, fireAt: FireAt, title: String, body: String,
-                deepLink: String? = nil, data: [String: JSONValue] = [:], cancelOn: [String] = []) {
+                deepLink: String? = nil, data: [String: JSONValue] = [:], cancelOn: [String] = [], expiresAt: Date? = nil) {
         self.id = id
         self.messageId = messageId
         self.fireAt = fireAt
@@ -32,6 +37,7 @@ public struct LocalPlan: Sendable, Hashable, Codable {
         self.deepLink = deepLink
         self.data = data
         self.cancelOn = cancelOn
+        self.expiresAt = expiresAt
     }
 
     /// The wire form (``init(json:path:)`` and ``write(to:)``: one mapping for Codable too).
@@ -52,6 +58,7 @@ public struct LocalPlan: Sendable, Hashable, Codable {
         writer.beginArray()
         for name in cancelOn { writer.string(name) }
         writer.endArray()
+        if let expiresAt { writer.key(literal: "expiresAt"); writer.string(RFC3339.format(expiresAt)) }
         writer.endObject()
     }
 }

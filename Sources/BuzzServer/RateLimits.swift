@@ -20,6 +20,15 @@ public struct RateLimits: Sendable, Equatable {
     /// The most events in one request made with the publishable key (the SDK sends 50).
     /// Default 100; a larger batch is `413 too_many_events`.
     public var deviceBatchMax: Int = 100
+    /// The largest body a request made with the publishable key may carry, in bytes, refused
+    /// from its `Content-Length` before it is read (`413`). Default 256 KiB: a full batch of
+    /// events with generous properties (servers keep the 1 MiB limit).
+    public var deviceBodyMaxBytes: Int = 256 * 1024
+    /// Device requests a second, per tenant, whose subscriber token this API process has not
+    /// yet seen verified: the first request of each phone, and every request with a made-up
+    /// token. Default 2,000, burst 20,000 (a fleet of phones launching at once).
+    public var unverifiedDevicePerSecond: Int = 2_000
+    public var unverifiedDeviceBurst: Int = 20_000
     /// PostgreSQL lookups a second for keys the API has not seen (or no longer has cached),
     /// across all callers: a flood of made-up keys costs at most this many queries. Each
     /// unknown key is then remembered for a minute. Default 50, burst 200.
@@ -40,6 +49,9 @@ public struct RateLimits: Sendable, Equatable {
         try int("BUZZKIT_RATE_SUBSCRIBER_EVENTS_PER_SECOND", &subscriberEventsPerSecond)
         try int("BUZZKIT_RATE_SUBSCRIBER_EVENT_BURST", &subscriberEventBurst)
         try int("BUZZKIT_RATE_DEVICE_BATCH_MAX", &deviceBatchMax)
+        try int("BUZZKIT_RATE_DEVICE_BODY_MAX_BYTES", &deviceBodyMaxBytes)
+        try int("BUZZKIT_RATE_UNVERIFIED_DEVICE_PER_SECOND", &unverifiedDevicePerSecond)
+        try int("BUZZKIT_RATE_UNVERIFIED_DEVICE_BURST", &unverifiedDeviceBurst)
         try int("BUZZKIT_RATE_KEY_LOOKUPS_PER_SECOND", &keyLookupsPerSecond)
         try int("BUZZKIT_RATE_KEY_LOOKUP_BURST", &keyLookupBurst)
     }
@@ -49,11 +61,13 @@ public struct RateLimits: Sendable, Equatable {
         let pairs = [("BUZZKIT_RATE_KEY_PER_SECOND", keyPerSecond, "BUZZKIT_RATE_KEY_BURST", keyBurst),
                      ("BUZZKIT_RATE_SUBSCRIBER_PER_SECOND", subscriberPerSecond, "BUZZKIT_RATE_SUBSCRIBER_BURST", subscriberBurst),
                      ("BUZZKIT_RATE_SUBSCRIBER_EVENTS_PER_SECOND", subscriberEventsPerSecond, "BUZZKIT_RATE_SUBSCRIBER_EVENT_BURST", subscriberEventBurst),
-                     ("BUZZKIT_RATE_KEY_LOOKUPS_PER_SECOND", keyLookupsPerSecond, "BUZZKIT_RATE_KEY_LOOKUP_BURST", keyLookupBurst)]
+                     ("BUZZKIT_RATE_KEY_LOOKUPS_PER_SECOND", keyLookupsPerSecond, "BUZZKIT_RATE_KEY_LOOKUP_BURST", keyLookupBurst),
+                     ("BUZZKIT_RATE_UNVERIFIED_DEVICE_PER_SECOND", unverifiedDevicePerSecond, "BUZZKIT_RATE_UNVERIFIED_DEVICE_BURST", unverifiedDeviceBurst)]
         for (rateName, rate, burstName, burst) in pairs {
             try Configuration.require(rate, in: 1...10_000_000, rateName)
             try Configuration.require(burst, in: rate...10_000_000, burstName, note: " (\(rateName))")
         }
         try Configuration.require(deviceBatchMax, in: 1...1000, "BUZZKIT_RATE_DEVICE_BATCH_MAX")
+        try Configuration.require(deviceBodyMaxBytes, in: 1024...(1 << 20), "BUZZKIT_RATE_DEVICE_BODY_MAX_BYTES", unit: "bytes")
     }
 }

@@ -62,6 +62,10 @@ public struct Topology: Sendable {
     public var prefix: String
     /// Deliveries before a failing message is dead-lettered.
     public var deliveryLimit: Int
+    /// How long a dead letter is kept before RabbitMQ drops it (`x-message-ttl` of every
+    /// `.dlq`): long enough to look at it and replay it (`buzzkit dlq`), not forever, since it
+    /// may carry a subscriber's data. Default 14 days.
+    public static let deadLetterTTLSeconds: Int64 = 14 * 86_400
 
     public init(prefix: String = "", deliveryLimit: Int = 10) {
         self.prefix = prefix
@@ -115,7 +119,7 @@ public struct Topology: Sendable {
         try connection.declareExchange(eventsExchange, type: "topic", arguments: ["alternate-exchange": .string(otherEventsExchange)])
         try connection.declareExchange(bulkEventsExchange, type: "topic", arguments: ["alternate-exchange": .string(otherBulkEventsExchange)])
         for queue in Queue.allCases {
-            try connection.declareQueue(deadLetterName(queue))
+            try declareDeadLetterQueue(deadLetterName(queue), on: connection)
             try connection.declareQueue(name(queue), arguments: [
                 "x-dead-letter-exchange": "",
                 "x-dead-letter-routing-key": .string(deadLetterName(queue)),
@@ -130,6 +134,17 @@ public struct Topology: Sendable {
         }
         try connection.bindQueue(name(.trigger), exchange: otherEventsExchange, routingKey: "")
         try connection.bindQueue(name(.triggerBulk), exchange: otherBulkEventsExchange, routingKey: "")
+    }
+
+    /// Declares a dead-letter queue with ``deadLetterTTLSeconds``. One declared by an older version
+    /// without it is kept as it is (RabbitMQ refuses to change a queue's arguments, 406): its
+    /// letters then stay until replayed or purged; delete the empty queue once to get the TTL.
+    private func declareDeadLetterQueue(_ name: String, on connection: AMQPConnection) throws {
+        do {
+            try connection.declareQueue(name, arguments: ["x-message-ttl": .int(Self.deadLetterTTLSeconds * 1000)])
+        } catch let error as AMQPError where error.replyCode == 406 {
+            _ = try connection.queueDepth(name)
+        }
     }
 
     /// Deletes every queue and exchange (tests only).

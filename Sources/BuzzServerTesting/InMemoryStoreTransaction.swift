@@ -235,6 +235,8 @@ struct InMemoryStoreTransaction: StoreTransaction {
         write { state in
             var counts = (acknowledged: 0, released: 0)
             for fact in DeviceAcknowledgment.latest(facts) {
+                // Only for a plan of that subscriber, as PostgreSQL's join does.
+                guard let plan = state.plans[InMemoryStore.key(tenantId, fact.localId)], plan.subscriberId == fact.subscriberId else { continue }
                 let key = InMemoryStore.key(tenantId, fact.subscriberId, fact.localId, fact.device)
                 var row = state.acknowledgments[key] ?? PlanHolding(localId: fact.localId, device: fact.device, messageId: nil, acknowledgedAt: at,
                                                                     scheduledAt: nil, releasedAt: nil, deviceCounts: false)
@@ -296,7 +298,7 @@ struct InMemoryStoreTransaction: StoreTransaction {
             requests.map { request in
                 let key = InMemoryStore.key(request.idempotencyKey, request.deviceId.uuidString)
                 if let existing = state.deliveries[key] {
-                    return existing.outcome?.status == "failed" ? .send : .alreadyDone
+                    return existing.outcome?.status == "failed" ? .retry(since: existing.at) : .alreadyDone
                 }
                 state.deliveries[key] = (request.runId, request.kind, request.messageId, nil, at, state.deliveries.count)
                 return .send
@@ -308,7 +310,11 @@ struct InMemoryStoreTransaction: StoreTransaction {
         write { state in
             for (request, outcome) in deliveries {
                 let key = InMemoryStore.key(request.idempotencyKey, request.deviceId.uuidString)
-                if let existing = state.deliveries[key], existing.outcome?.status != "failed" { continue }
+                if let existing = state.deliveries[key] {
+                    guard existing.outcome?.status == "failed" else { continue }
+                    state.deliveries[key]?.outcome = outcome
+                    continue
+                }
                 state.deliveries[key] = (request.runId, request.kind, request.messageId, outcome, at, state.deliveries.count)
             }
         }

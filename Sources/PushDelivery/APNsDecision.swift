@@ -56,6 +56,14 @@ enum APNsDecision: Equatable {
         return String(reason.prefix(200))
     }
 
+    /// The `Retry-After` of an answer in seconds (the delta-seconds form; an HTTP date or
+    /// anything else is ignored), at most an hour.
+    static func retryAfter(in response: HTTPResponse) -> TimeInterval? {
+        guard response.transportError == nil, let text = response.headers["retry-after"],
+              let seconds = Int(text.trimmingCharacters(in: .whitespaces)), seconds >= 0 else { return nil }
+        return TimeInterval(min(seconds, 3600))
+    }
+
     /// The `timestamp` of a 410 body: milliseconds since the epoch when APNs learnt the token
     /// was no longer valid for the topic.
     static func timestamp(in body: Data) -> Date? {

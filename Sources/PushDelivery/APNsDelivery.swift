@@ -13,6 +13,8 @@ final class APNsDelivery: @unchecked Sendable {
     var attempts = 0
     var lastStatus: Int?
     var token: ProviderTokenCache.Token?
+    /// The `Retry-After` of the last answer, in seconds, when it had one.
+    var retryAfter: TimeInterval?
 
     init(notification: PushNotification, batch: Batch, index: Int) {
         self.notification = notification
@@ -46,8 +48,10 @@ final class APNsDelivery: @unchecked Sendable {
 
     /// Hands the final outcome to the batch.
     func finish(_ outcome: PushResult.Outcome) {
+        var retryAfter: TimeInterval?
+        if case .failed = outcome { retryAfter = self.retryAfter }
         batch.complete(index, with: PushResult(outcome: outcome, apnsId: attempts > 0 ? apnsId : nil,
-                                               status: lastStatus, attempts: attempts))
+                                               status: lastStatus, attempts: attempts, retryAfter: retryAfter))
     }
 
     /// The results of one ``PushProvider/send(_:)`` call as they arrive, and the caller's wait

@@ -31,12 +31,16 @@ extension APNsProvider {
         case .finish(let outcome):
             delivery.finish(outcome)
         case .retry(let reason):
-            guard attemptsLeft else {
+            // A `Retry-After` longer than the provider's own waits ends this round: the caller
+            // retries durably after it (SendProcessor's retries), without holding a stream.
+            delivery.retryAfter = APNsDecision.retryAfter(in: response)
+            let asked = delivery.retryAfter ?? 0
+            guard attemptsLeft, asked <= configuration.retry.maximumDelay else {
                 delivery.finish(.failed(status: response.transportError == nil ? response.status : nil, reason: reason))
                 return
             }
             countRetry(renewal: false)
-            attempt(delivery, after: configuration.retry.delay(afterAttempt: delivery.attempts))
+            attempt(delivery, after: max(asked, configuration.retry.delay(afterAttempt: delivery.attempts)))
         case .renewTokenAndRetry:
             guard attemptsLeft else {
                 delivery.finish(.failed(status: 403, reason: "ExpiredProviderToken"))

@@ -30,13 +30,17 @@ public struct PushResult: Sendable, Hashable {
     public var status: Int?
     /// How many HTTP requests were made for this notification (0 when refused locally).
     public var attempts: Int
+    /// For a failed push, the wait APNs asked for in `Retry-After` (seconds), when it asked
+    /// for longer than the provider waits between its own attempts.
+    public var retryAfter: TimeInterval?
 
     /// Creates a result.
-    public init(outcome: Outcome, apnsId: UUID?, status: Int?, attempts: Int) {
+    public init(outcome: Outcome, apnsId: UUID?, status: Int?, attempts: Int, retryAfter: TimeInterval? = nil) {
         self.outcome = outcome
         self.apnsId = apnsId
         self.status = status
         self.attempts = attempts
+        self.retryAfter = retryAfter
     }
 
     /// True when APNs accepted the push.

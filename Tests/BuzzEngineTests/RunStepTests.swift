@@ -55,7 +55,8 @@ final class RunStepTests: XCTestCase {
                         trigger: ["name": "Maya", "count": 3])
         let push = try XCTUnwrap(state.handle(.start, now: begins).pushes.first)
         XCTAssertEqual(push.idempotencyKey, "r/hello/push")
-        XCTAssertEqual(push.headers, APNsHeaders(pushType: "alert", priority: 10, collapseId: "r/hello/push"))
+        XCTAssertEqual(push.headers, APNsHeaders(pushType: "alert", priority: 10, expiration: Int64(begins.timeIntervalSince1970) + 3600,
+                                                 collapseId: "r/hello/push"), "apns-expiration an hour after it is sent")
         XCTAssertNil(push.localId)
         XCTAssertNil(push.reason)
         XCTAssertEqual(push.body, #"{"aps":{"alert":{"title":"Hi Maya","body":"3 sets"},"sound":"default"},"bk":{"messageId":"\#(push.messageId)","deepLink":"app://x","data":{"k":1}}}"#)

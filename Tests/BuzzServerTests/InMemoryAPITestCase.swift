@@ -23,6 +23,8 @@ class InMemoryAPITestCase: XCTestCase {
 
     /// The lanes' settings the pipeline and the API run with (set before `super.setUpWithError()`).
     var lanes = LaneSettings()
+    /// The API's request limits (set before `super.setUpWithError()`).
+    var rateLimits = RateLimits()
 
     override func setUpWithError() throws {
         let topology = Topology()
@@ -33,7 +35,7 @@ class InMemoryAPITestCase: XCTestCase {
         let directory = InMemoryDirectory(store: store)
         workers = InMemoryWorkers(context: context, broker: broker, outbox: outbox)
         api = APIRoutes(directory: directory, commands: RunCommands(context: context, broker: broker, outbox: outbox), broker: broker,
-                        topology: topology, metrics: context.metrics, clock: clock, log: context.log)
+                        topology: topology, metrics: context.metrics, clock: clock, log: context.log, rateLimits: rateLimits)
         credentials = try directory.createTenant(name: "gym")
     }
 

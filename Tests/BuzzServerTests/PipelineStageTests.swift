@@ -112,7 +112,7 @@ final class PipelineStageTests: InMemoryPipelineTestCase {
         // The summary shows the acknowledgment at once, with its own time.
         XCTAssertEqual(pipeline.runs[0].state.summary.steps.last?.local?.acknowledged, true)
         XCTAssertEqual(pipeline.runs[0].state.summary.steps.last?.local?.acknowledgedAt, acknowledgedAt)
-        pipeline.clock.advance(by: 23 * 3600)
+        pipeline.clock.advance(by: 22 * 3600 + 60)
         try pipeline.pump()
         XCTAssertEqual(pipeline.pushes(to: device).count, 1, "only the plan")
         XCTAssertEqual(pipeline.runs[0].state.status, .completed)
@@ -128,7 +128,7 @@ final class PipelineStageTests: InMemoryPipelineTestCase {
         let device = try pipeline.addSubscriber("sam", devices: 1)[0]
         try pipeline.event("workout.scheduled", subscriber: "sam")
         try pipeline.pump()
-        pipeline.clock.advance(by: 23 * 3600)
+        pipeline.clock.advance(by: 22 * 3600 + 60)
         try pipeline.pump()
         XCTAssertEqual(pipeline.pushes(to: device).filter { $0.pushType == .alert }.count, 1)
         XCTAssertEqual(pipeline.context.metrics.counter("buzzkit_windows_decided_outside_run_total"), 0)
@@ -142,7 +142,7 @@ final class PipelineStageTests: InMemoryPipelineTestCase {
         let device = try pipeline.addSubscriber("sam", devices: 1)[0]
         try pipeline.event("workout.scheduled", subscriber: "sam")
         try pipeline.pump()
-        pipeline.clock.advance(by: 23 * 3600)
+        pipeline.clock.advance(by: 22 * 3600 + 60)
         try pipeline.pump()
         let alerts = pipeline.pushes(to: device).filter { $0.pushType == .alert }
         XCTAssertEqual(alerts.count, 1)
@@ -165,7 +165,7 @@ final class PipelineStageTests: InMemoryPipelineTestCase {
         try pipeline.event("workout.scheduled", subscriber: "ida")
         try pipeline.pump()
         XCTAssertEqual(pipeline.runs[0].state.summary.steps.last?.local?.planSentTo, 1)
-        pipeline.clock.advance(by: 23 * 3600)
+        pipeline.clock.advance(by: 22 * 3600 + 60)
         try pipeline.pump()
         XCTAssertEqual(pipeline.pushes(to: devices[0]).count, 1, "only the first attempt, before it was known dead")
         XCTAssertEqual(pipeline.pushes(to: devices[1]).filter { $0.pushType == .alert }.count, 1)
@@ -189,7 +189,7 @@ final class PipelineStageTests: InMemoryPipelineTestCase {
         XCTAssertEqual(pipeline.pushes(to: device).count, 2)
         XCTAssertTrue(String(decoding: pipeline.pushes(to: device)[1].payload, as: UTF8.self).contains("bk.cancel"))
         XCTAssertTrue(pipeline.store.withState { $0.outbox.isEmpty }, "the fallback timer was deleted")
-        pipeline.clock.advance(by: 23 * 3600)
+        pipeline.clock.advance(by: 22 * 3600 + 60)
         try pipeline.pump()
         XCTAssertEqual(pipeline.pushes(to: device).count, 2, "nothing after the cancel")
     }
@@ -288,7 +288,7 @@ final class PipelineMessageFormTests: XCTestCase {
         try pipeline.pump()
         try pipeline.event("workout.completed", subscriber: "maya")
         try pipeline.pump()
-        pipeline.clock.advance(by: 23 * 3600)
+        pipeline.clock.advance(by: 22 * 3600 + 60)
         try pipeline.pump()
         var kinds: Set<String> = []
         for message in pipeline.delivered {

@@ -27,7 +27,7 @@ final class ReleasedPlanStageTests: InMemoryPipelineTestCase {
     }
 
     func decideAtTheMoment() throws -> RunSummary.LocalWindow {
-        pipeline.clock.advance(by: 23 * 3600)
+        pipeline.clock.advance(by: 22 * 3600 + 60)
         try pipeline.pump()
         return try XCTUnwrap(pipeline.runs[0].state.summary.steps.last?.local)
     }

@@ -44,9 +44,9 @@ final class WindowSettlementTests: InMemoryAPITestCase {
         Scheduler(outbox: workers.outbox, broker: broker, databaseURL: nil, configuration: .init(topology: workers.context.topology, packSize: 100))
     }
 
-    /// To the moment (07:00 Berlin next morning) and a little past it.
+    /// To the moment (07:00 Berlin next morning) and a minute past it, well inside its lifetime.
     func passTheMoment() throws {
-        clock.advance(by: 86_400)
+        clock.advance(by: 21 * 3600 + 60)
         try workers.runUntilIdle()
     }
 
@@ -103,7 +103,7 @@ final class WindowSettlementTests: InMemoryAPITestCase {
         let (token, plan) = try await plannedWindow("ana")
         let other = try await phone("ana")
         // The moment's timer, delivered three times (a redelivery, twice in one batch).
-        clock.advance(by: 86_400)
+        clock.advance(by: 21 * 3600 + 60)
         try relay().relayDue()
         let timer = try XCTUnwrap(broker.take(.fallbackCheck).first).message
         try broker.publishAndWait([timer, timer, timer])
@@ -142,7 +142,7 @@ final class WindowSettlementTests: InMemoryAPITestCase {
     func testAnAcknowledgmentRecordedAfterTheSchedulerLookedStillCounts() async throws {
         try await putLegDay()
         let (token, plan) = try await plannedWindow("eli")
-        clock.advance(by: 86_400)
+        clock.advance(by: 21 * 3600 + 60)
         // The scheduler claims the timer (no acknowledgment yet) and publishes it; the phone's
         // acknowledgment is recorded before a worker takes the message.
         try relay().relayDue()

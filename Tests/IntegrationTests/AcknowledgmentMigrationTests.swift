@@ -59,8 +59,18 @@ final class AcknowledgmentMigrationTests: XCTestCase {
         // An old worker records an acknowledgment after the migration ran: held from then.
         try oldServerAcknowledges(subscriber: "sam", at: Date())
         XCTAssertEqual(try holdings("sam").first?.counts, true)
-        // A new worker records a release that arrived before its acknowledgment; an old
-        // fallback check still reads every row (acknowledged_at is never NULL).
+        // A new worker (on today's schema, where an acknowledgment needs its plan) records a
+        // release that arrived before its acknowledgment; an old fallback check still reads
+        // every row (acknowledged_at is never NULL).
+        let admin = PostgresPool(url: TestServices.databaseURL, maxConnections: 1)
+        defer { admin.close() }
+        try MigrationRunner(pool: admin, schema: schema).migrate(try Migration.bundled())
+        try pool.withConnection { db in
+            try db.execute("""
+                INSERT INTO local_plans (tenant_id, local_id, run_id, subscriber_id, message_id, moment, fire_at, payload)
+                VALUES ('t', \(localId), \(runId), 'kim', \(UUID()), now(), '{}', '{}')
+                """)
+        }
         let counts = try PostgresStore(pool: pool).transaction { tx in
             try tx.recordAcknowledgments(tenantId: "t", [DeviceAcknowledgment(subscriberId: "kim", localId: localId, device: "ab",
                                                                                messageId: "m", kind: .released, at: Date())], at: Date())

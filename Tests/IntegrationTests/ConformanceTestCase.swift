@@ -27,7 +27,15 @@ class ConformanceTestCase: XCTestCase {
         func storedRun(_ subscriber: String, devices: Int) throws -> (run: RunRecord, devices: [DeviceRecord], localId: String) {
             let phones = try driver.subscriber(tenantId: tenantId, id: subscriber, devices: devices)
             let run = startedRun(subscriber)
-            try store.transaction { try $0.insertRun(run) }
+            // Its plan too: acknowledgments are stored only for a plan of their subscriber.
+            var fresh = RunState(workflow: workflow.definition, trigger: run.state.trigger, context: RunContext(runId: run.id.uuidString.lowercased()))
+            let plans = fresh.handle(.start, now: now).compactMap { action -> LocalPlanDelivery? in
+                if case .sendLocalPlan(let delivery) = action { return delivery } else { return nil }
+            }
+            try store.transaction { tx in
+                try tx.insertRun(run)
+                try tx.recordPlans(plans.map { (tenantId, subscriber, $0) }, at: now)
+            }
             return (run, phones, run.id.uuidString.lowercased() + "/nudge")
         }
 

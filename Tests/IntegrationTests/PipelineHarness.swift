@@ -79,20 +79,25 @@ final class PipelineHarness: @unchecked Sendable {
 
     var tenantId: String { credentials.tenantId }
 
-    /// The leg-day workflow with its moment `{{trigger.at}}`.
-    static let legDay: JSONValue = try! JSONDecoder().decode(JSONValue.self, from: Data("""
-        { "key": "leg-day",
-          "trigger": { "event": "workout.scheduled" },
-          "cancelOn": [ { "event": "workout.completed" },
-                        { "event": "workout.moved", "where": { "workoutId": { "$trigger": "workoutId" } } } ],
-          "steps": [
-            { "name": "morning-of", "waitUntil": { "at": "{{trigger.at}}" } },
-            { "name": "nudge", "send": { "deliver": "local", "title": "Leg day", "body": "6:00 with Maya.",
-                                         "deepLink": "gym://workouts/legs", "data": {}, "quietHours": "shift" } } ] }
-        """.utf8))
+    /// The leg-day workflow with its moment `{{trigger.at}}` (and the send's `expiresAfter`, when given).
+    static func legDay(expiresAfter: String? = nil) -> JSONValue {
+        try! JSONDecoder().decode(JSONValue.self, from: Data("""
+            { "key": "leg-day",
+              "trigger": { "event": "workout.scheduled" },
+              "cancelOn": [ { "event": "workout.completed" },
+                            { "event": "workout.moved", "where": { "workoutId": { "$trigger": "workoutId" } } } ],
+              "steps": [
+                { "name": "morning-of", "waitUntil": { "at": "{{trigger.at}}" } },
+                { "name": "nudge", "send": { "deliver": "local", "title": "Leg day", "body": "6:00 with Maya.",
+                                             "deepLink": "gym://workouts/legs", "data": {}, "quietHours": "shift"\(expiresAfter.map { ", \"expiresAfter\": \"\($0)\"" } ?? "") } } ] }
+            """.utf8))
+    }
 
-    func putLegDay() throws {
-        try directory.putWorkflow(tenantId: tenantId, definition: try WorkflowDefinition.parse(Self.legDay), source: Self.legDay)
+    static let legDay = legDay()
+
+    func putLegDay(expiresAfter: String? = nil) throws {
+        let source = Self.legDay(expiresAfter: expiresAfter)
+        try directory.putWorkflow(tenantId: tenantId, definition: try WorkflowDefinition.parse(source), source: source)
     }
 
     /// A subscriber with `devices` iOS devices; returns their tokens.

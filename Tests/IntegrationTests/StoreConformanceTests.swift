@@ -146,6 +146,27 @@ final class StoreConformanceTests: ConformanceTestCase {
         }
     }
 
+    /// A phone can only acknowledge its own subscriber's plans: a word naming another
+    /// subscriber's plan, or a made-up local id, stores nothing (no row to grow or to sweep).
+    func testAnAcknowledgmentOfAPlanNotTheSubscribersStoresNothing() throws {
+        try eachDriver { s in
+            let (run, devices, localId) = try s.storedRun("u1", devices: 1)
+            _ = try s.driver.subscriber(tenantId: s.tenantId, id: "u2", devices: 1)
+            func word(_ subscriber: String, _ local: String) -> DeviceAcknowledgment {
+                DeviceAcknowledgment(subscriberId: subscriber, localId: local, device: devices[0].token, messageId: nil, kind: .scheduled, at: s.now)
+            }
+            try s.store.transaction { tx in
+                let made = try tx.recordAcknowledgments(tenantId: s.tenantId, [word("u2", localId), word("u1", "\(UUID().uuidString.lowercased())/anything")], at: s.now)
+                XCTAssertEqual(made.acknowledged, 0)
+                XCTAssertEqual(try tx.recordAcknowledgments(tenantId: s.tenantId, [word("u1", localId)], at: s.now).acknowledged, 1, "its own plan")
+            }
+            try s.store.transaction { tx in
+                XCTAssertEqual(try tx.acknowledgments(tenantId: s.tenantId, windows: [("u2", run.id, localId)])[run.id] ?? [], [])
+                XCTAssertEqual((try tx.acknowledgments(tenantId: s.tenantId, windows: [("u1", run.id, localId)])[run.id] ?? []).count, 1)
+            }
+        }
+    }
+
     /// APNs' 410 says when it last found the token dead: a device registered after that
     /// instant (the app re-registered the same token) stays active; one registered before goes.
     func testA410OlderThanTheDevicesRegistrationLeavesItActive() throws {
@@ -172,7 +193,8 @@ final class StoreConformanceTests: ConformanceTestCase {
                                          (localId, devices[1].id, DeliveryOutcome(status: "failed", reason: "ServiceUnavailable"))], at: s.now)
             }
             try s.store.transaction { tx in
-                XCTAssertEqual(try tx.claimDeliveries(requests, at: s.now), [.alreadyDone, .send, .alreadyDone], "only the failed one is tried again")
+                XCTAssertEqual(try tx.claimDeliveries(requests, at: s.now.addingTimeInterval(5)), [.alreadyDone, .retry(since: s.now), .alreadyDone],
+                               "only the failed one is tried again, knowing when it was first tried")
                 XCTAssertEqual(try tx.planDeliveryCounts(localIds: [localId, "nothing/sent"]), [localId: 1], "plans APNs accepted")
                 // Sent, or being sent (it may have reached the phone): those get the cancel.
                 XCTAssertEqual(Set(try tx.planRecipients(runId: run.id).map(\.id)), [devices[0].id, devices[2].id])

@@ -192,7 +192,7 @@ extension DefinitionParser {
 
     mutating func parseSend(_ value: JSONValue, at path: String, stepName: String) -> Step.Send? {
         guard let members = object(value, at: path, expected: "an object: {\"deliver\", \"title\", \"body\", …}") else { return nil }
-        refuseUnknown(members, allowed: ["deliver", "title", "body", "deepLink", "data", "quietHours"], at: path)
+        refuseUnknown(members, allowed: ["deliver", "title", "body", "deepLink", "data", "quietHours", "expiresAfter"], at: path)
         let deliver = required(members, "deliver", at: path, hint: "use \"local\" or \"push\"").flatMap { value -> Step.Send.Delivery? in
             guard case .string(let text) = value, let delivery = Step.Send.Delivery(rawValue: text) else {
                 report(.invalidValue, join(path, "deliver"), "expected \"local\" or \"push\", got \(describe(value))")
@@ -224,8 +224,20 @@ extension DefinitionParser {
                 valid = false
             }
         }
+        var expiresAfter = Step.Send.defaultExpiresAfter
+        if let lifetimeValue = members["expiresAfter"] {
+            if case .string(let text) = lifetimeValue, !text.hasPrefix("-"), !text.hasPrefix("+"),
+               let duration = SignedDuration(parsing: text), duration.seconds > 0, duration.seconds <= Step.Send.longestExpiresAfter {
+                expiresAfter = duration.seconds
+            } else {
+                report(.invalidValue, join(path, "expiresAfter"),
+                       "expected a duration from \"1s\" to \"7d\" such as \"30m\" or \"2h\", got \(describe(lifetimeValue))")
+                valid = false
+            }
+        }
         guard valid, let deliver, let title, let body else { return nil }
-        let send = Step.Send(deliver: deliver, title: title, body: body, deepLink: deepLink, data: data, quietHours: quietHours)
+        let send = Step.Send(deliver: deliver, title: title, body: body, deepLink: deepLink, data: data, quietHours: quietHours,
+                             expiresAfter: expiresAfter)
         let size = PayloadBuilder.largestBodySize(of: send, stepName: stepName, deviceCancelOn: deviceCancelOn)
         guard size <= PayloadBuilder.apnsPayloadLimit else {
             report(.payloadTooLarge, path,

@@ -112,7 +112,8 @@ public struct Step: Sendable, Hashable {
         }
     }
 
-    /// A `send` step: `{"deliver": "local"|"push", "title", "body", "deepLink"?, "data"?, "quietHours"?}`.
+    /// A `send` step: `{"deliver": "local"|"push", "title", "body", "deepLink"?, "data"?, "quietHours"?,
+    /// "expiresAfter"?}`.
     public struct Send: Sendable, Hashable {
         /// How the notification reaches the person.
         public enum Delivery: String, Sendable, Hashable, CaseIterable {
@@ -135,16 +136,28 @@ public struct Step: Sendable, Hashable {
         /// What quiet hours do to this send (default `shift`). For a push, a send reached inside
         /// quiet hours waits for the window's end.
         public var quietHours: QuietHours.Policy
+        /// How long after its moment the notification is still worth showing, in seconds
+        /// (`expiresAfter`: default one hour, at most seven days). The fallback and every alert
+        /// carry `apns-expiration` at the moment plus this, the plan `expiresAt`; a push that
+        /// keeps failing is retried until then and recorded `expired` after.
+        public var expiresAfter: Int64
+
+        /// `expiresAfter` when a send leaves it out: one hour.
+        public static let defaultExpiresAfter: Int64 = 3600
+        /// The longest `expiresAfter`: seven days.
+        public static let longestExpiresAfter: Int64 = 7 * 86_400
 
         /// A send from its parts.
         public init(deliver: Delivery, title: Template, body: Template, deepLink: String? = nil,
-                    data: [String: JSONValue] = [:], quietHours: QuietHours.Policy = .shift) {
+                    data: [String: JSONValue] = [:], quietHours: QuietHours.Policy = .shift,
+                    expiresAfter: Int64 = Send.defaultExpiresAfter) {
             self.deliver = deliver
             self.title = title
             self.body = body
             self.deepLink = deepLink
             self.data = data
             self.quietHours = quietHours
+            self.expiresAfter = expiresAfter
         }
     }
 }

@@ -63,6 +63,7 @@ extension WorkflowDefinition: Codable {
                 "quietHours": .string(send.quietHours.rawValue),
             ]
             if let deepLink = send.deepLink { members["deepLink"] = .string(deepLink) }
+            if send.expiresAfter != Step.Send.defaultExpiresAfter { members["expiresAfter"] = .string("\(send.expiresAfter)s") }
             body = .object(members)
         }
         return .object(["name": .string(step.name), step.kind.name: body])

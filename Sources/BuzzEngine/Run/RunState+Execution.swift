@@ -132,7 +132,8 @@ extension RunState {
             steps[index].status = .notSentNoSubscriber
         } else {
             let key = PayloadBuilder.pushIdempotencyKey(runId: runId, stepName: name)
-            actions.append(.sendPush(AlertDelivery(runId: runId, stepName: name, idempotencyKey: key, reason: nil, encoded: encoded)))
+            actions.append(.sendPush(AlertDelivery(runId: runId, stepName: name, idempotencyKey: key, reason: nil, encoded: encoded,
+                                                   expiresAt: now.addingTimeInterval(Double(send.expiresAfter)))))
             steps[index].status = .sent
         }
         steps[index].finishedAt = now

@@ -33,7 +33,8 @@ extension RunState {
                              fireAt: hasTime ? result.fireAt : zone.wallClock(at: rawMoment),
                              title: send.title.render(trigger: trigger.properties),
                              body: send.body.render(trigger: trigger.properties),
-                             deepLink: send.deepLink, data: send.data, cancelOn: workflow.deviceCancelOn)
+                             deepLink: send.deepLink, data: send.data, cancelOn: workflow.deviceCancelOn,
+                             expiresAt: moment.addingTimeInterval(Double(send.expiresAfter)))
         let encoded: EncodedPayload<SilentPlanPayload>
         do {
             // The fallback body is always smaller than the plan body (same strings, less
@@ -96,7 +97,7 @@ extension RunState {
                 return false
             }
             actions.append(.sendFallback(AlertDelivery(runId: runId, stepName: steps[index].name, idempotencyKey: key,
-                                                       reason: reason, encoded: encoded)))
+                                                       reason: reason, encoded: encoded, expiresAt: window.plan.expiresAt)))
             steps[index].status = .fallbackSent
             window.fallback = RunSummary.LocalWindow.Fallback(sent: true, idempotencyKey: key, reason: reason)
         }

@@ -51,23 +51,44 @@ struct SendProcessor {
     }
 
     /// Sends and records `messages` inside `tx` (which commits them), guarded as `mode` says.
+    ///
+    /// A push past its lifetime (``SendProcessor/deadline(of:now:)``) is not sent but recorded
+    /// `expired`. One that fails for a passing reason is recorded `failed` and sent again by a
+    /// retry written to the outbox in the same transaction (``scheduleRetries(_:tx:now:)``), so
+    /// it survives restarts and a decision never commits without its push or the retry.
     func send(_ messages: [PipelineMessage], tx: any StoreTransaction, now: Date, mode: Mode = .claimed) throws {
         let targets = try claim(messages, tx: tx, now: now, claiming: mode == .claimed, checkCancelled: mode != .runsLocked,
-                                checkAlerts: mode == .afterCommit)
-        let toSend = targets.filter { $0.claim == .send }
+                                checkAlerts: mode != .runsLocked)
+        let due = targets.filter { $0.claim != .alreadyDone }
+        let toSend = due.filter { deadline(of: $0, now: now) > now }
+        let lapsed = due.filter { deadline(of: $0, now: now) <= now }
         let results = context.push.send(toSend.map(notification))
         var delivered: [String: Int] = [:]
         for target in targets where target.claim == .alreadyDone { delivered[target.key, default: 0] += 1 }
-        var outcomes: [(idempotencyKey: String, deviceId: UUID, outcome: DeliveryOutcome)] = []
+        var recorded: [(target: Target, outcome: DeliveryOutcome)] = []
+        var failed: [(target: Target, retryAfter: TimeInterval?)] = []
         for (target, result) in zip(toSend, results) {
-            outcomes.append((target.key, target.device.id, try record(result, for: target, tx: tx, now: now)))
+            var outcome = try record(result, for: target, tx: tx, now: now)
+            if outcome.status == "failed" {
+                if retryTime(for: target, retryAfter: result.retryAfter, now: now) != nil {
+                    failed.append((target, result.retryAfter))
+                } else {
+                    outcome.status = "expired"
+                }
+            }
+            recorded.append((target, outcome))
             if result.isDelivered { delivered[target.key, default: 0] += 1 }
         }
-        if mode != .claimed {
-            try tx.recordDeliveries(zip(toSend, outcomes).map { ($0.request, $1.outcome) }, at: now)
-        } else {
-            try tx.finishDeliveries(outcomes, at: now)
+        for target in lapsed {
+            context.metrics.increment("buzzkit_pushes_total", ["kind": target.request.kind, "outcome": "expired"], help: "Pushes sent to APNs by kind and outcome")
+            recorded.append((target, DeliveryOutcome(status: "expired", reason: "its lifetime ended before APNs accepted it", attempts: 0)))
         }
+        if mode != .claimed {
+            try tx.recordDeliveries(recorded.map { ($0.target.request, $0.outcome) }, at: now)
+        } else {
+            try tx.finishDeliveries(recorded.map { ($0.target.key, $0.target.device.id, $0.outcome) }, at: now)
+        }
+        try scheduleRetries(failed, tx: tx, now: now)
         // The runs learn how many devices got each plan at their next handling (PendingFacts):
         // this stage does not lock or rewrite them.
         for message in messages {
@@ -196,7 +217,8 @@ struct SendProcessor {
                                expiration: nil, payload: Data(delivery.body.utf8))
         case .sendAlert(_, _, _, _, let delivery):
             return .alert(deviceToken: target.device.token, topic: target.device.topic, environment: environment,
-                          collapseId: delivery.headers.collapseId ?? delivery.idempotencyKey, payload: Data(delivery.body.utf8))
+                          collapseId: delivery.headers.collapseId ?? delivery.idempotencyKey, expiration: delivery.expiresAt,
+                          payload: Data(delivery.body.utf8))
         case .timer:
             preconditionFailure("timers are not sent")
         }

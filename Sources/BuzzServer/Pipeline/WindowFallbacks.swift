@@ -73,7 +73,8 @@ enum WindowFallbacks {
                     continue
                 }
                 let delivery = AlertDelivery(runId: item.runId.lowercasedText, stepName: stepName,
-                                             idempotencyKey: PayloadBuilder.fallbackIdempotencyKey(localId: localId), reason: reason, encoded: encoded)
+                                             idempotencyKey: PayloadBuilder.fallbackIdempotencyKey(localId: localId), reason: reason, encoded: encoded,
+                                             expiresAt: plan.expiresAt)
                 let decision = WindowDecision(runId: item.runId, localId: localId, decidedAt: now, fallbackReason: reason)
                 alerts.append((decision, .sendAlert(tenantId: tenantId, runId: item.runId, subscriberId: window.subscriberId, fallback: true, delivery: delivery)))
                 decisions.append(decision)

@@ -20,23 +20,24 @@ extension PostgresStoreTransaction {
         var claimed = Set<Pair>()
         for row in inserted { claimed.insert(Pair(key: try row.decode("idempotency_key"), device: try row.decode("device_id"))) }
         let others = requests.filter { !claimed.contains(Pair(key: $0.idempotencyKey, device: $0.deviceId)) }
-        var statuses: [Pair: String] = [:]
+        var failedSince: [Pair: Date] = [:]
         if !others.isEmpty {
             // Someone else's claims: wait for their transactions (row locks), then read the outcome.
             for row in try db.query("""
-                SELECT x.idempotency_key, x.device_id, x.status FROM deliveries x
+                SELECT x.idempotency_key, x.device_id, x.status, x.created_at FROM deliveries x
                 JOIN unnest(\(others.map(\.idempotencyKey))::text[], \(others.map(\.deviceId))::uuid[]) AS u(k, d)
                   ON x.idempotency_key = u.k AND x.device_id = u.d
                 ORDER BY x.idempotency_key, x.device_id FOR UPDATE OF x
                 """) {
-                statuses[Pair(key: try row.decode("idempotency_key"), device: try row.decode("device_id"))] = try row.decode("status")
+                guard try row.decode("status", as: String.self) == "failed" else { continue }
+                failedSince[Pair(key: try row.decode("idempotency_key"), device: try row.decode("device_id"))] = try row.decode("created_at")
             }
         }
         return requests.map { request in
             let key = Pair(key: request.idempotencyKey, device: request.deviceId)
             if claimed.contains(key) { return .send }
-            // Sent, refused or unregistered: done. Failed earlier (APNs down, retries used up): try again.
-            return statuses[key] == "failed" ? .send : .alreadyDone
+            // Sent, expired, refused or unregistered: done. Failed earlier (APNs down, retries used up): try again.
+            return failedSince[key].map { .retry(since: $0) } ?? .alreadyDone
         }
     }
 

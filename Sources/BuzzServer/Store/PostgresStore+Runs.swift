@@ -262,6 +262,8 @@ extension PostgresStoreTransaction {
         guard !latest.isEmpty else { return (0, 0) }
         // Each device's latest time of each kind wins (GREATEST ignores NULLs); a row is written
         // only when one of them moves forward, so repeats cost no write and return nothing.
+        // Only for a plan of that subscriber (its row, by primary key): an acknowledgment naming
+        // any other local id, or a plan swept with its run, stores nothing.
         let rows = try db.query("""
             INSERT INTO acknowledgments AS a (tenant_id, subscriber_id, local_id, device, message_id, acknowledged_at, scheduled_ts, released_ts)
             SELECT \(tenantId), s, l, d, NULLIF(m, ''), \(at)::timestamptz,
@@ -269,6 +271,7 @@ extension PostgresStoreTransaction {
             FROM unnest(\(latest.map(\.subscriberId))::text[], \(latest.map(\.localId))::text[], \(latest.map(\.device))::text[],
                         \(latest.map { $0.messageId ?? "" })::text[], \(latest.map { $0.scheduledAt?.postgresText ?? "" })::text[],
                         \(latest.map { $0.releasedAt?.postgresText ?? "" })::text[]) AS u(s, l, d, m, st, rt)
+            WHERE EXISTS (SELECT 1 FROM local_plans p WHERE p.tenant_id = \(tenantId) AND p.local_id = u.l AND p.subscriber_id = u.s)
             ON CONFLICT (tenant_id, subscriber_id, local_id, device) DO UPDATE SET
                 acknowledged_at = CASE WHEN EXCLUDED.scheduled_ts > coalesce(a.scheduled_ts, '-infinity') THEN EXCLUDED.acknowledged_at
                                        ELSE a.acknowledged_at END,

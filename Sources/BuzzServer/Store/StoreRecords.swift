@@ -132,15 +132,18 @@ public struct RunRecord: Sendable, Equatable {
 
 /// What a sender should do about one (idempotency key, device) pair.
 public enum DeliveryClaim: Sendable, Equatable {
-    /// Not sent before, or an earlier attempt failed: send it.
+    /// Not sent before: send it.
     case send
+    /// Earlier attempts failed, the first at `since`: send it again (if its lifetime allows).
+    case retry(since: Date)
     /// Sent (or finally refused) before: do nothing.
     case alreadyDone
 }
 
 /// The outcome of one push attempt, written to the deliveries table.
 public struct DeliveryOutcome: Sendable, Equatable {
-    /// `sent`, `failed`, `rejected` or `unregistered`.
+    /// `sent`, `failed` (to be retried), `expired` (failed until its lifetime ended), `rejected`
+    /// or `unregistered`.
     public var status: String
     public var apnsId: String?
     public var httpStatus: Int?
