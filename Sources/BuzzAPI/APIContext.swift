@@ -27,6 +27,19 @@ struct APIContext: Sendable {
         try await authenticator.authenticate(request, now: clock.now())
     }
 
+    /// A device acting for an erased subscriber is refused `410 subscriber_erased` while the
+    /// erasure's tombstone lasts, so its late traffic recreates nothing. Servers are not
+    /// refused (a backend may know the person again and put the subscriber). If PostgreSQL
+    /// cannot be asked, the request goes on: events need only RabbitMQ, and what it records
+    /// checks its plan or subscriber anyway.
+    func refuseErased(_ principal: Principal, subscriberIds: [String]) async throws {
+        guard !principal.isServer, !subscriberIds.isEmpty else { return }
+        let (directory, tenantId, ids) = (self.directory, principal.tenant.id, Array(Set(subscriberIds)))
+        guard let erased = try? await Blocking.run({ try directory.erasedSubscribers(tenantId: tenantId, ids: ids) }), let first = erased.sorted().first else { return }
+        throw HTTPError(status: 410, code: "subscriber_erased",
+                        message: "subscriber \(first) was erased; a device signed in as it sends nothing more (the app should sign out)")
+    }
+
     /// Runs blocking storage work off the concurrency pool. Errors answer honestly: an outage
     /// (PostgreSQL unreachable, the pool exhausted) is `503` with `Retry-After`; a value
     /// PostgreSQL refuses (SQLSTATE class 22) or a refused input is `400`; anything else is a

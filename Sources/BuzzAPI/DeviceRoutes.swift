@@ -18,6 +18,7 @@ enum DeviceRoutes {
             let principal = try await api.principal(request)
             let id = try DirectoryRoutes.subscriberId(request)
             try principal.authorize(subscriberId: id, now: api.clock.now())
+            try await api.refuseErased(principal, subscriberIds: [id])
             let fields = try JSONBody(request).object(allowed: ["platform", "token", "topic", "environment", "authorization"])
             let platform = try fields.requiredString("platform", maxLength: 16)
             guard platform == "ios" else {
@@ -72,6 +73,7 @@ enum DeviceRoutes {
             let id = try DirectoryRoutes.subscriberId(request)
             let now = api.clock.now()
             try principal.authorize(subscriberId: id, now: now)
+            try await api.refuseErased(principal, subscriberIds: [id])
             let tenantId = principal.tenant.id
             let plans = try await api.blocking { try api.directory.pendingPlans(tenantId: tenantId, subscriberId: id, now: now) }
             return HTTPResponse(status: 200, headers: [("Content-Type", "application/json"), ("Cache-Control", "no-store")],

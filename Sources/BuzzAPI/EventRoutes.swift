@@ -55,6 +55,7 @@ enum EventRoutes {
                 events.append(event)
             }
         }
+        try await api.refuseErased(principal, subscriberIds: (events + deviceWords).map(\.subscriberId))
         // The first `interactive` events (in order) take the interactive lane, the rest bulk.
         var interactive = bulk ? 0 : events.count
         if !bulk, !events.isEmpty {

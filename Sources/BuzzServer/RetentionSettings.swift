@@ -15,6 +15,11 @@ public struct RetentionSettings: Sendable, Equatable {
     /// kept after it became inactive (`BUZZKIT_RETENTION_INACTIVE_DEVICE_DAYS`, default 30):
     /// long enough for support to see why a phone stopped getting notifications.
     public var inactiveDeviceDays: Double = 30
+    /// Days an erased subscriber's tombstone refuses its devices' late traffic
+    /// (`BUZZKIT_RETENTION_ERASED_SUBSCRIBER_DAYS`, default 30: the longest a subscriber token
+    /// may be valid, `BUZZKIT_MAX_SUBSCRIBER_TOKEN_DAYS`, so no token minted before the erasure
+    /// outlives it).
+    public var erasedSubscriberDays: Double = 30
     /// Rows removed per statement (`BUZZKIT_RETENTION_BATCH`, default 1,000): each is a short
     /// transaction, so no lock is held for long.
     public var batch = 1_000
@@ -33,6 +38,7 @@ public struct RetentionSettings: Sendable, Equatable {
         try Configuration.read("BUZZKIT_RETENTION_EVENT_ID_DAYS", from: environment, into: &eventIdDays)
         try Configuration.read("BUZZKIT_RETENTION_RUN_DAYS", from: environment, into: &runDays)
         try Configuration.read("BUZZKIT_RETENTION_INACTIVE_DEVICE_DAYS", from: environment, into: &inactiveDeviceDays)
+        try Configuration.read("BUZZKIT_RETENTION_ERASED_SUBSCRIBER_DAYS", from: environment, into: &erasedSubscriberDays)
         try Configuration.read("BUZZKIT_RETENTION_BATCH", from: environment, into: &batch)
         try Configuration.read("BUZZKIT_RETENTION_INTERVAL_SECONDS", from: environment, into: &intervalSeconds)
         try Configuration.read("BUZZKIT_RETENTION_PAUSE_SECONDS", from: environment, into: &pauseSeconds)
@@ -43,6 +49,7 @@ public struct RetentionSettings: Sendable, Equatable {
         try Configuration.require(eventIdDays, above: 0, atMost: 3650, "BUZZKIT_RETENTION_EVENT_ID_DAYS", unit: "days")
         try Configuration.require(runDays, above: 0, atMost: 3650, "BUZZKIT_RETENTION_RUN_DAYS", unit: "days")
         try Configuration.require(inactiveDeviceDays, above: 0, atMost: 3650, "BUZZKIT_RETENTION_INACTIVE_DEVICE_DAYS", unit: "days")
+        try Configuration.require(erasedSubscriberDays, above: 0, atMost: 3650, "BUZZKIT_RETENTION_ERASED_SUBSCRIBER_DAYS", unit: "days")
         try Configuration.require(batch, in: 1...100_000, "BUZZKIT_RETENTION_BATCH")
         try Configuration.require(pauseSeconds, in: 0...60, "BUZZKIT_RETENTION_PAUSE_SECONDS", unit: "seconds")
         try Configuration.require(intervalSeconds, in: 0.01...86_400, "BUZZKIT_RETENTION_INTERVAL_SECONDS", unit: "seconds")

@@ -86,6 +86,14 @@ public final class RetentionSweeper: Service, @unchecked Sendable {
                     ORDER BY inactive_at LIMIT \(settings.batch)))
                 """)
         }
+        let tombstones = try pool.withConnection { db in
+            try db.execute("""
+                DELETE FROM erased_subscribers WHERE ctid = ANY(ARRAY(
+                    SELECT ctid FROM erased_subscribers WHERE erased_at < \(now.addingTimeInterval(-settings.erasedSubscriberDays * 86_400))
+                    ORDER BY erased_at LIMIT \(settings.batch)))
+                """)
+        }
+        if tombstones > 0 { metrics?.increment("buzzkit_retention_removed_total", ["kind": "erased_subscriber"], by: Double(tombstones)) }
         // Few tenants rotate at a time: one statement, no batching needed.
         let secrets = try pool.withConnection { db in
             try db.execute("""

@@ -91,7 +91,14 @@ public struct InMemoryDirectory: Directory {
     }
 
     public func putSubscriber(_ subscriber: SubscriberRecord) throws {
-        store.withState { $0.subscribers[InMemoryStore.key(subscriber.tenantId, subscriber.id)] = subscriber }
+        store.withState { state in
+            state.subscribers[InMemoryStore.key(subscriber.tenantId, subscriber.id)] = subscriber
+            state.erased[InMemoryStore.key(subscriber.tenantId, Digest.sha256Hex(subscriber.id))] = nil
+        }
+    }
+
+    public func erasedSubscribers(tenantId: String, ids: [String]) throws -> Set<String> {
+        store.withState { state in Set(ids.filter { state.erased[InMemoryStore.key(tenantId, Digest.sha256Hex($0))] != nil }) }
     }
 
     public func subscriberProfile(tenantId: String, id: String) throws -> (subscriber: SubscriberRecord, devices: [DeviceRecord])? {

@@ -41,6 +41,8 @@ public final class InMemoryStore: Store, @unchecked Sendable {
         public var nextOutboxId: Int64 = 1
         public var deliveries: [String: (runId: UUID?, kind: String, messageId: String?, outcome: DeliveryOutcome?, at: Date, order: Int)] = [:]
         public var deactivated: [UUID: (reason: String, at: Date)] = [:]
+        /// Tombstones of erased subscribers: when, by tenant and the SHA-256 of the id (``InMemoryStore/key(_:)``).
+        public var erased: [String: Date] = [:]
         /// When each device last registered (a 410 older than it leaves the device active).
         public var registeredAt: [UUID: Date] = [:]
     }

@@ -1,3 +1,4 @@
+import BuzzCrypto
 import BuzzEngine
 import BuzzKitWire
 import BuzzServer
@@ -76,8 +77,22 @@ struct InMemoryStoreTransaction: StoreTransaction {
         }
     }
 
-    func eraseSubscriber(tenantId: String, subscriberId: String) throws {
+    func eraseSubscriber(tenantId: String, subscriberId: String, at: Date) throws {
         write { state in
+            let runs = Set(state.runs.values.filter { $0.tenantId == tenantId && $0.subscriberId == subscriberId }.map(\.id))
+            state.opens.removeAll { open in
+                open.tenantId == tenantId && state.deliveries.values.contains { delivery in
+                    delivery.messageId == open.messageId && delivery.runId.map(runs.contains) == true
+                }
+            }
+            state.deliveries = state.deliveries.filter { !($0.value.runId.map(runs.contains) ?? false) }
+            state.plans = state.plans.filter { !runs.contains(UUID(uuidString: $0.value.delivery.runId) ?? UUID()) }
+            state.windowDecisions = state.windowDecisions.filter { !runs.contains($0.value.runId) }
+            state.outbox.removeAll { $0.runId.map(runs.contains) ?? false }
+            for id in runs { state.runs[id] = nil; state.runCreatedMicros[id] = nil }
+            let devicePrefix = InMemoryStore.key(tenantId, Topology.dedupeKey(eventId: "", subscriberId: subscriberId, fromDevice: true))
+            state.processedEvents = state.processedEvents.filter { !$0.hasPrefix(devicePrefix) }
+            state.erased[InMemoryStore.key(tenantId, Digest.sha256Hex(subscriberId))] = at
             state.subscribers[InMemoryStore.key(tenantId, subscriberId)] = nil
             let devices = state.devices.values.filter { $0.tenantId == tenantId && $0.subscriberId == subscriberId }.map(\.id)
             for id in devices { state.devices[id] = nil }

@@ -60,15 +60,18 @@ final class LaneWholePathTests: InMemoryAPITestCase {
         XCTAssertEqual(answer.object["accepted"] as? Int, 5, "every event is accepted")
         XCTAssertEqual(broker.depth(.trigger), 2, "the allowance stays interactive")
         XCTAssertEqual(broker.depth(.triggerBulk), 3, "the rest waits in the bulk lane")
-        // A device's events are never demoted, and after a second the allowance is back.
+        // A device's events draw on the same allowance: past it, they wait in the bulk lane too.
         try await call("POST", "/v1/events", ["event": "workout.completed", "subscriberId": "maya"], device: "maya", expect: 202)
-        XCTAssertEqual(broker.depth(.trigger), 3)
+        XCTAssertEqual(broker.depth(.trigger), 2)
+        XCTAssertEqual(broker.depth(.triggerBulk), 4)
+        // After a second the allowance is back, for devices and the backend alike.
         clock.advance(by: 1)
+        try await call("POST", "/v1/events", ["event": "workout.scheduled", "subscriberId": "maya"], device: "maya", expect: 202)
         try await call("POST", "/v1/events", ["event": "workout.scheduled", "subscriberId": "ola"], expect: 202)
-        XCTAssertEqual(broker.depth(.trigger), 4)
         try workers.runUntilIdle()
-        XCTAssertEqual(store.withState { $0.runs.count }, 6, "every scheduled workout started its run")
-        XCTAssertEqual(store.withState { $0.runs.values.filter(\.bulk).count }, 3)
+        XCTAssertEqual(store.withState { $0.runs.count }, 7, "every scheduled workout started its run")
+        XCTAssertEqual(store.withState { $0.runs.values.filter(\.bulk).map { $0.subscriberId ?? "" }.sorted() }, ["ola", "s3", "s4", "s5"],
+                       "the refilled token went to the phone's event, the backend's next one waited")
     }
 
     func testACancelThatOvertakesItsTriggerStillCancelsAndThePhoneGetsNothing() async throws {

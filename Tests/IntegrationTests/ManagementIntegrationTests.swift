@@ -22,7 +22,7 @@ final class ManagementIntegrationTests: APITestCase {
         XCTAssertEqual(cancel.pushType, .background)
         XCTAssertTrue(String(decoding: cancel.payload, as: UTF8.self).contains("\(runId.uuidString.lowercased())"), "the cancel names the run")
 
-        // The rows are gone at once; the run stays, cancelled, in the tenant's history.
+        // The rows are gone at once, the run with them (its trigger properties are Maya's).
         let left = try pipeline.pool.withConnection { db in
             try ["subscribers", "devices", "acknowledgments", "opens", "local_plans"].map { table -> Int in
                 let column = table == "subscribers" ? "id" : "subscriber_id"
@@ -32,7 +32,7 @@ final class ManagementIntegrationTests: APITestCase {
         }
         XCTAssertEqual(left, [0, 0, 0, 0, 0])
         XCTAssertEqual(api.call("GET", "/v1/subscribers/maya", key: api.secretKey).status, 404)
-        XCTAssertEqual(api.call("GET", "/v1/runs/\(runId.uuidString.lowercased())", key: api.secretKey).object["status"] as? String, "cancelled")
+        XCTAssertEqual(api.call("GET", "/v1/runs/\(runId.uuidString.lowercased())", key: api.secretKey).status, 404)
 
         // Past the moment: no fallback, nothing at all after the answer.
         Thread.sleep(until: moment.addingTimeInterval(3))
@@ -40,6 +40,73 @@ final class ManagementIntegrationTests: APITestCase {
         XCTAssertEqual(api.call("DELETE", "/v1/subscribers/maya", key: api.secretKey).status, 204, "erasing again is no error")
         XCTAssertEqual(api.call("DELETE", "/v1/subscribers/maya", key: api.publishableKey, headers: api.deviceHeaders("maya")).status, 403,
                        "a device cannot erase")
+    }
+
+    /// After `DELETE /v1/subscribers/{id}` answers, no table holds the subscriber's id, its
+    /// properties or its device tokens (in any column, as text or as bytes), except the
+    /// tombstone, which holds only the id's SHA-256 and refuses the subscriber's late device
+    /// traffic until the backend puts the subscriber again.
+    func testAfterErasureNoTableHoldsThePersonAndTheirDevicesAreRefused() throws {
+        let person = "zed-\(UUID().uuidString.prefix(8).lowercased())"
+        let secret = "w-\(UUID().uuidString.prefix(12).lowercased())"  // a trigger property only Zed's run holds
+        let tokens = try pipeline.subscriber(person, devices: 2)
+        try pipeline.scheduleWorkout(person, at: Date().addingTimeInterval(3600), workoutId: secret)
+        try pipeline.scheduleWorkout(person, at: Date().addingTimeInterval(-60), workoutId: secret + "-past")  // a fallback at once: a run that completes
+        XCTAssertTrue(TestServices.eventually(timeout: 10) { tokens.allSatisfy { self.pipeline.pushes(to: $0).count >= 2 } }, "plan and fallback reached both phones")
+        let plan = try XCTUnwrap(pipeline.pushes(to: tokens[0]).compactMap { try? JSONDecoder().decode(SilentPlanPayload.self, from: $0.payload).local }.first)
+        for (path, body) in [("/v1/events", ["id": "evt-\(secret)", "event": "app.opened", "subscriberId": person]),
+                             ("/v1/events", ["event": "$local.scheduled", "subscriberId": person,
+                                             "properties": ["localId": plan.id, "messageId": plan.messageId, "device": tokens[0]]]),
+                             ("/v1/events", ["event": "$push.opened", "subscriberId": person, "properties": ["messageId": plan.messageId]])] as [(String, [String: Any])] {
+            XCTAssertEqual(api.call("POST", path, body: body, key: api.publishableKey, headers: api.deviceHeaders(person)).status, 202)
+        }
+        XCTAssertTrue(TestServices.eventually(timeout: 5) {
+            (try? self.pipeline.pool.withConnection { try $0.query("SELECT count(*) AS n FROM processed_events")[0].decode("n", as: Int.self) }) ?? 0 > 0
+        }, "the device's event id was recorded")
+
+        let needles = [person, secret] + tokens
+        func walk() throws -> [String] { try pipeline.pool.withConnection { db -> [String] in
+            let tables = try db.query("""
+                SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' ORDER BY 1
+                """).map { try $0.decode("table_name", as: String.self) }
+            XCTAssertGreaterThan(tables.count, 10, "every table of the schema: \(tables)")
+            var hits: [String] = []
+            for table in tables {
+                for needle in needles {
+                    let hex = needle.utf8.map { String(format: "%02x", $0) }.joined()
+                    // The whole row as text (bytea shows as hex), so every column is searched.
+                    let n = try db.query("""
+                        SELECT count(*) AS n FROM \(unsafeRaw: "\"" + table + "\"") x
+                        WHERE strpos(x::text, \(needle)) > 0 OR strpos(x::text, \(hex)) > 0
+                        """)[0].decode("n", as: Int.self)
+                    if n > 0 { hits.append("\(table) holds \(needle) in \(n) rows") }
+                }
+            }
+            return hits
+        } }
+        let before = try walk()
+        for table in ["runs", "devices", "subscribers", "local_plans", "acknowledgments", "opens", "processed_events"] {
+            XCTAssertTrue(before.contains { $0.hasPrefix(table + " ") }, "before the erasure \(table) holds the person: \(before)")
+        }
+        XCTAssertEqual(api.call("DELETE", "/v1/subscribers/\(person)", key: api.secretKey).status, 204)
+        Thread.sleep(forTimeInterval: 1)  // the cancels' own sends record their deliveries
+        let found = try walk()
+        XCTAssertEqual(found, [], "nothing of the person is left")
+        let tombstones = try pipeline.pool.withConnection { try $0.query("SELECT count(*) AS n FROM erased_subscribers")[0].decode("n", as: Int.self) }
+        XCTAssertEqual(tombstones, 1)
+
+        // Late traffic from Zed's phones is refused and recreates nothing.
+        let device = api.deviceHeaders(person)
+        XCTAssertEqual(api.call("PUT", "/v1/subscribers/\(person)/devices", body: ["platform": "ios", "token": tokens[0], "topic": "com.example.gym"],
+                                key: api.publishableKey, headers: device).status, 410)
+        XCTAssertEqual(api.call("GET", "/v1/subscribers/\(person)/plans", key: api.publishableKey, headers: device).status, 410)
+        let late = api.call("POST", "/v1/events", body: ["event": "app.opened", "subscriberId": person], key: api.publishableKey, headers: device)
+        XCTAssertEqual(late.status, 410)
+        XCTAssertEqual((late.object["error"] as? [String: Any])?["code"] as? String, "subscriber_erased")
+        // The backend knowing the person again lifts it.
+        XCTAssertEqual(api.call("PUT", "/v1/subscribers/\(person)", body: ["timezone": "Europe/Berlin"], key: api.secretKey).status, 200)
+        XCTAssertEqual(api.call("PUT", "/v1/subscribers/\(person)/devices", body: ["platform": "ios", "token": tokens[0], "topic": "com.example.gym"],
+                                key: api.publishableKey, headers: device).status, 200)
     }
 
     func testTheSummaryListsEveryPushOfAStepByDeviceAndTheFirstOpen() throws {

@@ -77,7 +77,7 @@ final class StoreConformanceTests: ConformanceTestCase {
         }
     }
 
-    func testRunSearchPagesNewestFirstWithItsFiltersAndErasureLeavesOnlyTheRuns() throws {
+    func testRunSearchPagesNewestFirstWithItsFiltersAndErasureTakesTheSubscribersRuns() throws {
         try eachDriver { s in
             _ = try s.driver.subscriber(tenantId: s.tenantId, id: "u1", devices: 2)
             var runs: [RunRecord] = []
@@ -98,11 +98,12 @@ final class StoreConformanceTests: ConformanceTestCase {
                 XCTAssertEqual(try tx.runs(tenantId: "t_someone_else", RunQuery(limit: 10)).count, 0)
                 XCTAssertEqual(Set(try tx.openRuns(tenantId: s.tenantId, subscriberId: "u1")), [runs[0].id, runs[2].id, runs[3].id])
             }
-            try s.store.transaction { try $0.eraseSubscriber(tenantId: s.tenantId, subscriberId: "u1") }
+            try s.store.transaction { try $0.eraseSubscriber(tenantId: s.tenantId, subscriberId: "u1", at: s.now) }
             try s.store.transaction { tx in
                 XCTAssertNil(try tx.subscriber(tenantId: s.tenantId, id: "u1"))
                 XCTAssertEqual(try tx.activeDevices(tenantId: s.tenantId, subscriberId: "u1").count, 0)
-                XCTAssertEqual(try tx.runs(tenantId: s.tenantId, RunQuery(subscriberId: "u1", limit: 10)).count, 3, "the runs stay")
+                XCTAssertEqual(try tx.runs(tenantId: s.tenantId, RunQuery(subscriberId: "u1", limit: 10)).count, 0, "its runs are gone")
+                XCTAssertEqual(try tx.runs(tenantId: s.tenantId, RunQuery(limit: 10)).count, 1, "another subscriber's stays")
             }
         }
     }

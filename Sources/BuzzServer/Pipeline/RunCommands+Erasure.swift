@@ -5,8 +5,9 @@ import Foundation
 extension RunCommands {
     /// Erases a subscriber (`DELETE /v1/subscribers/{id}`), in one transaction: its open runs
     /// are cancelled, and each `bk.cancel` goes to the devices that were sent the run's plan;
-    /// then the subscriber, its devices, acknowledgments, opens, cancel marks and plans are
-    /// deleted. The runs stay, cancelled, for the tenant's history.
+    /// then everything kept of the subscriber is deleted, its runs included (their trigger
+    /// properties and rendered messages are its data), and a tombstone refuses its late device
+    /// traffic (``Store`` `eraseSubscriber`).
     ///
     /// The cancels name their devices in the message itself: the rows they were read from are
     /// gone when the message is sent. Once this returns, nothing else is sent to those devices
@@ -38,7 +39,7 @@ extension RunCommands {
                 context.metrics.increment("buzzkit_cancels_total", ["by": "erasure"], help: "Runs cancelled")
             }
             try tx.updateRuns(changed)
-            try tx.eraseSubscriber(tenantId: tenantId, subscriberId: subscriberId)
+            try tx.eraseSubscriber(tenantId: tenantId, subscriberId: subscriberId, at: now)
             pending.messages += cancels
             pending.runIds += Array(repeating: nil, count: cancels.count)
             return try context.actions.flush(pending, tx: tx, now: now)

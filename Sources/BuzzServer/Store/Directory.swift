@@ -31,9 +31,13 @@ public protocol Directory: Sendable {
     /// verifies subscriber tokens for `grace` seconds.
     func rotateSigningSecret(tenantId: String, grace: TimeInterval) throws -> String
 
-    /// Creates or replaces a subscriber's timezone and properties.
+    /// Creates or replaces a subscriber's timezone and properties (and lifts an erasure's
+    /// tombstone: the backend knows the person again).
     func putSubscriber(_ subscriber: SubscriberRecord) throws
     func subscriberExists(tenantId: String, id: String) throws -> Bool
+    /// Which of `ids` were erased (`DELETE /v1/subscribers/{id}`) and not put again since:
+    /// their tombstones refuse late device traffic until the retention sweeper removes them.
+    func erasedSubscribers(tenantId: String, ids: [String]) throws -> Set<String>
     /// A subscriber with every device it has registered, active or not, oldest first
     /// (`GET /v1/subscribers/{id}`); nil when the tenant has no such subscriber.
     func subscriberProfile(tenantId: String, id: String) throws -> (subscriber: SubscriberRecord, devices: [DeviceRecord])?

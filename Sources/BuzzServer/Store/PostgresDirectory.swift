@@ -91,9 +91,21 @@ public struct PostgresDirectory: Directory {
     public func putSubscriber(_ subscriber: SubscriberRecord) throws {
         try pool.withConnection { db in
             try db.execute("""
+                WITH lifted AS (DELETE FROM erased_subscribers WHERE tenant_id = \(subscriber.tenantId) AND subscriber_hash = \(Digest.sha256Hex(subscriber.id)))
                 INSERT INTO subscribers (tenant_id, id, timezone, properties) VALUES (\(subscriber.tenantId), \(subscriber.id), \(subscriber.timezone), \(JSONB(subscriber.properties)))
                 ON CONFLICT (tenant_id, id) DO UPDATE SET timezone = EXCLUDED.timezone, properties = EXCLUDED.properties, updated_at = now()
                 """)
+        }
+    }
+
+    public func erasedSubscribers(tenantId: String, ids: [String]) throws -> Set<String> {
+        guard !ids.isEmpty else { return [] }
+        var byHash: [String: String] = [:]
+        for id in ids { byHash[Digest.sha256Hex(id)] = id }
+        return try pool.withConnection { db in
+            Set(try db.query("""
+                SELECT subscriber_hash FROM erased_subscribers WHERE tenant_id = \(tenantId) AND subscriber_hash = ANY(\(Array(byHash.keys))::text[])
+                """).compactMap { byHash[try $0.decode("subscriber_hash", as: String.self)] })
         }
     }
 

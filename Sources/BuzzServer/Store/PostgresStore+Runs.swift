@@ -1,3 +1,4 @@
+import BuzzCrypto
 import BuzzEngine
 import BuzzKitWire
 import Foundation
@@ -217,12 +218,30 @@ extension PostgresStoreTransaction {
             """).map { try $0.decode("id") }
     }
 
-    func eraseSubscriber(tenantId: String, subscriberId: String) throws {
+    func eraseSubscriber(tenantId: String, subscriberId: String, at: Date) throws {
+        // The runs' rows first (they are found through the runs), then the subscriber's own.
+        let runs = try db.query("SELECT id FROM runs WHERE tenant_id = \(tenantId) AND subscriber_id = \(subscriberId)")
+            .map { try $0.decode("id", as: UUID.self) }
+        if !runs.isEmpty {
+            for table in ["local_plans", "deliveries", "opens", "window_decisions", "outbox", "runs"] {
+                let column = table == "runs" ? "id" : "run_id"
+                // Table and column names come from the lists here, never from input.
+                try db.execute("DELETE FROM \(unsafeRaw: table) WHERE \(unsafeRaw: column) = ANY(\(runs)::uuid[])")
+            }
+        }
         for table in ["devices", "acknowledgments", "opens", "cancel_marks", "local_plans", "subscribers"] {
             let column = table == "subscribers" ? "id" : "subscriber_id"
-            // Table and column names come from the list above, never from input.
             try db.execute("DELETE FROM \(unsafeRaw: table) WHERE tenant_id = \(tenantId) AND \(unsafeRaw: column) = \(subscriberId)")
         }
+        // Event ids its devices sent are kept in the subscriber's own space (Topology.dedupeKey).
+        try db.execute("""
+            DELETE FROM processed_events WHERE tenant_id = \(tenantId)
+              AND starts_with(event_id, \(Topology.dedupeKey(eventId: "", subscriberId: subscriberId, fromDevice: true)))
+            """)
+        try db.execute("""
+            INSERT INTO erased_subscribers (tenant_id, subscriber_hash, erased_at) VALUES (\(tenantId), \(Digest.sha256Hex(subscriberId)), \(at))
+            ON CONFLICT (tenant_id, subscriber_hash) DO UPDATE SET erased_at = EXCLUDED.erased_at
+            """)
     }
 
     func recordCancelMarks(tenantId: String, _ marks: [CancelMark]) throws {

@@ -54,10 +54,12 @@ public protocol StoreTransaction {
     func updateRuns(_ runs: [RunRecord]) throws
     /// Every open (running or waiting) run of the subscriber.
     func openRuns(tenantId: String, subscriberId: String) throws -> [UUID]
-    /// Deletes what BuzzKit keeps of a subscriber beyond its runs: the subscriber (its
-    /// timezone and properties), its devices, acknowledgments, opens, cancel marks and the
-    /// plans of its runs.
-    func eraseSubscriber(tenantId: String, subscriberId: String) throws
+    /// Deletes everything BuzzKit keeps of a subscriber: the subscriber (its timezone and
+    /// properties), its devices, acknowledgments, opens and cancel marks, its runs (their
+    /// trigger properties) with their plans, deliveries, decisions and timers, and the ids of
+    /// events its devices sent; and leaves a tombstone (the SHA-256 of its id, erased `at`)
+    /// that refuses its late device traffic.
+    func eraseSubscriber(tenantId: String, subscriberId: String, at: Date) throws
     /// What was sent for each of the tenant's runs, and its first open.
     func activity(tenantId: String, runIds: [UUID]) throws -> [UUID: RunActivity]
     /// A page of the tenant's runs, newest first (`limit` of them at most).
