@@ -92,6 +92,13 @@ public final class PostgresPool: @unchecked Sendable {
         toClose.forEach { $0.close() }
     }
 
+    /// Seconds the pool fails at once after PostgreSQL refused a new connection, before it
+    /// tries to connect again.
+    static let unreachablePause: TimeInterval = 1
+    /// Until when, and with which error, acquiring fails at once (guarded by `condition`).
+    private var unreachableUntil = Date.distantPast
+    private var unreachableError: PostgresError?
+
     private func acquire() throws -> PostgresConnection {
         let deadline = Date().addingTimeInterval(configuration.acquireTimeout)
         var lastError: Error?
@@ -111,6 +118,13 @@ public final class PostgresPool: @unchecked Sendable {
                 continue
             }
             if open < configuration.maxConnections {
+                // PostgreSQL refused a connection a moment ago: fail at once rather than make
+                // every caller wait out the acquire timeout (an API answers 503 now, a worker
+                // holds its messages), and try again after the pause.
+                if Date() < unreachableUntil, let unreachableError {
+                    condition.unlock()
+                    throw unreachableError
+                }
                 open += 1
                 condition.unlock()
                 do {
@@ -120,6 +134,12 @@ public final class PostgresPool: @unchecked Sendable {
                     condition.lock()
                     open -= 1
                     condition.signal()
+                    if let refused = error as? PostgresError, refused.code == .connectionFailed {
+                        unreachableUntil = Date().addingTimeInterval(Self.unreachablePause)
+                        unreachableError = refused
+                        condition.unlock()
+                        throw refused
+                    }
                     condition.unlock()
                     if Date().addingTimeInterval(backoff) >= deadline { throw error }
                     Thread.sleep(forTimeInterval: backoff)

@@ -49,6 +49,8 @@ final class APIHarness: @unchecked Sendable {
     struct Response {
         var status: Int
         var data: Data
+        /// The answer's header fields, names lowercased.
+        var headers: [String: String] = [:]
         var json: Any? { try? JSONSerialization.jsonObject(with: data) }
         var object: [String: Any] { json as? [String: Any] ?? [:] }
         var errorCode: String? { (object["error"] as? [String: Any])?["code"] as? String }
@@ -66,7 +68,10 @@ final class APIHarness: @unchecked Sendable {
         let done = DispatchSemaphore(value: 0)
         let box = ResponseBox()
         URLSession.shared.dataTask(with: request) { data, response, _ in
-            box.set(Response(status: (response as? HTTPURLResponse)?.statusCode ?? 0, data: data ?? Data()))
+            let http = response as? HTTPURLResponse
+            var headers: [String: String] = [:]
+            for (name, value) in http?.allHeaderFields ?? [:] { headers["\(name)".lowercased()] = "\(value)" }
+            box.set(Response(status: http?.statusCode ?? 0, data: data ?? Data(), headers: headers))
             done.signal()
         }.resume()
         done.wait()
