@@ -79,18 +79,23 @@ final class Authenticator: @unchecked Sendable {
     }
 
     /// A device's events are limited one by one, not per request: at most
-    /// ``RateLimits/deviceBatchMax`` in a request (`413`), and ``RateLimits/subscriberEventsPerSecond``
-    /// (burst ``RateLimits/subscriberEventBurst``) per subscriber token, a request's events
-    /// taken whole or refused whole (`429` with `Retry-After`). Servers are not limited here.
-    func admitEvents(_ count: Int, from principal: Principal, now: Date) throws {
-        guard case .device(_, let mac) = principal.kind else { return }
-        guard count <= limits.deviceBatchMax else {
-            throw HTTPError(status: 413, code: "too_many_events",
-                            message: "a device sends at most \(limits.deviceBatchMax) events a request, got \(count); split it", field: "events")
-        }
-        if let wait = buckets.takeAll("subev\u{0}" + principal.tenant.id + "\u{0}" + mac.lowercased(), count: count,
+    /// ``RateLimits/deviceBatchMax`` in a request (`413`, checked before the events are read)...
+    func checkDeviceBatch(_ count: Int, from principal: Principal) throws {
+        guard !principal.isServer, count > limits.deviceBatchMax else { return }
+        throw HTTPError(status: 413, code: "too_many_events",
+                        message: "a device sends at most \(limits.deviceBatchMax) events a request, got \(count); split it", field: "events")
+    }
+
+    /// ...and ``RateLimits/subscriberEventsPerSecond`` (burst ``RateLimits/subscriberEventBurst``)
+    /// per subscriber, whatever tokens its phones hold, a request's events taken whole or
+    /// refused whole (`429` with `Retry-After`). Called once the token was checked against
+    /// `subscriberId`, so a made-up token cannot spend a real subscriber's allowance. Servers
+    /// are not limited here.
+    func admitEvents(_ count: Int, from principal: Principal, subscriberId: String, now: Date) throws {
+        guard !principal.isServer else { return }
+        if let wait = buckets.takeAll("subev\u{0}" + principal.tenant.id + "\u{0}" + subscriberId, count: count,
                                       perSecond: limits.subscriberEventsPerSecond, burst: limits.subscriberEventBurst, now: now) {
-            throw HTTPError.rateLimited("this subscriber sent more than \(limits.subscriberEventsPerSecond) events a second (burst \(limits.subscriberEventBurst)); slow down",
+            throw HTTPError.rateLimited("subscriber \(subscriberId) sent more than \(limits.subscriberEventsPerSecond) events a second (burst \(limits.subscriberEventBurst)); slow down",
                                         retryAfter: wait)
         }
     }

@@ -16,7 +16,7 @@ import HTTPServer
 /// allowance at this process (``LaneSettings/interactiveEventsPerSecond``) are accepted the
 /// same way but handled in the bulk lane, so one tenant's flood does not queue ahead of every
 /// other tenant's events. Devices' events count against the same allowance (besides each
-/// subscriber's own limit in events, ``Authenticator/admitEvents(_:from:now:)``); their
+/// subscriber's own limit in events, ``Authenticator/admitEvents(_:from:subscriberId:now:)``); their
 /// acknowledgments and releases are recorded at once and take no lane.
 enum EventRoutes {
     static let maxBatch = 1000
@@ -40,7 +40,7 @@ enum EventRoutes {
         }
         let items = try batch(JSONBody(request))
         let now = api.clock.now()
-        try api.authenticator.admitEvents(items.count, from: principal, now: now)
+        try api.authenticator.checkDeviceBatch(items.count, from: principal)
         // A device's event ids are deduplicated in its subscriber's own space (Topology.dedupeKey).
         let origin: [String: AMQPFieldValue] = principal.isServer ? [:] : [Topology.originHeader: .string(Topology.deviceOrigin)]
         var events: [BuzzEvent] = []
@@ -54,6 +54,10 @@ enum EventRoutes {
             } else {
                 events.append(event)
             }
+        }
+        // Every event of a device's request is its token's subscriber's (checked above).
+        if let subscriberId = (events.first ?? deviceWords.first)?.subscriberId {
+            try api.authenticator.admitEvents(items.count, from: principal, subscriberId: subscriberId, now: now)
         }
         try await api.refuseErased(principal, subscriberIds: (events + deviceWords).map(\.subscriberId))
         // The first `interactive` events (in order) take the interactive lane, the rest bulk.

@@ -12,7 +12,7 @@ public struct RateLimits: Sendable, Equatable {
     /// acknowledges and syncs in a burst).
     public var subscriberPerSecond: Int = 20
     public var subscriberBurst: Int = 200
-    /// Events a second per subscriber token, counted one by one whatever the batching: a
+    /// Events a second per subscriber (whatever tokens its phones hold), counted one by one whatever the batching: a
     /// phone cannot flood the shared lanes with big batches. Default 50, burst 500 (a crowded
     /// phone acknowledges 72 plans at once, from two devices).
     public var subscriberEventsPerSecond: Int = 50

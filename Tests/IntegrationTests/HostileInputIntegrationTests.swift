@@ -131,6 +131,48 @@ final class HostileInputIntegrationTests: APITestCase {
         XCTAssertEqual(deviceEvent(["event": "app.opened", "subscriberId": "u_1"]).status, 202, "the bucket refills")
     }
 
+    /// One phone sends 1,000-event batches as fast as it can, from two threads, for three
+    /// seconds: every such batch is `413`, its 100-event ones are held to the subscriber's 50
+    /// events a second (burst 500), and meanwhile another subscriber's workout, scheduled by the
+    /// backend, has its plan on the phone as quickly as without the flood.
+    func testOnePhonesFloodOfBigBatchesIsHeldToItsEventsAndOrdinaryPlansStillArrive() throws {
+        let token = try XCTUnwrap(try pipeline.subscriber("maya").first)
+        final class Tally: @unchecked Sendable {
+            let lock = NSLock()
+            var counts: [Int: Int] = [:]
+            func add(_ key: Int) { lock.withLock { counts[key, default: 0] += 1 } }
+        }
+        let tally = Tally()
+        let (harness, stop, group) = (api!, Date().addingTimeInterval(3), DispatchGroup())
+        for thread in 0..<2 {
+            DispatchQueue.global().async(group: group) {
+                var round = 0
+                while Date() < stop {
+                    let size = round % 2 == 0 ? 1000 : 100
+                    let events = (0..<size).map { ["id": "t\(thread)-\(round)-\($0)", "event": "app.opened", "subscriberId": "u_1"] }
+                    let status = harness.call("POST", "/v1/events", body: ["events": events], key: harness.publishableKey,
+                                              headers: harness.deviceHeaders("u_1")).status
+                    tally.add(size * 1000 + status)
+                    round += 1
+                }
+            }
+        }
+        let scheduled = Date()
+        XCTAssertEqual(api.call("POST", "/v1/events", body: ["event": "workout.scheduled", "subscriberId": "maya",
+                                                             "properties": ["at": RFC3339.format(Date().addingTimeInterval(3600)), "workoutId": "w1"]],
+                                key: api.secretKey).status, 202)
+        XCTAssertTrue(TestServices.eventually(timeout: 5) { !self.pipeline.pushes(to: token).isEmpty }, "the plan arrived during the flood")
+        let planTook = Date().timeIntervalSince(scheduled)
+        group.wait()
+        let statuses = tally.lock.withLock { tally.counts }
+        XCTAssertGreaterThan(statuses[1000 * 1000 + 413] ?? 0, 10, "1,000-event batches are refused: \(statuses)")
+        XCTAssertEqual(statuses[1000 * 1000 + 202] ?? 0, 0)
+        let acceptedBatches = statuses[100 * 1000 + 202] ?? 0
+        XCTAssertGreaterThan(statuses[100 * 1000 + 429] ?? 0, 0, "past the burst, 100-event batches wait: \(statuses)")
+        XCTAssertLessThanOrEqual(acceptedBatches * 100, 500 + 50 * 4, "at most the burst and 50 a second got in: \(statuses)")
+        XCTAssertLessThan(planTook, 2, "the other subscriber's plan was not held up")
+    }
+
     /// Made-up keys cost PostgreSQL a bounded number of lookups; the real key keeps working.
     func testAFloodOfUnknownKeysIsAnsweredFromMemoryAndTheRealKeyStillWorks() throws {
         try restartAPI {
