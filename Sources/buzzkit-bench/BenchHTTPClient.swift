@@ -8,12 +8,13 @@ struct BenchHTTPClient: Sendable {
     let base: String
 
     /// Posts `body` as JSON with the bearer `key`; returns the status (0 when nothing answered).
-    func post(_ path: String, _ body: [String: Any], key: String) -> Int {
+    func post(_ path: String, _ body: [String: Any], key: String, headers: [String: String] = [:]) -> Int {
         var request = URLRequest(url: URL(string: base + path)!)
         request.httpMethod = "POST"
         request.httpBody = try? JSONSerialization.data(withJSONObject: body)
         request.setValue("Bearer \(key)", forHTTPHeaderField: "Authorization")
         request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
         let done = DispatchSemaphore(value: 0)
         let status = Locked(0)
         URLSession.shared.dataTask(with: request) { _, response, _ in

@@ -45,7 +45,7 @@ enum FairnessBench {
         }
         // The campaign's audience (s1…s100000) and the probes' subscribers (p1…p200 in each tenant).
         try runtime.pool.withConnection { db in
-            for (tenantId, prefix, count) in [(campaigner.tenantId, "s", audience), (campaigner.tenantId, "p", 200), (other.tenantId, "p", 200)] {
+            for (tenantId, prefix, count) in [(campaigner.tenantId, "s", audience), (campaigner.tenantId, "p", 300), (other.tenantId, "p", 300)] {
                 try db.execute("""
                     INSERT INTO subscribers (tenant_id, id, timezone) SELECT \(tenantId), \(prefix) || n, 'Europe/Berlin' FROM generate_series(1, \(count)) n
                     """)
@@ -142,6 +142,10 @@ enum FairnessBench {
         add(report: &report, "fairness: another tenant's event during an unmarked flood of \(flood) through the API", during[other.tenantId] ?? [])
         report.add("fairness:   of the flood, accepted into the bulk lane past the tenant's allowance", runtime.metrics.counter("buzzkit_events_demoted_total"),
                    unit: "events of \(posted.withLock { $0 }) accepted")
+
+        // Phase 3: one phone's flood beside ordinary traffic (PhoneFlood).
+        _ = try broker { c in try [Topology.Queue.triggerBulk, .planDispatchBulk].map { try c.purgeQueue(topology.name($0)) } }
+        try PhoneFlood(client: client, phoneTenant: campaigner, other: other, push: push, tokens: tokenOf).run(report: &report)
     }
 
     /// Sends an ordinary event due in 15 s for each tenant every half second, for `seconds`
