@@ -7,6 +7,8 @@ import UIKit
 /// returned to by the person), `didEnterBackgroundNotification` (suspended a few seconds
 /// later; a background task asks for the time the SDK needs to send and hold back), and
 /// `NWPathMonitor` reporting a usable network again. Installed by ``BuzzKit/configure(_:)``.
+/// Not in app extensions: it needs `UIApplication.shared` (background tasks).
+@available(iOSApplicationExtension, unavailable)
 final class ApplicationLifecycleObserver: @unchecked Sendable {
     private weak var client: BuzzKitClient?
     private var tokens: [NSObjectProtocol] = []
@@ -54,6 +56,7 @@ final class ApplicationLifecycleObserver: @unchecked Sendable {
 }
 
 /// A background task's identifier, ended once (by the SDK finishing or by iOS's expiration).
+@available(iOSApplicationExtension, unavailable)
 @MainActor
 private final class BackgroundTask: Sendable {
     var identifier = UIBackgroundTaskIdentifier.invalid

@@ -16,25 +16,29 @@ import UIKit
 /// does not do: inherit from ``BuzzKitAppDelegate`` (or call ``receive(userInfo:)`` and
 /// ``receive(deviceToken:)`` from your own delegate) so silent pushes and the token reach it.
 /// A push that arrives before `configure` waits for it, up to 10 s (``PushEventRelay``).
+/// Not in app extensions, which have no `UIApplication.shared` and receive no pushes; an
+/// extension configures BuzzKit with ``BuzzKit/configure(_:ports:)`` and its own ports.
+@available(iOSApplicationExtension, unavailable)
 public final class ApplicationPushEventSource: PushEventSource, @unchecked Sendable {
     /// The app's single source.
     public static let shared = ApplicationPushEventSource()
 
     /// The relay every event goes through.
     public let relay = PushEventRelay(waitLimit: 10)
-    private lazy var forwarder = NotificationResponseForwarder(relay: relay)
+    /// The notification center delegate, made once, on the main actor.
+    @MainActor private static var forwarder: NotificationResponseForwarder?
 
     /// Routes the app's push events to `handler`, installs the notification delegate and
     /// registers for remote notifications.
     public func attach(_ handler: any PushEventHandling) {
         relay.attach(handler)
-        let forwarder = self.forwarder
+        let relay = self.relay
         // iOS wants the delegate before launch finishes: `configure` runs on the main thread
         // inside `application(_:didFinishLaunchingWithOptions:)`, so this happens right here.
         if Thread.isMainThread {
-            MainActor.assumeIsolated { Self.install(forwarder) }
+            MainActor.assumeIsolated { Self.install(relay) }
         } else {
-            Task { @MainActor in Self.install(forwarder) }
+            Task { @MainActor in Self.install(relay) }
         }
     }
 
@@ -42,7 +46,9 @@ public final class ApplicationPushEventSource: PushEventSource, @unchecked Senda
     /// and asks iOS for the device token (`registerForRemoteNotifications()`; the token comes
     /// back through the app delegate, at every launch).
     @MainActor
-    private static func install(_ forwarder: NotificationResponseForwarder) {
+    private static func install(_ relay: PushEventRelay) {
+        let forwarder = Self.forwarder ?? NotificationResponseForwarder(relay: relay)
+        Self.forwarder = forwarder
         let center = UNUserNotificationCenter.current()
         if center.delegate !== forwarder {
             forwarder.next = center.delegate

@@ -3,12 +3,17 @@ import Foundation
 
 extension BuzzKit {
     /// Configures the shared instance with the platform's ports: `UNUserNotificationCenter`,
-    /// the system clock, a store in Application Support/BuzzKit, `URLSession`, and (with UIKit)
+    /// the system clock, a store in Application Support/BuzzKit (the subscriber token in the
+    /// Keychain), `URLSession`, and (with UIKit)
     /// the app's push events and lifecycle.
     ///
     /// Call it from `application(_:didFinishLaunchingWithOptions:)`, on the main thread: the
     /// notification delegate is installed before it returns, so a tap or a silent push that
     /// launched the app is not lost.
+    ///
+    /// Not in app extensions (no `UIApplication`, no pushes): there, use
+    /// ``configure(_:ports:)`` with a ``FileKeyValueStore`` in the app group's container.
+    @available(iOSApplicationExtension, unavailable)
     @discardableResult
     public static func configure(_ configuration: Configuration) throws -> BuzzKitClient {
         let support = FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask)[0]
@@ -21,7 +26,7 @@ extension BuzzKit {
         // The budget for a silent push: a request never waits longer than the answer to iOS.
         let transport = URLSessionTransport(timeout: configuration.backgroundBudget)
         let ports = BuzzKitPorts(notificationCenter: UserNotificationCenterScheduler(), clock: SystemClock(),
-                                 store: store, transport: transport, pushEvents: pushEvents)
+                                 store: store, secrets: KeychainKeyValueStore(), transport: transport, pushEvents: pushEvents)
         let client = try configure(configuration, ports: ports)
         #if canImport(UIKit)
         lifecycle.withLock { $0 = ApplicationLifecycleObserver(client: client) }
@@ -30,6 +35,7 @@ extension BuzzKit {
     }
 
     #if canImport(UIKit)
+    @available(iOSApplicationExtension, unavailable)
     private static let lifecycle = Locked<ApplicationLifecycleObserver?>(nil)
     #endif
 }

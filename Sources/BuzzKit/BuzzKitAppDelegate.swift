@@ -4,6 +4,7 @@ import UIKit
 /// An app delegate base class that hands silent pushes and the device token to
 /// ``ApplicationPushEventSource/shared``: the app side of automatic push handling. Subclass it
 /// and call `super` from overrides.
+@available(iOSApplicationExtension, unavailable)
 open class BuzzKitAppDelegate: UIResponder, UIApplicationDelegate {
     /// Forwards the device token.
     open func application(_ application: UIApplication,

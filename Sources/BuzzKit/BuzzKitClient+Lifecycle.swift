@@ -33,6 +33,7 @@ extension BuzzKitClient {
     /// suspension gets through here, or the plan stays held. `until`: the reconciliation
     /// waits for the gate no longer than that (it goes on after, and the wake does not wait).
     func beginWake(until deadline: Date? = nil) async {
+        guard readStateIfUnreadable() else { return }
         if !queue.isEmpty {
             retryAt = nil
             flushDueAt = clock.now

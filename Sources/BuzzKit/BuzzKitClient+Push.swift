@@ -67,6 +67,9 @@ extension BuzzKitClient {
             report(.error(error))
             return .failed
         default:
+            // A wake that cannot read the state changes nothing: what it would schedule or
+            // remove could not be saved, and the next sync repairs it.
+            guard readStateIfUnreadable() else { return .noData }
             wakeBegan(wake)
         }
         switch push {

@@ -93,6 +93,9 @@ public actor BuzzKitClient: PushEventHandling {
     var started = false
     var stopped = false
     var loadErrors: [BuzzKitError] = []
+    /// Some persisted state could not be read (``PersistedState``): nothing is saved, so the
+    /// real state is not overwritten, until a read succeeds (``readStateIfUnreadable()``).
+    var stateUnreadable = false
 
     /// An instance with its persisted state loaded from `ports.store`. Nothing is sent until
     /// ``start()``, a push, a tap or a tracked event.
@@ -100,25 +103,17 @@ public actor BuzzKitClient: PushEventHandling {
         try configuration.validate()
         self.configuration = configuration
         self.ports = ports
-        var errors: [BuzzKitError] = []
-        func load<Value: Decodable>(_ type: Value.Type, _ name: String) -> Value? {
-            do {
-                return try ports.store.value(Value.self, forKey: configuration.storageKeyPrefix + name)
-            } catch {
-                errors.append(error as? BuzzKitError ?? BuzzKitError(.storage, context: name, message: "\(error)"))
-                return nil
-            }
-        }
-        queue = load(EventQueue.self, StorageKey.events) ?? EventQueue()
-        book = load(PlanBook.self, StorageKey.plans) ?? PlanBook()
-        var registration = load(RegistrationState.self, StorageKey.registration) ?? RegistrationState()
+        let state = PersistedState(store: ports.store, secrets: ports.secrets, prefix: configuration.storageKeyPrefix)
+        queue = state.queue
+        book = state.book
+        var registration = state.registration
         if let token = configuration.deviceToken {
             registration.desired = configuration.registration(token: token)
         }
         self.registration = registration
-        pendingLogouts = load([PendingLogout].self, StorageKey.logouts) ?? []
-        inbox = load([[String: JSONValue]].self, StorageKey.inbox) ?? []
-        let remembered = load(Identity?.self, StorageKey.identity) ?? nil
+        pendingLogouts = state.pendingLogouts
+        inbox = state.inbox
+        let remembered = state.identity
         if let subscriberId = configuration.subscriberId {
             identity = remembered?.subscriberId == subscriberId ? remembered : Identity(subscriberId: subscriberId)
             tokenProvider = configuration.subscriberToken
@@ -126,7 +121,8 @@ public actor BuzzKitClient: PushEventHandling {
             identity = remembered
         }
         cachedToken = identity?.lastToken
-        loadErrors = errors
+        loadErrors = state.errors
+        stateUnreadable = state.unreadable
         flushDueAt = queue.isEmpty ? nil : ports.clock.now
     }
 
@@ -236,14 +232,7 @@ public actor BuzzKitClient: PushEventHandling {
     // MARK: Internals
 
     /// The keys of the persisted values (after ``Configuration/storageKeyPrefix``).
-    enum StorageKey {
-        static let events = "events"
-        static let plans = "plans"
-        static let registration = "registration"
-        static let identity = "identity"
-        static let logouts = "logouts"
-        static let inbox = "inbox"
-    }
+    typealias StorageKey = PersistedState.Key
 
     nonisolated var clock: any DeviceClock { ports.clock }
     nonisolated var center: any NotificationScheduling { ports.notificationCenter }
@@ -255,12 +244,19 @@ public actor BuzzKitClient: PushEventHandling {
     func saveQueue() { saveWritten(queue, StorageKey.events) }
     func saveBook() { saveWritten(book, StorageKey.plans) }
     func saveRegistration() { save(registration, StorageKey.registration) }
-    func saveIdentity() { save(identity, StorageKey.identity) }
+    /// The identity without its token in the store, the token in the secrets store.
+    func saveIdentity() {
+        var stored = identity
+        stored?.lastToken = nil
+        save(stored, StorageKey.identity)
+        save(identity?.lastToken, StorageKey.token, in: ports.secrets)
+    }
     func saveLogouts() { save(pendingLogouts, StorageKey.logouts) }
 
-    func save<Value: Encodable>(_ value: Value, _ name: String) {
+    func save<Value: Encodable>(_ value: Value, _ name: String, in store: (any KeyValueStore)? = nil) {
+        guard !stateUnreadable else { return }
         do {
-            try ports.store.setValue(value, forKey: configuration.storageKeyPrefix + name)
+            try (store ?? ports.store).setValue(value, forKey: configuration.storageKeyPrefix + name)
         } catch {
             report(.error(error as? BuzzKitError ?? BuzzKitError(.storage, context: name, message: "\(error)")))
         }
@@ -268,6 +264,7 @@ public actor BuzzKitClient: PushEventHandling {
 
     /// Saves state written on every change (the book, the queue) without `JSONEncoder`.
     func saveWritten(_ value: some JSONWritable, _ name: String) {
+        guard !stateUnreadable else { return }
         do {
             try ports.store.setJSON(value, forKey: configuration.storageKeyPrefix + name)
         } catch {

@@ -34,6 +34,9 @@ public struct BuzzKitError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let subscriberToken = Code(rawValue: "subscriber_token")
         /// Reading or writing persisted state failed.
         public static let storage = Code(rawValue: "storage")
+        /// Persisted state exists but cannot be read yet (on iOS: the phone has not been
+        /// unlocked since it restarted). Nothing is saved over it until it can be.
+        public static let storageUnreadable = Code(rawValue: "storage_unreadable")
         /// The event queue was full, so its oldest events were dropped.
         public static let queueFull = Code(rawValue: "queue_full")
         /// The notification center refused a request.

@@ -9,6 +9,9 @@ public struct BuzzKitPorts: Sendable {
     public var clock: any DeviceClock
     /// Persistence.
     public var store: any KeyValueStore
+    /// Where the subscriber token is kept: the Keychain on iOS (``KeychainKeyValueStore``);
+    /// ``store`` when none is given.
+    public var secrets: any KeyValueStore
     /// The network.
     public var transport: any HTTPTransport
     /// The platform's push events (pushes, taps, device token), used when
@@ -19,11 +22,12 @@ public struct BuzzKitPorts: Sendable {
 
     /// Ports from their parts.
     public init(notificationCenter: any NotificationScheduling, clock: any DeviceClock, store: any KeyValueStore,
-                transport: any HTTPTransport, pushEvents: (any PushEventSource)? = nil,
+                secrets: (any KeyValueStore)? = nil, transport: any HTTPTransport, pushEvents: (any PushEventSource)? = nil,
                 random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }) {
         self.notificationCenter = notificationCenter
         self.clock = clock
         self.store = store
+        self.secrets = secrets ?? store
         self.transport = transport
         self.pushEvents = pushEvents
         self.random = random

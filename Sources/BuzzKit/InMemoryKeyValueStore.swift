@@ -20,6 +20,11 @@ public final class InMemoryKeyValueStore: KeyValueStore {
         values.withLock { $0[key] = data }
     }
 
+    /// Every stored value by key.
+    public var snapshot: [String: Data] {
+        values.withLock { $0 }
+    }
+
     /// Every stored key, sorted.
     public var keys: [String] {
         values.withLock { $0.keys.sorted() }

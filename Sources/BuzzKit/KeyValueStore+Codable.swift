@@ -8,7 +8,8 @@ extension KeyValueStore {
         do {
             stored = try data(forKey: key)
         } catch {
-            throw BuzzKitError(.storage, context: "read \(key)", message: "the store could not be read: \(error)")
+            throw BuzzKitError(.storageUnreadable, context: "read \(key)",
+                               message: "the store could not be read (on iOS, before the phone's first unlock since it restarted): \(error)")
         }
         guard let stored else { return nil }
         do {

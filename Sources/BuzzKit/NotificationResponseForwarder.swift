@@ -12,7 +12,16 @@ import Foundation
 /// - In the foreground, BuzzKit's notifications are shown (banner, list, sound) and a BuzzKit
 ///   alert push is first handed to the SDK (a fallback removes its pending local copy); the
 ///   app's own go to its delegate, or are not shown when it has none (iOS's default).
-public final class NotificationResponseForwarder: NSObject, UNUserNotificationCenterDelegate, @unchecked Sendable {
+///
+/// Isolation: iOS calls a notification center delegate on the main thread and expects each
+/// completion handler to be called once ("You must call the completionHandler ... after you
+/// finish processing the user's response", UNUserNotificationCenterDelegate). The async forms of
+/// these methods, implemented by a class that is not main-actor isolated, run their body and the
+/// completion iOS bridges them to off the main thread, and apps crash on a tap that way. So this
+/// class is main-actor isolated, implements the completion-handler forms, does its work in a
+/// main-actor task and calls each completion handler exactly once, on the main thread.
+@MainActor
+public final class NotificationResponseForwarder: NSObject, @preconcurrency UNUserNotificationCenterDelegate {
     private let relay: PushEventRelay
     /// The app's delegate from before BuzzKit was configured (held weakly, as iOS holds
     /// delegates).
@@ -24,42 +33,56 @@ public final class NotificationResponseForwarder: NSObject, UNUserNotificationCe
     }
 
     /// A tap (or another action): BuzzKit's default action goes to the SDK, the rest to the
-    /// app's delegate. iOS calls this on launch by a tap too, after
-    /// `application(_:didFinishLaunchingWithOptions:)`, and waits for it to return.
-    public func userNotificationCenter(_ center: UNUserNotificationCenter, didReceive response: UNNotificationResponse) async {
+    /// app's delegate (which then owns the completion handler). iOS calls this on launch by a
+    /// tap too, after `application(_:didFinishLaunchingWithOptions:)`.
+    public func userNotificationCenter(_ center: UNUserNotificationCenter, didReceive response: UNNotificationResponse,
+                                       withCompletionHandler completionHandler: @escaping @Sendable () -> Void) {
         let userInfo = (try? JSONValue.members(userInfo: response.notification.request.content.userInfo)) ?? [:]
         guard BuzzKitNotification.owns(userInfo: userInfo) else {
-            guard let next, next.responds(to: #selector(UNUserNotificationCenterDelegate.userNotificationCenter(_:didReceive:withCompletionHandler:)))
-            else { return }
-            await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-                next.userNotificationCenter?(center, didReceive: response) { done.resume() }
+            if let next, next.responds(to: #selector(UNUserNotificationCenterDelegate.userNotificationCenter(_:didReceive:withCompletionHandler:))) {
+                next.userNotificationCenter?(center, didReceive: response, withCompletionHandler: completionHandler)
+            } else {
+                completionHandler()
             }
             return
         }
-        if response.actionIdentifier == UNNotificationDefaultActionIdentifier {
+        guard response.actionIdentifier == UNNotificationDefaultActionIdentifier else {
+            completionHandler()
+            return
+        }
+        let relay = self.relay
+        Task { @MainActor in
             await relay.open(userInfo: userInfo)
+            completionHandler()
         }
     }
 
     /// A notification about to be shown while the app is in the foreground.
-    public func userNotificationCenter(_ center: UNUserNotificationCenter,
-                                       willPresent notification: UNNotification) async -> UNNotificationPresentationOptions {
+    public func userNotificationCenter(_ center: UNUserNotificationCenter, willPresent notification: UNNotification,
+                                       withCompletionHandler completionHandler: @escaping @Sendable (UNNotificationPresentationOptions) -> Void) {
         let userInfo = (try? JSONValue.members(userInfo: notification.request.content.userInfo)) ?? [:]
         guard let presentation = BuzzKitNotification.foregroundPresentation(userInfo: userInfo) else {
-            guard let next, next.responds(to: #selector(UNUserNotificationCenterDelegate.userNotificationCenter(_:willPresent:withCompletionHandler:)))
-            else { return [] }
-            return await withCheckedContinuation { (done: CheckedContinuation<UNNotificationPresentationOptions, Never>) in
-                next.userNotificationCenter?(center, willPresent: notification) { done.resume(returning: $0) }
+            if let next, next.responds(to: #selector(UNUserNotificationCenterDelegate.userNotificationCenter(_:willPresent:withCompletionHandler:))) {
+                next.userNotificationCenter?(center, willPresent: notification, withCompletionHandler: completionHandler)
+            } else {
+                completionHandler([])
             }
-        }
-        if notification.request.trigger is UNPushNotificationTrigger {
-            _ = await relay.deliverRemoteNotification(payload: userInfo)
+            return
         }
         var options: UNNotificationPresentationOptions = []
         if presentation.banner { options.insert(.banner) }
         if presentation.list { options.insert(.list) }
         if presentation.sound { options.insert(.sound) }
-        return options
+        guard notification.request.trigger is UNPushNotificationTrigger else {
+            completionHandler(options)
+            return
+        }
+        // A fallback arriving in the foreground: the SDK first removes its pending local copy.
+        let relay = self.relay
+        Task { @MainActor in
+            _ = await relay.deliverRemoteNotification(payload: userInfo)
+            completionHandler(options)
+        }
     }
 
     /// The app's settings screen for notifications: the app's delegate decides.

@@ -64,7 +64,10 @@ public struct UserNotificationCenterScheduler: NotificationScheduling {
     public func authorizationStatus() async -> NotificationAuthorization {
         switch await UNUserNotificationCenter.current().notificationSettings().authorizationStatus {
         case .authorized: return .authorized
-        case .provisional, .ephemeral: return .provisional
+        case .provisional: return .provisional
+        #if os(iOS)
+        case .ephemeral: return .provisional  // App Clips only; macOS has no such case
+        #endif
         case .denied: return .denied
         case .notDetermined: return .notDetermined
         @unknown default: return .notDetermined

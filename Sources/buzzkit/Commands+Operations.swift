@@ -43,7 +43,7 @@ extension Commands {
             }
         case ("subscriber", "delete") where arguments.count == 3:
             try commands.erase(tenantId: arguments[1], subscriberId: arguments[2])
-            print("erased \(arguments[2]): its live runs are cancelled on its phones; its devices, properties, acknowledgments and opens are gone")
+            print("erased \(arguments[2]): its live runs are cancelled on its phones; its runs, devices, properties, acknowledgments and opens are gone")
         case ("workflow", "list") where arguments.count == 2:
             for workflow in try PostgresDirectory(pool: runtime.pool).workflows(tenantId: arguments[1]) {
                 print("\(workflow.key)  version \(workflow.version)  updated \(RFC3339.format(workflow.updatedAt))")

@@ -57,7 +57,10 @@ final class PushHandlingTests: XCTestCase {
         let members = try JSONValue.members(userInfo: userInfo)
         XCTAssertEqual(members, ["b": true, "i": 3, "d": 1.5, "s": "x", "n": nil, "a": [1, "two"], "o": ["k": false]])
         XCTAssertThrowsError(try JSONValue.members(userInfo: [1: "numeric key"]))
-        let back = JSONValue.foundationObject(members)
-        XCTAssertEqual(back["s"] as? String, "x")
+        // With a null inside, what goes back to iOS is JSON text (a property list), read back the same.
+        XCTAssertEqual(try JSONValue.members(userInfo: JSONValue.foundationObject(members)), members)
+        var plain = members
+        plain["n"] = nil
+        XCTAssertEqual(JSONValue.foundationObject(plain)["s"] as? String, "x")
     }
 }
