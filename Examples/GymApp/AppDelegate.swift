@@ -1,10 +1,10 @@
 import BuzzKit
 import UIKit
 
-/// The app delegate. Inheriting from `BuzzKitAppDelegate` hands silent pushes and the device
-/// token to BuzzKit (automatic push handling); everything else is the app's.
+/// The app delegate: nothing of BuzzKit's beyond `configure`, which hooks the push callbacks
+/// (silent pushes, the device token) and the notification delegate itself.
 @main
-final class AppDelegate: BuzzKitAppDelegate {
+final class AppDelegate: UIResponder, UIApplicationDelegate {
     func application(_ application: UIApplication,
                      didFinishLaunchingWithOptions launchOptions: [UIApplication.LaunchOptionsKey: Any]?) -> Bool {
         // Synchronously, on the main thread, before this method returns: `configure` installs

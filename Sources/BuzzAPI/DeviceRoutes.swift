@@ -1,3 +1,4 @@
+import BuzzEngine
 import BuzzKitWire
 import BuzzServer
 import Foundation
@@ -19,7 +20,7 @@ enum DeviceRoutes {
             let id = try DirectoryRoutes.subscriberId(request)
             try principal.authorize(subscriberId: id, now: api.clock.now())
             try await api.refuseErased(principal, subscriberIds: [id])
-            let fields = try JSONBody(request).object(allowed: ["platform", "token", "topic", "environment", "authorization"])
+            let fields = try JSONBody(request).object(allowed: ["platform", "token", "topic", "environment", "authorization", "timezone"])
             let platform = try fields.requiredString("platform", maxLength: 16)
             guard platform == "ios" else {
                 throw HTTPError.badRequest("platform must be \"ios\", got \"\(platform)\"", code: "invalid_value", field: "platform")
@@ -39,11 +40,20 @@ enum DeviceRoutes {
                 throw HTTPError.badRequest("environment must be \"production\" or \"sandbox\"", code: "invalid_value", field: "environment")
             }
             let authorization = try authorization(fields)
+            // The phone's zone: the subscriber's follows it ("07:00 in the subscriber's timezone").
+            let timezone = try fields.string("timezone", required: false, maxLength: 64)
+            if let timezone, ZoneRules(identifier: timezone) == nil {
+                throw HTTPError.badRequest("timezone \"\(timezone)\" is not an IANA zone such as Europe/Berlin", code: "unknown_timezone", field: "timezone")
+            }
             let tenantId = principal.tenant.id
             let device = DeviceRecord(tenantId: tenantId, subscriberId: id, platform: platform, token: token.lowercased(), topic: topic,
                                       environment: environment, authorization: authorization)
             let maxActive = api.maxDevicesPerSubscriber
-            let deviceId = try await api.blocking { try api.directory.putDevice(device, maxActive: maxActive) }
+            let deviceId = try await api.blocking {
+                let id = try api.directory.putDevice(device, maxActive: maxActive)
+                if let timezone { try api.directory.setSubscriberTimezone(tenantId: tenantId, id: device.subscriberId, timezone: timezone) }
+                return id
+            }
             var body = ["id": deviceId.uuidString.lowercased(), "subscriberId": id, "platform": platform, "environment": environment]
             body["authorization"] = authorization
             return .json(body)

@@ -6,7 +6,7 @@ import UIKit
 /// Tells the SDK what iOS does to the app: `didBecomeActiveNotification` (launched or
 /// returned to by the person), `didEnterBackgroundNotification` (suspended a few seconds
 /// later; a background task asks for the time the SDK needs to send and hold back), and
-/// `NWPathMonitor` reporting a usable network again. Installed by ``BuzzKit/configure(_:)``.
+/// `NWPathMonitor` reporting a usable network again, and a changed time zone or clock. Installed by ``BuzzKit/configure(_:)``.
 /// Not in app extensions: it needs `UIApplication.shared` (background tasks).
 @available(iOSApplicationExtension, unavailable)
 final class ApplicationLifecycleObserver: @unchecked Sendable {
@@ -22,6 +22,15 @@ final class ApplicationLifecycleObserver: @unchecked Sendable {
             guard let client = self?.client else { return }
             Task { await client.applicationDidBecomeActive() }
         })
+        // The zone or the clock changed (a flight, Settings, midnight or a carrier time update):
+        // `NSSystemTimeZoneDidChange` and `significantTimeChangeNotification`.
+        for name in [Notification.Name.NSSystemTimeZoneDidChange, UIApplication.significantTimeChangeNotification] {
+            tokens.append(center.addObserver(forName: name, object: nil, queue: .main) { [weak self] _ in
+                guard let client = self?.client else { return }
+                NSTimeZone.resetSystemTimeZone()
+                Task { await client.timeZoneDidChange() }
+            })
+        }
         tokens.append(center.addObserver(forName: UIApplication.didEnterBackgroundNotification, object: nil, queue: .main) { [weak self] _ in
             guard let client = self?.client else { return }
             // Posted on the main queue. iOS: about 30 s of background time until the

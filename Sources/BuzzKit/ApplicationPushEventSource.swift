@@ -12,9 +12,10 @@ import UIKit
 /// `application(_:didFinishLaunchingWithOptions:)` returns, or a tap that launched the app is
 /// lost) and calls `registerForRemoteNotifications()`.
 ///
-/// Swift cannot intercept `UIApplicationDelegate` calls without swizzling, which this SDK
-/// does not do: inherit from ``BuzzKitAppDelegate`` (or call ``receive(userInfo:)`` and
-/// ``receive(deviceToken:)`` from your own delegate) so silent pushes and the token reach it.
+/// The app delegate's push callbacks reach it through ``AppDelegateHook``, which `configure`
+/// installs on the app delegate's class: the app writes no delegate code. (An app may still
+/// call ``receive(userInfo:)`` and ``receive(deviceToken:)`` itself, with automatic handling
+/// off.)
 /// A push that arrives before `configure` waits for it, up to 10 s (``PushEventRelay``).
 /// Not in app extensions, which have no `UIApplication.shared` and receive no pushes; an
 /// extension configures BuzzKit with ``BuzzKit/configure(_:ports:)`` and its own ports.
@@ -47,12 +48,17 @@ public final class ApplicationPushEventSource: PushEventSource, @unchecked Senda
     /// back through the app delegate, at every launch).
     @MainActor
     private static func install(_ relay: PushEventRelay) {
-        let forwarder = Self.forwarder ?? NotificationResponseForwarder(relay: relay)
-        Self.forwarder = forwarder
-        let center = UNUserNotificationCenter.current()
-        if center.delegate !== forwarder {
-            forwarder.next = center.delegate
-            center.delegate = forwarder
+        // Once a process: attaching again (`configure` attaches, and so does the client's
+        // `start()`) must not wrap a delegate the app or another SDK set since, which may
+        // itself call BuzzKit's: that would make a loop. A delegate set after `configure`
+        // replaces BuzzKit's, as iOS has it.
+        if forwarder == nil {
+            let installed = NotificationResponseForwarder(relay: relay)
+            forwarder = installed
+            let center = UNUserNotificationCenter.current()
+            let previous = center.delegate
+            installed.next = previous === installed ? nil : previous
+            center.delegate = installed
         }
         UIApplication.shared.registerForRemoteNotifications()
     }

@@ -30,6 +30,15 @@ extension BuzzKit {
         let client = try configure(configuration, ports: ports)
         #if canImport(UIKit)
         lifecycle.withLock { $0 = ApplicationLifecycleObserver(client: client) }
+        // Automatic handling: the app delegate's push callbacks come to BuzzKit with no code
+        // in the app (AppDelegateHook). `configure` runs on the main thread at launch.
+        if configuration.automaticPushHandling {
+            if Thread.isMainThread {
+                MainActor.assumeIsolated { AppDelegateHook.install() }
+            } else {
+                Task { @MainActor in AppDelegateHook.install() }
+            }
+        }
         #endif
         return client
     }

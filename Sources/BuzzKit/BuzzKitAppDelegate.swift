@@ -2,8 +2,9 @@
 import UIKit
 
 /// An app delegate base class that hands silent pushes and the device token to
-/// ``ApplicationPushEventSource/shared``: the app side of automatic push handling. Subclass it
-/// and call `super` from overrides.
+/// ``ApplicationPushEventSource/shared``. No longer needed: `BuzzKit.configure` hooks the app
+/// delegate itself (``AppDelegateHook``), which leaves a subclass of this one alone. Kept so
+/// apps written against it keep working; call `super` from overrides.
 @available(iOSApplicationExtension, unavailable)
 open class BuzzKitAppDelegate: UIResponder, UIApplicationDelegate {
     /// Forwards the device token.

@@ -7,9 +7,20 @@ extension BuzzKitClient {
     public func applicationDidBecomeActive() async {
         inForeground = true
         suspending = false
-        await beginWake()
+        await beginWake(syncing: foregroundSyncDue)
         await settle()
     }
+
+    /// Whether coming to the foreground syncs: at most once every
+    /// ``foregroundSyncInterval`` (a person flicking between apps would otherwise send a
+    /// `GET /plans` each time). A push, a regained network, a launch or a sign-in sync whatever
+    /// the time.
+    var foregroundSyncDue: Bool {
+        lastSyncAt.map { clock.now.timeIntervalSince($0) >= Self.foregroundSyncInterval } ?? true
+    }
+
+    /// The least time between two syncs for coming to the foreground, in seconds.
+    static let foregroundSyncInterval: TimeInterval = 60
 
     /// The app went to the background; iOS suspends it a few seconds later (the Apple layer
     /// asks for background time for this call). Sends what it can within
@@ -32,20 +43,21 @@ extension BuzzKitClient {
     /// is queued goes out now, backoff or not: an acknowledgment held back before the last
     /// suspension gets through here, or the plan stays held. `until`: the reconciliation
     /// waits for the gate no longer than that (it goes on after, and the wake does not wait).
-    func beginWake(until deadline: Date? = nil) async {
+    func beginWake(until deadline: Date? = nil, syncing: Bool = true) async {
         guard readStateIfUnreadable() else { return }
         if !queue.isEmpty {
             retryAt = nil
             flushDueAt = clock.now
         }
         await refreshAuthorization()
+        refreshTimeZone()
         startPendingLogouts()
         if let deadline {
             await waitAtMost(until: deadline) { await self.tick() }
         } else {
             await tick()
         }
-        startSync()
+        if syncing { startSync() }
     }
 
     /// Retries a failed device registration within the wake's background time. Without it

@@ -12,6 +12,7 @@ extension BuzzKitClient {
         } else {
             desired.authorization = await center.authorizationStatus()
         }
+        desired.timezone = clock.timeZone.identifier
         guard desired.isWellFormed else {
             throw BuzzKitError(.invalidConfiguration, context: "device token",
                                message: "the device token must be hex (an even number of at least 16 digits)")
@@ -67,6 +68,27 @@ extension BuzzKitClient {
         registrationRetryAt = nil
         saveRegistration()
         report(.authorizationChanged(authorization))
+    }
+
+    /// Reads the phone's time zone and, when it changed (a flight, the person changed it in
+    /// Settings), registers it with the device: the server moves the subscriber's zone with it.
+    func refreshTimeZone() {
+        let zone = clock.timeZone.identifier
+        guard registration.desired != nil, registration.desired?.timezone != zone else { return }
+        registration.desired?.timezone = zone
+        registrationRefused = false
+        registrationRetryAt = nil
+        saveRegistration()
+    }
+
+    /// The phone's time zone or clock changed (iOS: `NSSystemTimeZoneDidChange`,
+    /// `UIApplication.significantTimeChangeNotification`). Plans fire at their floating wall
+    /// clock in the new zone (their calendar triggers follow it); the SDK reconciles them, moves
+    /// its acknowledgment deadlines, and reports the zone with the device.
+    public func timeZoneDidChange() async {
+        refreshTimeZone()
+        await withGate { await self.reconcile() }
+        await pump()
     }
 
     /// Asks the person for notification permission (once; later calls return the answer

@@ -1,7 +1,8 @@
 import Foundation
 
 /// The device's push subscription, registered with
-/// `PUT /v1/subscribers/{id}/devices` as `{"platform": "ios", "token", "topic", "environment"}`.
+/// `PUT /v1/subscribers/{id}/devices` as `{"platform": "ios", "token", "topic", "environment",
+/// "authorization"?, "timezone"?}`.
 public struct PushRegistration: Sendable, Hashable, Codable {
     /// The APNs device token in lowercase hex.
     public var token: String
@@ -11,6 +12,9 @@ public struct PushRegistration: Sendable, Hashable, Codable {
     public var environment: Environment
     /// The notification permission last read from the platform (`nil`: not known yet).
     public var authorization: NotificationAuthorization?
+    /// The phone's time zone (IANA) when last read (`nil`: not known yet): the server keeps the
+    /// subscriber's zone with it, so "07:00 in the subscriber's timezone" follows the person.
+    public var timezone: String?
 
     /// A registration from a hex token (normalised to lowercase).
     public init(token: String, topic: String, environment: Environment = .production) {
@@ -33,6 +37,7 @@ public struct PushRegistration: Sendable, Hashable, Codable {
     var body: [String: String] {
         var body = ["platform": "ios", "token": token, "topic": topic, "environment": environment.rawValue]
         if let authorization { body["authorization"] = authorization.rawValue }
+        if let timezone { body["timezone"] = timezone }
         return body
     }
 

@@ -109,6 +109,10 @@ public struct InMemoryDirectory: Directory {
         }
     }
 
+    public func setSubscriberTimezone(tenantId: String, id: String, timezone: String) throws {
+        store.withState { $0.subscribers[InMemoryStore.key(tenantId, id)]?.timezone = timezone }
+    }
+
     public func subscriberExists(tenantId: String, id: String) throws -> Bool {
         store.withState { $0.subscribers[InMemoryStore.key(tenantId, id)] != nil }
     }

@@ -21,7 +21,11 @@ final class LostPlanPushTests: XCTestCase {
         XCTAssertEqual(request.header("X-BuzzKit-Subscriber-Token"), TestPhone.token)
 
         await phone.client.applicationDidBecomeActive()
-        XCTAssertEqual(phone.transport.syncRequests.count, 2, "returning to the foreground")
+        XCTAssertEqual(phone.transport.syncRequests.count, 1, "the foreground within a minute of the launch's sync")
+        await phone.client.applicationDidEnterBackground()
+        _ = try await phone.advance(60)
+        await phone.client.applicationDidBecomeActive()
+        XCTAssertEqual(phone.transport.syncRequests.count, 2, "returning to the foreground a minute later")
         await phone.client.networkDidBecomeAvailable()
         XCTAssertEqual(phone.transport.syncRequests.count, 3, "regaining the network")
         await phone.receivePlan("run-1/a", in: 3_600)
@@ -38,6 +42,7 @@ final class LostPlanPushTests: XCTestCase {
         let lost = phone.plan("run-1/a", in: 3_600, messageId: "m-1")
         phone.transport.addPlan(lost)  // the server sent it; the phone never got the push
 
+        _ = try await phone.advance(60)  // past the minute a foreground waits after the launch's sync
         await phone.client.applicationDidBecomeActive()
         let pending = await phone.pendingIds()
         XCTAssertEqual(pending, ["run-1/a"])
@@ -134,6 +139,7 @@ final class LostPlanPushTests: XCTestCase {
         for hour in (1...5).reversed() {
             phone.transport.addPlan(phone.plan("p\(hour)", in: TimeInterval(hour) * 3_600))
         }
+        _ = try await phone.advance(60)  // past the minute a foreground waits after the launch's sync
         await phone.client.applicationDidBecomeActive()
         let pending = await phone.pendingIds()
         XCTAssertEqual(pending, ["p1", "p2", "p3"])
@@ -152,6 +158,7 @@ final class LostPlanPushTests: XCTestCase {
     func testAPlanDueWithinTheAcknowledgmentDeadlineIsLeftToTheServersFallback() async throws {
         let phone = try await TestPhone(foreground: false)  // acknowledgmentDeadline 5 s
         phone.transport.setPlans([phone.plan("run-1/soon", in: 4), phone.plan("run-2/later", in: 600)])
+        _ = try await phone.advance(60)  // past the minute a foreground waits after the launch's sync
         await phone.client.applicationDidBecomeActive()
 
         let pending = await phone.pendingIds()
@@ -165,6 +172,7 @@ final class LostPlanPushTests: XCTestCase {
         let phone = try await TestPhone(foreground: false)
         phone.transport.addPlan(phone.plan("run-1/a", in: 3_600))
         phone.network.setOnline(false)
+        _ = try await phone.advance(60)  // past the minute a foreground waits after the launch's sync
         await phone.client.applicationDidBecomeActive()
         var pending = await phone.pendingIds()
         XCTAssertTrue(pending.isEmpty)
@@ -174,6 +182,7 @@ final class LostPlanPushTests: XCTestCase {
         pending = await phone.pendingIds()
         XCTAssertTrue(pending.isEmpty)
         phone.transport.setRule(nil)
+        _ = try await phone.advance(60)  // past the minute a foreground waits after the launch's sync
         await phone.client.applicationDidBecomeActive()
         pending = await phone.pendingIds()
         XCTAssertEqual(pending, ["run-1/a"])

@@ -22,9 +22,25 @@ final class RegistrationTests: XCTestCase {
         XCTAssertEqual(request.header("Authorization"), "Bearer pk_tenant_secret")
         XCTAssertEqual(request.header("X-BuzzKit-Subscriber-Token"), TestPhone.token)
         XCTAssertEqual(try body(request), ["platform": "ios", "token": TestPhone.deviceToken, "topic": "com.example.gym",
-                                           "environment": "sandbox", "authorization": "authorized"])
+                                           "environment": "sandbox", "authorization": "authorized", "timezone": "Europe/Berlin"])
         let registered = await phone.client.registeredDevice
         XCTAssertEqual(registered?.token, TestPhone.deviceToken)
+    }
+
+    /// The phone's zone goes with the device (the server moves the subscriber's with it), and a
+    /// change of zone (a flight) registers it again at once.
+    func testTheTimeZoneIsRegisteredAndAChangeRegistersAgain() async throws {
+        let phone = try await TestPhone { $0.deviceToken = TestPhone.deviceToken }
+        XCTAssertEqual(try body(phone.transport.registrationRequests.last)["timezone"], "Europe/Berlin")
+        let before = phone.transport.registrationRequests.count
+        phone.clock.setTimeZone(TestPhone.newYork)
+        await phone.client.timeZoneDidChange()
+        await phone.client.settle()
+        XCTAssertEqual(phone.transport.registrationRequests.count, before + 1)
+        XCTAssertEqual(try body(phone.transport.registrationRequests.last)["timezone"], "America/New_York")
+        await phone.client.timeZoneDidChange()
+        await phone.client.settle()
+        XCTAssertEqual(phone.transport.registrationRequests.count, before + 1, "the same zone again registers nothing")
     }
 
     /// Every launch registers once (the server may have deactivated the token after an APNs
@@ -58,6 +74,7 @@ final class RegistrationTests: XCTestCase {
         XCTAssertNotNil(registered)
         var expected = PushRegistration(token: TestPhone.deviceToken, topic: "com.example.gym", environment: .ofThisBuild)
         expected.authorization = .authorized
+        expected.timezone = "Europe/Berlin"
         XCTAssertTrue(phone.activity.all.contains(.deviceRegistered(expected)))
     }
 

@@ -35,6 +35,9 @@ public protocol Directory: Sendable {
     /// tombstone: the backend knows the person again).
     func putSubscriber(_ subscriber: SubscriberRecord) throws
     func subscriberExists(tenantId: String, id: String) throws -> Bool
+    /// Sets the subscriber's timezone to the one its phone reports (device registration's
+    /// `timezone`), leaving its properties; nothing when it is already that.
+    func setSubscriberTimezone(tenantId: String, id: String, timezone: String) throws
     /// Which of `ids` were erased (`DELETE /v1/subscribers/{id}`) and not put again since:
     /// their tombstones refuse late device traffic until the retention sweeper removes them.
     func erasedSubscribers(tenantId: String, ids: [String]) throws -> Set<String>

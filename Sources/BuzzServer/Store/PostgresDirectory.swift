@@ -126,6 +126,15 @@ public struct PostgresDirectory: Directory {
         }
     }
 
+    public func setSubscriberTimezone(tenantId: String, id: String, timezone: String) throws {
+        try pool.withConnection { db in
+            try db.execute("""
+                UPDATE subscribers SET timezone = \(timezone), updated_at = now()
+                WHERE tenant_id = \(tenantId) AND id = \(id) AND timezone IS DISTINCT FROM \(timezone)
+                """)
+        }
+    }
+
     public func subscriberExists(tenantId: String, id: String) throws -> Bool {
         try pool.withConnection { db in
             try !db.query("SELECT 1 FROM subscribers WHERE tenant_id = \(tenantId) AND id = \(id)").isEmpty
