@@ -68,14 +68,18 @@ enum AppDelegateHook {
         }
     }
 
-    /// Replaces (or adds) `selector`'s implementation in `cls`; returns the previous one.
+    /// Gives `cls` BuzzKit's implementation of `selector` and returns the one it had (its own,
+    /// or inherited), for BuzzKit's to call. An inherited implementation (a `FlutterAppDelegate`
+    /// subclass) is not changed in the superclass: `cls` gets a method of its own instead.
     private static func replace(_ cls: AnyClass, _ selector: Selector, with block: Any, types: String) -> IMP? {
         let implementation = imp_implementationWithBlock(block)
-        if let method = class_getInstanceMethod(cls, selector) {
-            return method_setImplementation(method, implementation)
+        let existing = class_getInstanceMethod(cls, selector)
+        let previous = existing.map(method_getImplementation)
+        if class_addMethod(cls, selector, implementation, existing.flatMap(method_getTypeEncoding).map { String(cString: $0) } ?? types) {
+            return previous
         }
-        class_addMethod(cls, selector, implementation, types)
-        return nil
+        guard let existing else { return nil }
+        return method_setImplementation(existing, implementation)
     }
 
     private static func hookToken(_ cls: AnyClass) {
