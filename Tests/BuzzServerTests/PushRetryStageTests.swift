@@ -87,4 +87,22 @@ final class PushRetryStageTests: InMemoryPipelineTestCase {
         XCTAssertEqual(statuses("cancel"), ["sent"])
         XCTAssertEqual(pipeline.pushes(to: device).filter { String(decoding: $0.payload, as: UTF8.self).contains("bk.cancel") }.count, 2)
     }
+
+    func testAPlanRetryWaitingWhenItsRunIsCancelledIsDeletedAndNeverSent() throws {
+        let device = try pipeline.addSubscriber("eli", devices: 1)[0]
+        pipeline.push.setOutcome(.failed(status: 503, reason: "ServiceUnavailable"), forToken: device.token)
+        try pipeline.event("workout.scheduled", subscriber: "eli")
+        try pipeline.pump()
+        XCTAssertEqual(statuses("plan"), ["failed"])
+        pipeline.push.removeOutcome(forToken: device.token)
+        try pipeline.event("workout.completed", subscriber: "eli")
+        try pipeline.pump()
+        let handled = pipeline.delivered.count
+        pipeline.clock.advance(by: 60)
+        try pipeline.pump()
+        XCTAssertFalse(pipeline.delivered.dropFirst(handled).contains { if case .sendPlan = $0 { return true } else { return false } },
+                       "the retry was deleted with the run's timers, not merely skipped when its turn came")
+        XCTAssertEqual(pipeline.pushes(to: device).filter { $0.pushType == .background }.count, 1, "only the refused try: no plan after the cancel")
+        XCTAssertTrue(pipeline.store.withState { $0.outbox.isEmpty }, "the retry went with the run's timers")
+    }
 }

@@ -9,7 +9,8 @@ import Foundation
 /// records the failure. The scheduler publishes it then; the stage's claim finds the `failed`
 /// pairs (``DeliveryClaim/retry(since:)``) and sends only those, while pairs sent meanwhile are
 /// done. So a retry survives restarts, and a fallback's decision never commits without either
-/// its push or its retry.
+/// its push or its retry. The retry's outbox row carries its run id, so the run's cancel (and
+/// its subscriber's erasure) deletes it as it deletes the run's timers.
 ///
 /// The backoff doubles without counting: the wait is the time since the first attempt, at
 /// least ``minimumRetryWait`` and at most ``maximumRetryWait`` (5 s, 5 s, 10 s, 20 s, … 5 min),
@@ -70,12 +71,15 @@ extension SendProcessor {
                 due[id] = (target.message, at)
             }
         }
-        let messages = try order.compactMap { due[$0] }.map { entry in
+        let entries = order.compactMap { due[$0] }
+        let messages = try entries.map { entry in
             OutboxMessage(routingKey: context.topology.name(entry.message.queue),
                           messageId: "retry:\(entry.message.messageId):\(Int64(entry.at.timeIntervalSince1970))",
                           body: try entry.message.encoded(), availableAt: entry.at)
         }
-        _ = try tx.enqueue(messages, runIds: Array(repeating: nil, count: messages.count), now: now)
+        // Tagged with their run, as timers are: a cancel of the run deletes a retry still
+        // waiting (nothing after a cancel), and so does an erasure of its subscriber.
+        _ = try tx.enqueue(messages, runIds: entries.map { $0.message.runId }, now: now)
         context.metrics.increment("buzzkit_push_retries_scheduled_total", by: Double(messages.count),
                                   help: "Messages whose pushes failed for a passing reason, written to the outbox to be sent again")
     }
