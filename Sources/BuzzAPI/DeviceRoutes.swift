@@ -20,7 +20,7 @@ enum DeviceRoutes {
             let id = try DirectoryRoutes.subscriberId(request)
             try principal.authorize(subscriberId: id, now: api.clock.now())
             try await api.refuseErased(principal, subscriberIds: [id])
-            let fields = try JSONBody(request).object(allowed: ["platform", "token", "topic", "environment", "authorization", "timezone"])
+            let fields = try JSONBody(request).object(allowed: ["platform", "token", "topic", "environment", "authorization", "timezone", "installId"])
             let platform = try fields.requiredString("platform", maxLength: 16)
             guard platform == "ios" else {
                 throw HTTPError.badRequest("platform must be \"ios\", got \"\(platform)\"", code: "invalid_value", field: "platform")
@@ -45,9 +45,15 @@ enum DeviceRoutes {
             if let timezone, ZoneRules(identifier: timezone) == nil {
                 throw HTTPError.badRequest("timezone \"\(timezone)\" is not an IANA zone such as Europe/Berlin", code: "unknown_timezone", field: "timezone")
             }
+            // Which install of the app this is: a new one on the same token retires what the old
+            // one acknowledged for windows still ahead.
+            let installId = try fields.string("installId", required: false, maxLength: 64)
+            if let installId, !installId.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") }) {
+                throw HTTPError.badRequest("installId is letters, digits and dashes (a UUID)", code: "invalid_value", field: "installId")
+            }
             let tenantId = principal.tenant.id
             let device = DeviceRecord(tenantId: tenantId, subscriberId: id, platform: platform, token: token.lowercased(), topic: topic,
-                                      environment: environment, authorization: authorization)
+                                      environment: environment, authorization: authorization, installId: installId)
             let maxActive = api.maxDevicesPerSubscriber
             let deviceId = try await api.blocking {
                 let id = try api.directory.putDevice(device, maxActive: maxActive)

@@ -13,6 +13,7 @@ extension BuzzKitClient {
             desired.authorization = await center.authorizationStatus()
         }
         desired.timezone = clock.timeZone.identifier
+        desired.installId = installId
         guard desired.isWellFormed else {
             throw BuzzKitError(.invalidConfiguration, context: "device token",
                                message: "the device token must be hex (an even number of at least 16 digits)")
@@ -72,10 +73,12 @@ extension BuzzKitClient {
 
     /// Reads the phone's time zone and, when it changed (a flight, the person changed it in
     /// Settings), registers it with the device: the server moves the subscriber's zone with it.
+    /// The install id goes with the registration the same way.
     func refreshTimeZone() {
         let zone = clock.timeZone.identifier
-        guard registration.desired != nil, registration.desired?.timezone != zone else { return }
+        guard registration.desired != nil, registration.desired?.timezone != zone || registration.desired?.installId != installId else { return }
         registration.desired?.timezone = zone
+        registration.desired?.installId = installId
         registrationRefused = false
         registrationRetryAt = nil
         saveRegistration()

@@ -31,6 +31,7 @@ extension BuzzKitClient {
         inbox = merged.inbox
         identity = merged.identity
         cachedToken = identity?.lastToken ?? cachedToken
+        if let stored = stored.installId { installId = stored }
         stateUnreadable = false
         saveQueue()
         saveBook()
@@ -38,6 +39,7 @@ extension BuzzKitClient {
         saveLogouts()
         save(inbox, StorageKey.inbox)
         saveIdentity()
+        save(installId, StorageKey.installId)
         if !queue.isEmpty { flushDueAt = clock.now }
         return true
     }

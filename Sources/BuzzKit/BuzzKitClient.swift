@@ -96,6 +96,10 @@ public actor BuzzKitClient: PushEventHandling {
     /// Some persisted state could not be read (``PersistedState``): nothing is saved, so the
     /// real state is not overwritten, until a read succeeds (``readStateIfUnreadable()``).
     var stateUnreadable = false
+    /// This install of the app, sent with the device registration: a new install (the app was
+    /// deleted, and its local notifications with it) retires what the old one acknowledged.
+    /// Kept in the store, not the Keychain, which would outlive the app.
+    var installId: String
 
     /// An instance with its persisted state loaded from `ports.store`. Nothing is sent until
     /// ``start()``, a push, a tap or a tracked event.
@@ -123,6 +127,7 @@ public actor BuzzKitClient: PushEventHandling {
         cachedToken = identity?.lastToken
         loadErrors = state.errors
         stateUnreadable = state.unreadable
+        installId = state.installId ?? UUID().uuidString.lowercased()
         flushDueAt = queue.isEmpty ? nil : ports.clock.now
     }
 
@@ -145,6 +150,7 @@ public actor BuzzKitClient: PushEventHandling {
         loadErrors = []
         if registration.desired != nil { saveRegistration() }
         saveIdentity()
+        save(installId, StorageKey.installId)
         attachToPushEvents()
         let wake = WakeDeadline(began: clock.now, budget: configuration.backgroundBudget)
         wakeBegan(wake)

@@ -16,6 +16,8 @@ struct PersistedState: Sendable {
     var inbox: [[String: JSONValue]] = []
     /// The signed-in subscriber with its last token.
     var identity: Identity?
+    /// This install of the app (kept in the app's files, so a reinstall gets a new one).
+    var installId: String?
     /// What could not be read, or was not valid.
     var errors: [BuzzKitError] = []
 
@@ -30,6 +32,7 @@ struct PersistedState: Sendable {
         static let identity = "identity"
         static let logouts = "logouts"
         static let inbox = "inbox"
+        static let installId = "install-id"
         /// In the secrets store.
         static let token = "subscriber-token"
     }
@@ -51,6 +54,7 @@ struct PersistedState: Sendable {
         pendingLogouts = load([PendingLogout].self, Key.logouts) ?? []
         inbox = load([[String: JSONValue]].self, Key.inbox) ?? []
         identity = load(Identity?.self, Key.identity) ?? nil
+        installId = load(String.self, Key.installId)
         // The token lives in the secrets store; state written before it did kept it in the
         // identity (moved at the next save).
         if let token = load(String.self, Key.token, from: secrets) { identity?.lastToken = token }

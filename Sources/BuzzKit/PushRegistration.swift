@@ -2,7 +2,7 @@ import Foundation
 
 /// The device's push subscription, registered with
 /// `PUT /v1/subscribers/{id}/devices` as `{"platform": "ios", "token", "topic", "environment",
-/// "authorization"?, "timezone"?}`.
+/// "authorization"?, "timezone"?, "installId"?}`.
 public struct PushRegistration: Sendable, Hashable, Codable {
     /// The APNs device token in lowercase hex.
     public var token: String
@@ -15,6 +15,9 @@ public struct PushRegistration: Sendable, Hashable, Codable {
     /// The phone's time zone (IANA) when last read (`nil`: not known yet): the server keeps the
     /// subscriber's zone with it, so "07:00 in the subscriber's timezone" follows the person.
     public var timezone: String?
+    /// This install of the app (a new install on the same token retires what the old one
+    /// acknowledged); `nil`: not known yet.
+    public var installId: String?
 
     /// A registration from a hex token (normalised to lowercase).
     public init(token: String, topic: String, environment: Environment = .production) {
@@ -38,6 +41,7 @@ public struct PushRegistration: Sendable, Hashable, Codable {
         var body = ["platform": "ios", "token": token, "topic": topic, "environment": environment.rawValue]
         if let authorization { body["authorization"] = authorization.rawValue }
         if let timezone { body["timezone"] = timezone }
+        if let installId { body["installId"] = installId }
         return body
     }
 

@@ -129,6 +129,17 @@ public struct InMemoryDirectory: Directory {
                 record.topic = device.topic
                 record.environment = device.environment
                 record.authorization = device.authorization ?? existing.authorization
+                // A new install of the app on this token: the old install's acknowledgments of
+                // open runs' windows no longer hold (as PostgresDirectory does).
+                if let installId = device.installId, let previous = existing.installId, previous != installId {
+                    state.acknowledgments = state.acknowledgments.filter { key, holding in
+                        guard holding.device == device.token, key.hasPrefix(InMemoryStore.key(device.tenantId) + "\u{0}"),
+                              let plan = state.plans[InMemoryStore.key(device.tenantId, holding.localId)],
+                              let run = UUID(uuidString: plan.delivery.runId).flatMap({ state.runs[$0] }) else { return true }
+                        return run.state.status.isFinal
+                    }
+                }
+                record.installId = device.installId ?? existing.installId
             } else {
                 state.deviceOrder.append(device.id)
             }

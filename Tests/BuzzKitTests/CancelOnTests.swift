@@ -69,7 +69,7 @@ final class CancelOnTests: XCTestCase {
         let book = try XCTUnwrap(try store.value(PlanBook.self, forKey: "buzzkit.plans"))
         XCTAssertEqual(book.registry.localIds(for: "workout.completed"), ["run-1/nudge"])
         // The token too: without a secrets store of its own (the Keychain on iOS) it shares this one.
-        XCTAssertEqual(store.keys, ["buzzkit.events", "buzzkit.identity", "buzzkit.plans", "buzzkit.subscriber-token"])
+        XCTAssertEqual(store.keys, ["buzzkit.events", "buzzkit.identity", "buzzkit.install-id", "buzzkit.plans", "buzzkit.subscriber-token"])
     }
 
     func testPlanArrivingAfterItsCancelEventIsNotScheduled() async throws {

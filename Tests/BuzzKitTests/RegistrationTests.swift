@@ -21,10 +21,27 @@ final class RegistrationTests: XCTestCase {
         XCTAssertEqual(request.url.absoluteString, "https://api.buzzkit.test/v1/subscribers/u_123/devices")
         XCTAssertEqual(request.header("Authorization"), "Bearer pk_tenant_secret")
         XCTAssertEqual(request.header("X-BuzzKit-Subscriber-Token"), TestPhone.token)
-        XCTAssertEqual(try body(request), ["platform": "ios", "token": TestPhone.deviceToken, "topic": "com.example.gym",
-                                           "environment": "sandbox", "authorization": "authorized", "timezone": "Europe/Berlin"])
+        var sent = try body(request)
+        let installId = try XCTUnwrap(sent.removeValue(forKey: "installId"))
+        XCTAssertNotNil(UUID(uuidString: installId), "this install's id")
+        XCTAssertEqual(sent, ["platform": "ios", "token": TestPhone.deviceToken, "topic": "com.example.gym",
+                              "environment": "sandbox", "authorization": "authorized", "timezone": "Europe/Berlin"])
         let registered = await phone.client.registeredDevice
         XCTAssertEqual(registered?.token, TestPhone.deviceToken)
+    }
+
+    /// Each install of the app has its own id, kept across launches in the app's files (not the
+    /// Keychain, which outlives the app): a reinstall registers a new one, and the server
+    /// retires what the deleted install acknowledged.
+    func testTheInstallIdIsKeptAcrossLaunchesAndNewAfterAReinstall() async throws {
+        let store = InMemoryKeyValueStore()
+        let phone = try await TestPhone(store: store) { $0.deviceToken = TestPhone.deviceToken }
+        let first = try XCTUnwrap(try body(phone.transport.registrationRequests.last)["installId"])
+        try await phone.restart()
+        XCTAssertEqual(try body(phone.transport.registrationRequests.last)["installId"], first, "the same install")
+        let reinstalled = try await TestPhone(store: InMemoryKeyValueStore()) { $0.deviceToken = TestPhone.deviceToken }
+        let second = try XCTUnwrap(try body(reinstalled.transport.registrationRequests.last)["installId"])
+        XCTAssertNotEqual(second, first, "a new install")
     }
 
     /// The phone's zone goes with the device (the server moves the subscriber's with it), and a
@@ -75,6 +92,7 @@ final class RegistrationTests: XCTestCase {
         var expected = PushRegistration(token: TestPhone.deviceToken, topic: "com.example.gym", environment: .ofThisBuild)
         expected.authorization = .authorized
         expected.timezone = "Europe/Berlin"
+        expected.installId = await phone.client.installId
         XCTAssertTrue(phone.activity.all.contains(.deviceRegistered(expected)))
     }
 

@@ -168,6 +168,29 @@ final class StoreConformanceTests: ConformanceTestCase {
         }
     }
 
+    /// A new install of the app on a token (the old one deleted, its local notifications with
+    /// it) retires what the old install acknowledged for open runs' windows; the same install
+    /// registering again keeps it.
+    func testANewInstallOnATokenRetiresItsAcknowledgmentsOfOpenRuns() throws {
+        try eachDriver { s in
+            let (run, devices, localId) = try s.storedRun("u1", devices: 1)
+            var device = devices[0]
+            device.installId = "install-a"
+            _ = try s.driver.directory.putDevice(device)
+            let word = DeviceAcknowledgment(subscriberId: "u1", localId: localId, device: device.token, messageId: nil, kind: .scheduled, at: s.now)
+            try s.store.transaction { tx in _ = try tx.recordAcknowledgments(tenantId: s.tenantId, [word], at: s.now) }
+            func held() throws -> Int {
+                try s.store.transaction { tx in (try tx.acknowledgments(tenantId: s.tenantId, windows: [("u1", run.id, localId)])[run.id] ?? []).count }
+            }
+            XCTAssertEqual(try held(), 1)
+            _ = try s.driver.directory.putDevice(device)
+            XCTAssertEqual(try held(), 1, "the same install registering again")
+            device.installId = "install-b"
+            _ = try s.driver.directory.putDevice(device)
+            XCTAssertEqual(try held(), 0, "a new install: the deleted app's notification went with it")
+        }
+    }
+
     /// APNs' 410 says when it last found the token dead: a device registered after that
     /// instant (the app re-registered the same token) stays active; one registered before goes.
     func testA410OlderThanTheDevicesRegistrationLeavesItActive() throws {

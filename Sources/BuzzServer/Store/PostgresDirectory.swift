@@ -154,13 +154,27 @@ public struct PostgresDirectory: Directory {
                 INSERT INTO subscribers (tenant_id, id, timezone, properties) VALUES (\(device.tenantId), \(device.subscriberId), NULL, '{}'::jsonb)
                 ON CONFLICT (tenant_id, id) DO NOTHING
                 """)
+            // A new install of the app on this token (the old one deleted with its local
+            // notifications): what the old install acknowledged for the windows of open runs no
+            // longer holds, so their fallbacks go out.
+            if let installId = device.installId {
+                try db.execute("""
+                    DELETE FROM acknowledgments a USING devices d, local_plans p, runs r
+                    WHERE d.tenant_id = \(device.tenantId) AND d.token = \(device.token) AND d.install_id IS DISTINCT FROM \(installId)
+                      AND d.install_id IS NOT NULL
+                      AND a.tenant_id = d.tenant_id AND a.device = d.token
+                      AND p.tenant_id = a.tenant_id AND p.local_id = a.local_id
+                      AND r.id = p.run_id AND r.status IN ('running', 'waiting')
+                    """)
+            }
             // "authorization" is a reserved word in PostgreSQL, hence the quotes.
             let id: UUID = try db.query("""
-                INSERT INTO devices (id, tenant_id, subscriber_id, platform, token, topic, environment, "authorization")
+                INSERT INTO devices (id, tenant_id, subscriber_id, platform, token, topic, environment, "authorization", install_id)
                 VALUES (\(device.id), \(device.tenantId), \(device.subscriberId), \(device.platform), \(device.token), \(device.topic),
-                        \(device.environment), \(device.authorization))
+                        \(device.environment), \(device.authorization), \(device.installId))
                 ON CONFLICT (tenant_id, token) DO UPDATE SET subscriber_id = EXCLUDED.subscriber_id, topic = EXCLUDED.topic,
                     environment = EXCLUDED.environment, "authorization" = coalesce(EXCLUDED."authorization", devices."authorization"),
+                    install_id = coalesce(EXCLUDED.install_id, devices.install_id),
                     active = true, inactive_at = NULL, inactive_reason = NULL, updated_at = now()
                 RETURNING id
                 """)[0].decode("id")

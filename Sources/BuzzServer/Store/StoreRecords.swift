@@ -66,9 +66,13 @@ public struct DeviceRecord: Sendable, Equatable {
     /// `denied` or `notDetermined`; nil when it never said. Informational: silent plan pushes
     /// need no permission, so every active device gets them whatever this says.
     public var authorization: String?
+    /// The app install that registered the token last (device registration's `installId`); nil
+    /// when it did not say.
+    public var installId: String?
 
     public init(id: UUID = RandomIdentifier.uuid(), tenantId: String, subscriberId: String, platform: String = "ios", token: String,
-                topic: String, environment: String = "production", active: Bool = true, authorization: String? = nil) {
+                topic: String, environment: String = "production", active: Bool = true, authorization: String? = nil,
+                installId: String? = nil) {
         self.id = id
         self.tenantId = tenantId
         self.subscriberId = subscriberId
@@ -78,6 +82,7 @@ public struct DeviceRecord: Sendable, Equatable {
         self.environment = environment
         self.active = active
         self.authorization = authorization
+        self.installId = installId
     }
 }
 
