@@ -17,7 +17,7 @@ extension BuzzKitClient {
                                        message: "the SDK's state cannot be read yet (the phone has not been unlocked since it restarted); this wake changes nothing and a later one catches up")))
             return false
         }
-        var meanwhile = PersistedState(store: InMemoryKeyValueStore(), secrets: InMemoryKeyValueStore(), prefix: "")
+        var meanwhile = PersistedState()
         meanwhile.queue = queue
         meanwhile.pendingLogouts = pendingLogouts
         meanwhile.inbox = inbox

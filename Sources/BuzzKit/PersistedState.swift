@@ -37,6 +37,9 @@ struct PersistedState: Sendable {
         static let token = "subscriber-token"
     }
 
+    /// Empty state (what an instance holds before anything was saved).
+    init() {}
+
     /// Reads the state of the instance whose keys start with `prefix`.
     init(store: any KeyValueStore, secrets: any KeyValueStore, prefix: String) {
         var errors: [BuzzKitError] = []

@@ -59,9 +59,10 @@ struct SendProcessor {
     func send(_ messages: [PipelineMessage], tx: any StoreTransaction, now: Date, mode: Mode = .claimed) throws {
         let targets = try claim(messages, tx: tx, now: now, claiming: mode == .claimed, checkCancelled: mode != .runsLocked,
                                 checkAlerts: mode != .runsLocked)
-        let due = targets.filter { $0.claim != .alreadyDone }
-        let toSend = due.filter { deadline(of: $0, now: now) > now }
-        let lapsed = due.filter { deadline(of: $0, now: now) <= now }
+        var toSend: [Target] = [], lapsed: [Target] = []
+        for target in targets where target.claim != .alreadyDone {
+            if deadline(of: target, now: now) > now { toSend.append(target) } else { lapsed.append(target) }
+        }
         let results = context.push.send(toSend.map(notification))
         var delivered: [String: Int] = [:]
         for target in targets where target.claim == .alreadyDone { delivered[target.key, default: 0] += 1 }
