@@ -7,7 +7,8 @@
 #   SIGKILL of a worker of every queue (CHAOS_ROUNDS times), a scheduler pause, a PostgreSQL
 #   restart and a RabbitMQ restart. It prints the fleet report (lost / duplicate / after-cancel /
 #   early notifications), the recovery time after each fault, dead-letter depths and unexpected
-#   process exits, and exits non-zero on any violation. CHAOS_SEED repeats a run's fault moments.
+#   process exits, and exits non-zero on any violation. CHAOS_SEED repeats a run's fault moments;
+#   CHAOS_KEEP_FAILED=1 keeps a failed drill's schema for a look.
 #
 # `make chaos-cluster` (`scripts/chaos.sh cluster`): the same drill against the local cluster
 #   (`scripts/services.sh cluster-start`: three clustered RabbitMQ nodes, and a PostgreSQL
@@ -40,6 +41,10 @@ PSQL=${PSQL:-/usr/lib/postgresql/15/bin/psql}
 
 finish() {
   local status=$?
+  if [ "$MODE" != cluster ] && [ "$status" -ne 0 ] && [ "${CHAOS_KEEP_FAILED:-0}" = 1 ]; then
+    echo "(the drill's schema is kept for a look: $BUZZKIT_DATABASE_URL, schema chaos_*)"
+    exit $status
+  fi
   if [ "$MODE" = cluster ] && [ "$status" -ne 0 ] && [ "${CHAOS_KEEP_FAILED:-1}" = 1 ]; then
     echo "(the drill's schema and the cluster are kept for a look: bash scripts/services.sh cluster-env; make services-cluster-stop when done)"
     exit $status

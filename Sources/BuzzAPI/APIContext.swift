@@ -53,6 +53,9 @@ struct APIContext: Sendable {
             if error.httpError.status >= 500 { log.error("request failed", ["context": context, "cause": error.description]) }
             throw error.httpError
         } catch let error as PostgresError {
+            // A 503 tells the client nothing was recorded (a phone then withdraws what it
+            // acknowledged): not when the connection broke with COMMIT on its way.
+            if error.commitOutcomeUnknown { throw Self.outcomeUnknown }
             if error.isConnectionProblem || error.code == .poolTimeout || error.code == .closed { throw Self.storageUnavailable }
             if error.sqlState?.hasPrefix("22") == true || error.code == .invalidBind {
                 throw HTTPError.badRequest("a value cannot be stored (\(error.sqlState ?? "")): check lengths, NUL characters and number ranges",
@@ -68,6 +71,13 @@ struct APIContext: Sendable {
 
     static var storageUnavailable: HTTPError {
         var error = HTTPError(status: 503, code: "storage_unavailable", message: "PostgreSQL did not answer; nothing was changed. Retry shortly.")
+        error.retryAfter = 1
+        return error
+    }
+
+    static var outcomeUnknown: HTTPError {
+        var error = HTTPError(status: 500, code: "outcome_unknown",
+                              message: "PostgreSQL's connection broke while committing: the change may or may not be recorded. Retry; events with an id are deduplicated.")
         error.retryAfter = 1
         return error
     }

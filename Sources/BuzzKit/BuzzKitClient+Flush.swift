@@ -6,7 +6,7 @@ extension BuzzKitClient {
     /// not being suspended, and either a last-chance send was requested or the queue is due
     /// and no backoff is pending.
     func shouldFlush(now: Date) -> Bool {
-        guard flight == nil, !queue.isEmpty, !suspending else { return false }
+        guard flight == nil, !suspending, hasSendableEvents else { return false }
         if forceNextFlush { return true }
         guard let due = flushDueAt, due <= now else { return false }
         if let retryAt, retryAt > now { return false }
@@ -36,7 +36,10 @@ extension BuzzKitClient {
         // Not after the hold for a suspension: an acknowledgment of a held plan that got out
         // now would have the server count on a plan that is not in the notification center.
         sending: while !queue.isEmpty, !suspending {
-            let batch = queue.batch(limit: limit)
+            // Nor an acknowledgment of a plan held out of the center: it waits until the
+            // reconciliation puts the plan back (a flight from before the hold can outlast it).
+            let batch = queue.batch(limit: limit, skipping: heldAcknowledgmentIds)
+            guard !batch.isEmpty else { break }
             let ids = Set(batch.compactMap(\.id))
             inFlightEventIds = ids
             let result = await post(batch)
@@ -160,6 +163,16 @@ extension BuzzKitClient {
             saveBook()
         }
         report(.eventsDelivered(eventIds: ids.sorted()))
+    }
+
+    /// Whether the queue holds an event that may go out now (not a held plan's acknowledgment).
+    var hasSendableEvents: Bool {
+        !queue.isEmpty && !queue.batch(limit: 1, skipping: heldAcknowledgmentIds).isEmpty
+    }
+
+    /// The acknowledgments of plans held out of the notification center.
+    var heldAcknowledgmentIds: Set<String> {
+        Set(book.records.values.lazy.filter { $0.state == .held }.compactMap(\.acknowledgmentEventId))
     }
 
     private func markAcknowledgmentsUncertain(_ ids: Set<String>) {

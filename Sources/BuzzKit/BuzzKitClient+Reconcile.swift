@@ -8,8 +8,9 @@ extension BuzzKitClient {
     /// - A scheduled plan no longer pending has fired, or, if it was not due yet, was removed
     ///   by someone else (the app, the person, the system): it is released and forgotten.
     /// - Held plans whose acknowledgment got through are parked.
-    /// - Parked plans fill free slots, soonest first, and are acknowledged again; the ones
-    ///   left without a slot are released, so the server's fallback covers them.
+    /// - Held and parked plans fill free slots, soonest first (parked ones are acknowledged
+    ///   again, held ones' acknowledgments go out now); the ones left without a slot are
+    ///   released, so the server's fallback covers them.
     /// - A parked plan whose time has come was released: the fallback showed it.
     func reconcile() async {
         let now = clock.now
@@ -30,7 +31,15 @@ extension BuzzKitClient {
         // A plan put back is acknowledged again; one due within the acknowledgment deadline
         // stays released (its acknowledgment might not be counted in time; the fallback shows it).
         let restorable = now.addingTimeInterval(configuration.acknowledgmentDeadline ?? 0)
-        for record in book.records(in: .parked, zone: zone) {
+        // Held and parked plans share the free slots, soonest first (a later held plan must not
+        // take the slot of a sooner parked one).
+        let waiting = (book.records(in: .parked, zone: zone) + book.records(in: .held, zone: zone))
+            .sorted { ($0.fireInstant(in: zone), $0.localId) < ($1.fireInstant(in: zone), $1.localId) }
+        for record in waiting {
+            if record.state == .held {
+                if await putBack(held: record, free: &free, restorable: restorable, zone: zone) { changed = true }
+                continue
+            }
             if record.fireInstant(in: zone) <= now {
                 changed = true
                 if !record.acknowledgmentConfirmed {
@@ -54,6 +63,25 @@ extension BuzzKitClient {
             }
         }
         if changed { saveBook() }
+    }
+
+    /// A held plan (its acknowledgment never got through) goes back into the center as soon as
+    /// the app runs, before its acknowledgment is sent: an acknowledgment that then reaches the
+    /// server while iOS suspends the app (its answer in flight) is for a plan the phone shows.
+    /// Sending it for a plan still held, to be put back once confirmed, left the plan out of
+    /// the center for good when the confirmation came after the suspension (issue 45, race 1).
+    /// Without a free slot its acknowledgment is taken back (released if it may have arrived),
+    /// so the fallback covers it; one due within the acknowledgment deadline is left to the
+    /// deadline's withdrawal. Returns whether the book changed.
+    private func putBack(held record: PlanRecord, free: inout Int, restorable: Date, zone: TimeZone) async -> Bool {
+        guard !suspending, record.fireInstant(in: zone) > restorable else { return false }
+        if free > 0, await restore(record) {
+            free -= 1
+            return true
+        }
+        guard !suspending, record.acknowledgmentEventId != nil, record.releasedAt == nil else { return false }
+        release(record.localId)
+        return true
     }
 
     /// Withdraws plans whose acknowledgment is unconfirmed at their deadline (inside the

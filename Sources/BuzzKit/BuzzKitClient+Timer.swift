@@ -50,7 +50,7 @@ extension BuzzKitClient {
         guard !stopped else { return }
         let now = clock.now
         var candidates: [Date] = []
-        if flight == nil, !queue.isEmpty, !suspending, let due = flushDueAt {  // suspended: due at the next wake
+        if flight == nil, !suspending, hasSendableEvents, let due = flushDueAt {  // suspended: due at the next wake
             candidates.append(max(due, retryAt ?? due))
         }
         if let margin = configuration.acknowledgmentDeadline {

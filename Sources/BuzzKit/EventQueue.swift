@@ -28,8 +28,9 @@ public struct EventQueue: Sendable, Hashable, Codable {
     }
 
     /// The oldest `limit` events.
-    func batch(limit: Int) -> [BuzzEvent] {
-        Array(events.prefix(max(1, limit)))
+    func batch(limit: Int, skipping skipped: Set<String> = []) -> [BuzzEvent] {
+        guard !skipped.isEmpty else { return Array(events.prefix(max(1, limit))) }
+        return Array(events.lazy.filter { !($0.id.map(skipped.contains) ?? false) }.prefix(max(1, limit)))
     }
 
     /// Removes the events with these client ids.

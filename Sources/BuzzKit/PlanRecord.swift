@@ -15,9 +15,9 @@ public struct PlanRecord: Sendable, Hashable, Codable {
         /// Scheduled here, then taken out of the notification center before the app was
         /// suspended because its acknowledgment had not reached the server (the server will
         /// send its fallback, and a suspended app cannot withdraw a local copy in time). Its
-        /// acknowledgment stays queued: once the server confirms it before the plan is due,
-        /// the plan is parked and put back like any parked plan; at its deadline it is
-        /// withdrawn.
+        /// acknowledgment stays queued, unsent while the plan is held: when the app next runs,
+        /// the plan goes back into the center (a free slot permitting) and then its
+        /// acknowledgment goes out; at its deadline it is withdrawn.
         case held
     }
 

@@ -10,7 +10,11 @@ enum PostResult {
     case refused(BuzzKitError)
     /// Any other status (408, 429, 5xx, and 403/404-style misconfiguration that says nothing
     /// about the content), network trouble or no token: retry later. `ambiguous` when the
-    /// server may have acted on it (5xx, timeouts, dropped connections).
+    /// server may have acted on it (5xx other than 503, timeouts, dropped connections).
+    /// `503 Service Unavailable` is not: the server "is currently unable to handle the
+    /// request" (RFC 9110 §15.6.4), and BuzzKit's API answers it only when nothing was
+    /// recorded (PostgreSQL or RabbitMQ unavailable; a commit cut off answers 500). A plan
+    /// whose acknowledgment got a 503 is held before a suspension, so the fallback shows it.
     case failed(BuzzKitError, retryAfter: TimeInterval?, ambiguous: Bool)
 
     /// Classifies a response.
@@ -20,7 +24,7 @@ enum PostResult {
         case 200..<300: self = .accepted
         case 401: self = .unauthorized(error)
         case 400, 413, 422: self = .refused(error)
-        case 400..<500: self = .failed(error, retryAfter: response.retryAfter, ambiguous: false)
+        case 400..<500, 503: self = .failed(error, retryAfter: response.retryAfter, ambiguous: false)
         default: self = .failed(error, retryAfter: response.retryAfter, ambiguous: true)
         }
     }

@@ -38,6 +38,15 @@ extension Fleet {
                 updateWindow("w-\(id)") { $0.expectation = .never; $0.neverBecause = "cancel" }
                 await phone.openAndTrack("workout.completed")
             }
+            // The completion must reach the server before the moment, or the fallback of a plan
+            // the server does not count on (its acknowledgment refused in an outage, the plan
+            // held) still comes: when the API took none of the phone's events from the
+            // completion to the moment (unavailable throughout), nobody could prevent it.
+            await Self.at(wave.moment) {
+                if !phone.eventsDelivered(after: when, before: wave.moment) {
+                    updateWindow("w-\(id)") { $0.expectation = .unpreventable }
+                }
+            }
         case .offlineThroughCancel:
             await waitForPlan(phone, until: wave.moment.addingTimeInterval(-lead * 0.6))
             phone.goOffline()
@@ -66,12 +75,11 @@ extension Fleet {
         case .traveller:
             await waitForPlan(phone, until: wave.moment.addingTimeInterval(-lead * 0.3))
             phone.travel(to: Self.travellerDestination)
-            // A plan that only reaches the phone after the wall clock has come in Kathmandu is
-            // refused there (past); the server's fallback follows at its own moment, after
-            // this run.
-            await Self.at(wave.moment) {
-                if phone.plansReceived == 0 { updateWindow("w-\(id)") { $0.expectation = .notJudged } }
-            }
+            // A plan the phone could not acknowledge in time there (it reached the phone after
+            // the wall clock had come in Kathmandu, or inside the acknowledgment deadline, or
+            // was held while an outage refused its acknowledgment) is the server's fallback at
+            // its own moment, 15 minutes on, after this run: judged at the end
+            // (``Fleet/leaveUnacknowledgedTravellersToTheServer(_:)``).
         case .logoutSwitch:
             await waitForPlan(phone, until: wave.moment.addingTimeInterval(-lead * 0.4))
             let next = Self.successor(of: id)

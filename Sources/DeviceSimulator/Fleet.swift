@@ -74,6 +74,7 @@ public final class Fleet: @unchecked Sendable {
             posting.cancel()
             stuck = lock.withLock { running.sorted() }
         }
+        await leaveUnacknowledgedTravellersToTheServer(backend)
         var report = await makeReport()
         report.stuckScripts = stuck
         for script in stuck.prefix(3) {
@@ -153,6 +154,27 @@ public final class Fleet: @unchecked Sendable {
                                            toGo > 0 ? String(format: "moment in %4.1fs ·", toGo) : "after the moment ·",
                                            plans, shown.filter { $0.origin == .local }.count, shown.filter { $0.origin == .remote }.count))
             try? await Task.sleep(nanoseconds: plansDoneAt == nil ? 100_000_000 : 1_000_000_000)
+        }
+    }
+
+    /// A traveller whose phone showed nothing and whose run the server holds no acknowledgment
+    /// of (the plan came too late where the phone is, or its acknowledgment was refused in an
+    /// outage and the SDK held it) gets the server's fallback at the server's own moment, 15
+    /// minutes after the phone's wall clock: after this run, so not judged here. A traveller
+    /// the server holds an acknowledgment of and whose phone showed nothing stays a miss.
+    func leaveUnacknowledgedTravellersToTheServer(_ backend: BackendClient) async {
+        for window in windows where window.behaviour == .traveller && window.expectation == .once {
+            guard let phone = bySubscriber[window.subscriberId]?.first, phone.shown.isEmpty else { continue }
+            let runIds = phone.receivedPlanIds.compactMap { $0.split(separator: "/").first.map(String.init) }
+            var acknowledged = false
+            for runId in Set(runIds) {
+                let summary = try? await backend.call("GET", "/v1/runs/\(runId)").json as? [String: Any]
+                let steps = summary?["steps"] as? [[String: Any]] ?? []
+                if summary == nil || steps.contains(where: { ($0["local"] as? [String: Any])?["acknowledged"] as? Bool == true }) {
+                    acknowledged = true  // unknown counts as acknowledged: judged
+                }
+            }
+            if !acknowledged { updateWindow(window.workoutId) { $0.expectation = .notJudged } }
         }
     }
 

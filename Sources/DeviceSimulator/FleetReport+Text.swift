@@ -16,10 +16,10 @@ extension FleetReport {
             lines.append(pad(row.behaviour.rawValue, 23) + zip(values, columns).map { lpad($0, $1.1) }.joined())
         }
         lines.append("* lost: acknowledged, then dropped by the phone without a release, never shown (a violation)")
-        lines.append("† shown after a server cancel that could not reach the phone before the moment (offline through it, or the cancel got in too late), or a fallback for someone whose sign-out the API could only take at the last moment: nobody could prevent it")
+        lines.append("† shown after a server cancel that could not reach the phone before the moment (offline through it, or the cancel got in too late), a fallback for someone whose sign-out the API could only take at the last moment, or one after a completion in the app that the API refused until the moment (an outage): nobody could prevent it")
         let notJudged = rows.reduce(0) { $0 + $1.notJudged }
         if notJudged > 0 {
-            lines.append("not judged: \(notJudged) (an outage kept the backend's workout or a sign-in from getting in before the moment)")
+            lines.append("not judged: \(notJudged) (an outage kept the backend's workout, a sign-in or a traveller's plan from getting in before the moment)")
         }
         lines.append(String(format: "iOS and APNs: %d silent pushes throttled, %d pushes discarded and %d expired in APNs' store for offline phones",
                             platform.throttled, platform.discardedOffline, platform.expiredOffline))

@@ -13,7 +13,9 @@ public struct FleetWindow: Sendable, Codable {
         /// (the phone was offline through it, or the backend's cancel itself only got in at
         /// the last moment): the local copy may fire and nobody could have prevented it. Or
         /// planned for someone who signed out when the API could only learn of it at the last
-        /// moment: their fallback may still reach the phone. Counted apart, never a violation.
+        /// moment: their fallback may still reach the phone. Or completed in the app while the
+        /// API refused every event until the moment (an outage): the fallback of a plan whose
+        /// acknowledgment was refused too still comes. Counted apart, never a violation.
         case unpreventable
         /// Not judged in this run: the backend could only get the workout in too late for the
         /// phone to act before the run ends (a traveller's notification is then the server's

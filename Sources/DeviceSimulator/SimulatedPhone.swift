@@ -40,6 +40,8 @@ final class SimulatedPhone: @unchecked Sendable {
     var wakes = 0
     var shownStorage: [ShownNotification] = []
     var planIds: Set<String> = []
+    /// When the server accepted a batch of this phone's events.
+    var deliveredAt: [Date] = []
     var collapsed = 0
     var throttled = 0
     var overruns = 0
@@ -122,6 +124,12 @@ final class SimulatedPhone: @unchecked Sendable {
     var alertHandOverDelays: [TimeInterval] { locked { handOverDelays } }
     /// Seconds from each silent push's hand-over to the SDK's answer.
     var answeredWakes: [(began: Date, seconds: TimeInterval)] { locked { wakeTimes } }
+    /// Whether the server accepted some of this phone's events between the two instants.
+    func eventsDelivered(after start: Date, before end: Date) -> Bool {
+        locked { deliveredAt.contains { $0 >= start && $0 < end } }
+    }
+    /// The local ids of the plans this phone was handed.
+    var receivedPlanIds: [String] { locked { planIds.sorted() } }
     /// Distinct plans this phone was handed by APNs.
     var plansReceived: Int { locked { planIds.count } }
     var shown: [DeliveredNotification] { locked { shownStorage.map(\.notification) } }
@@ -144,9 +152,11 @@ final class SimulatedPhone: @unchecked Sendable {
         case .signedOut(let subscriberId, unregistered: true):
             locked { if unregistered[subscriberId] == nil { unregistered[subscriberId] = Date() } }
         case .planLost(let localId, _, _):
-            locked { lostPlans.insert(localId) }
+            locked { _ = lostPlans.insert(localId) }
         case .planReleased:
             locked { released += 1 }
+        case .eventsDelivered:
+            locked { deliveredAt.append(Date()) }
         case .planRestored:
             locked { restored += 1 }
         case .plansHeld(let ids):

@@ -16,7 +16,9 @@ extension PostgresConnection {
         }
         do {
             try execute("COMMIT")
-        } catch {
+        } catch var error as PostgresError {
+            // No answer to COMMIT: the server may have committed before the connection broke.
+            if error.isConnectionProblem { error.commitOutcomeUnknown = true }
             if isHealthy { _ = try? execute("ROLLBACK") }
             throw error
         }

@@ -27,6 +27,9 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible, Equatable
     public var message: String
     /// The SQL text that failed, with `$n` placeholders and without values.
     public var statement: String?
+    /// True when the connection broke while `COMMIT` was on its way: the transaction may or
+    /// may not have been committed, so a caller must not tell its client "nothing changed".
+    public var commitOutcomeUnknown = false
 
     public init(_ code: Code, _ message: String, sqlState: String? = nil, statement: String? = nil) {
         self.code = code

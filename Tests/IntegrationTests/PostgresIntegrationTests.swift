@@ -118,6 +118,44 @@ final class PostgresIntegrationTests: XCTestCase {
         XCTAssertEqual(values, [2])
     }
 
+    /// A connection that breaks with COMMIT on its way may have committed: the API must not
+    /// answer "nothing was changed" (503, on which a phone withdraws what it acknowledged).
+    /// A COMMIT the server refuses (a deferred constraint) rolled back for sure.
+    func testACommitCutOffIsMarkedUncertainAndARefusedOneIsNot() throws {
+        let url = TestServices.url(schema: schema)
+        let db = try PostgresConnection(url: url)
+        let killer = try PostgresConnection(url: url)
+        try db.execute("CREATE TABLE marks (id integer PRIMARY KEY)")
+        let pid: Int32 = try db.query("SELECT pg_backend_pid() AS pid")[0].decode("pid")
+        var cutOff: PostgresError?
+        do {
+            try db.transaction { tx in
+                try tx.execute("INSERT INTO marks VALUES (1)")
+                _ = try killer.query("SELECT pg_terminate_backend(\(pid))")
+            }
+        } catch let error as PostgresError {
+            cutOff = error
+        }
+        XCTAssertEqual(cutOff?.isConnectionProblem, true)
+        XCTAssertEqual(cutOff?.commitOutcomeUnknown, true)
+
+        try killer.execute("""
+            CREATE TABLE once (id integer, CONSTRAINT once_unique UNIQUE (id) DEFERRABLE INITIALLY DEFERRED)
+            """)
+        var refused: PostgresError?
+        do {
+            try killer.transaction { tx in
+                try tx.execute("INSERT INTO once VALUES (1)")
+                try tx.execute("INSERT INTO once VALUES (1)")
+            }
+        } catch let error as PostgresError {
+            refused = error
+        }
+        XCTAssertEqual(refused?.sqlState, "23505")
+        XCTAssertEqual(refused?.commitOutcomeUnknown, false)
+        XCTAssertEqual(try killer.query("SELECT count(*)::int AS n FROM once")[0].decode("n") as Int32, 0)
+    }
+
     func testSkipLockedClaimersGetDisjointRows() throws {
         try pool.withConnection { db in
             try db.execute("CREATE TABLE jobs (id serial PRIMARY KEY, claimed_by text)")
