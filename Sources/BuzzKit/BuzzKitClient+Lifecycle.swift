@@ -28,10 +28,16 @@ extension BuzzKitClient {
     /// then holds back every plan whose acknowledgment
     /// has not reached the server, since nothing runs while the app is suspended to
     /// withdraw it before the server's fallback arrives.
+    ///
+    /// It reconciles with the notification center first: the app may have added requests of
+    /// its own while on screen, and past iOS's 64 the latest-firing were dropped, BuzzKit's
+    /// among them. A plan gone that way is let go of (`$local.released`) while the app can
+    /// still send it, or the server would count on a plan nobody sees (issue 45, race 5).
     public func applicationDidEnterBackground() async {
         inForeground = false
         let wake = WakeDeadline(began: clock.now, budget: configuration.backgroundBudget)
         wakeBegan(wake)
+        await beginWake(until: wake.workUntil, syncing: false)
         await endWake(wake, retryingRegistration: true)
     }
 

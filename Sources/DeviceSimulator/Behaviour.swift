@@ -51,4 +51,11 @@ public enum Behaviour: String, Sendable, CaseIterable, Codable {
     /// The same plans on two phones, one of them crowded by the app's own reminders: it
     /// releases what the other keeps. Each dose is shown once, on the phone that kept it.
     case crowdedTwoDevices = "crowded-two-devices"
+    /// The app schedules its own reminders beside BuzzKit's (issue 45, race 5): after the plan
+    /// was scheduled, the person opens the app, which adds 64 reminders of its own firing
+    /// sooner. iOS keeps 64 pending requests and drops the latest-firing silently, BuzzKit's
+    /// plan among them. The SDK sees it gone as the app leaves the screen, lets go of it
+    /// (`$local.released` when the server may count its acknowledgment), and the server's
+    /// fallback shows it once.
+    case appOwnRequests = "app-own-requests"
 }

@@ -111,6 +111,10 @@ extension Fleet {
             // The person opens the app while the doses fire: slots free up, parked plans go back.
             let span = Double(configuration.crowdedPlans) * configuration.crowdedSpacing
             await Self.at(wave.moment.addingTimeInterval(span * 0.3)) { await phone.open(stay: 1) }
+        case .appOwnRequests:
+            await waitForPlan(phone, until: wave.moment.addingTimeInterval(-lead * 0.6))
+            let at = wave.moment.addingTimeInterval(-lead * 0.5)
+            await Self.at(at) { await phone.openAndAddOwnReminders(64, firingBetween: at.addingTimeInterval(1), and: wave.moment) }
         case .lastSecond:
             // Offline since before the wave was posted (Fleet.scheduleWorkouts).
             await Self.at(wave.moment.addingTimeInterval(-SimulatedPhone.lastSecondReturn)) { await phone.goOnline() }

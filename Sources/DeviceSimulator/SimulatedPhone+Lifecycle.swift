@@ -51,6 +51,25 @@ extension SimulatedPhone {
         await leave()
     }
 
+    /// The person opens the app, which adds `count` notification requests of its own (no
+    /// BuzzKit user info) firing evenly between the two instants, then leaves. Past iOS's 64
+    /// pending requests the latest-firing are dropped (``InMemoryNotificationCenter``), so
+    /// BuzzKit's plans due later go; the SDK notices as the app leaves.
+    func openAndAddOwnReminders(_ count: Int, firingBetween start: Date, and end: Date) async {
+        note("person opens the app; it adds \(count) reminders of its own")
+        let process = await ensureProcess(foreground: true)
+        await process.client.applicationDidBecomeActive()
+        let center = self.center
+        let step = max(0.001, end.timeIntervalSince(start)) / Double(count + 1)
+        for index in 0..<count {
+            let instant = start.addingTimeInterval(step * Double(index + 1))
+            let request = NotificationRequest(id: "own-\(index)", title: "Drink water", body: "A glass now.", sound: nil, userInfo: [:],
+                                              fireAt: FireAt(instant: instant, in: center.clock.timeZone))
+            try? await center.add(request)
+        }
+        await leave()
+    }
+
     /// The person leaves the app: background, the SDK gets its background time, then iOS
     /// suspends it (unless a silent push is being handled).
     func leave() async {

@@ -45,14 +45,14 @@ final class FleetEndToEndTests: XCTestCase {
 
         let configuration = FleetConfiguration(apiBaseURL: URL(string: "http://127.0.0.1:\(port)")!, secretKey: keys["secretKey"]!,
                                                publishableKey: keys["publishableKey"]!, signingSecret: keys["signingSecret"]!,
-                                               subscribers: 60, leadSeconds: 12, lowPowerDelay: 2, offlineSeconds: 2, settleSeconds: 8, tag: tag)
+                                               subscribers: 64, leadSeconds: 12, lowPowerDelay: 2, offlineSeconds: 2, settleSeconds: 8, tag: tag)
         let report = try await Fleet(configuration: configuration, router: router).run()
         print(report.text)
         XCTAssertEqual(report.violations, [], report.text)
-        // 60 subscribers, 4 per behaviour; each logout-switch phone's second person and each
+        // 64 subscribers, 4 per behaviour; each logout-switch phone's second person and each
         // returning offline-through-cancel phone's second workout add one notification, each
         // crowded subscriber 71 more doses.
-        XCTAssertEqual(report.outcomes.count, 60 + 4 + 2 + 8 * 71)
+        XCTAssertEqual(report.outcomes.count, 64 + 4 + 2 + 8 * 71)
         let rows = Dictionary(uniqueKeysWithValues: report.rows.map { ($0.behaviour, $0) })
         XCTAssertEqual(rows[.healthy]?.exactlyOnce, 4)
         XCTAssertEqual(rows[.forceQuit]?.exactlyOnce, 4, "force-quit phones see the fallback")
@@ -68,6 +68,9 @@ final class FleetEndToEndTests: XCTestCase {
         XCTAssertEqual(rows[.crowded]?.exactlyOnce, 4 * 72, "every dose once, locally or by the fallback")
         XCTAssertEqual(rows[.crowdedTwoDevices]?.exactlyOnce, 4 * 72)
         XCTAssertGreaterThan(report.platform.released, 0, "crowded phones let go of acknowledged plans and said so")
+        XCTAssertEqual(rows[.appOwnRequests]?.exactlyOnce, 4, "a plan the app's own reminders pushed out is the fallback, once")
+        let pushedOut = report.outcomes.filter { $0.behaviour == .appOwnRequests && $0.shown.count == 1 && $0.shown[0].kind == "remote" }
+        XCTAssertEqual(pushedOut.count, 4, "the SDK let go of the plan iOS dropped, so the server sent its fallback")
         let travellers = report.outcomes.filter { $0.behaviour == .traveller }
         XCTAssertEqual(travellers.filter { $0.shown.count == 1 && $0.shown[0].kind == "local" }.count, 4,
                        "travellers see the local notification at the planned wall clock where they landed")
