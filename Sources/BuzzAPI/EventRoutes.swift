@@ -81,6 +81,7 @@ enum EventRoutes {
             do {
                 try await api.broker.publishBatch(messages)
             } catch {
+                api.log.warning("RabbitMQ did not confirm a batch of events", ["events": "\(messages.count)", "cause": "\(error)"])
                 var unavailable = HTTPError(status: 503, code: "broker_unavailable",
                                             message: "RabbitMQ did not confirm the events, so none is guaranteed accepted; retry (events with an id are deduplicated)")
                 unavailable.retryAfter = 1

@@ -29,14 +29,18 @@ extension HTTPServer {
         if was { lock.withLock { awaitingCall -= 1 } }
     }
 
-    /// At a stop, after the grace: answers every request still suspended with `503` and waits
-    /// (at most a second) until libmicrohttpd has taken each resumed connection back.
+    /// At a stop, after the grace: answers every request still suspended with
+    /// `500 interrupted` and waits (at most a second) until libmicrohttpd has taken each resumed
+    /// connection back. Not `503`: its handler is still running and may yet commit, and a
+    /// client takes a `503` as "nothing was done" (a phone then withdraws what it
+    /// acknowledged).
     func answerSuspended() {
         let left = lock.withLock { Array(suspended.values) }
         for (state, _) in left {
             state.withLock {
                 if $0.response == nil {
-                    $0.response = HTTPError(status: 503, code: "shutting_down", message: "the server is stopping; retry on another instance").response
+                    $0.response = HTTPError(status: 500, code: "interrupted",
+                                            message: "the server stopped while handling the request, which may or may not have taken effect; retry on another instance").response
                 }
             }
             resume(state)
