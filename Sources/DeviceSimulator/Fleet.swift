@@ -167,12 +167,8 @@ public final class Fleet: @unchecked Sendable {
             guard let phone = bySubscriber[window.subscriberId]?.first, phone.shown.isEmpty else { continue }
             let runIds = phone.receivedPlanIds.compactMap { $0.split(separator: "/").first.map(String.init) }
             var acknowledged = false
-            for runId in Set(runIds) {
-                let summary = try? await backend.call("GET", "/v1/runs/\(runId)").json as? [String: Any]
-                let steps = summary?["steps"] as? [[String: Any]] ?? []
-                if summary == nil || steps.contains(where: { ($0["local"] as? [String: Any])?["acknowledged"] as? Bool == true }) {
-                    acknowledged = true  // unknown counts as acknowledged: judged
-                }
+            for runId in Set(runIds) where await Self.serverHoldsAcknowledgment(of: runId, backend) != false {
+                acknowledged = true  // unknown counts as acknowledged: judged
             }
             if !acknowledged { updateWindow(window.workoutId) { $0.expectation = .notJudged } }
         }
@@ -186,12 +182,17 @@ public final class Fleet: @unchecked Sendable {
         for outcome in report.outcomes where outcome.behaviour == .traveller {
             guard let local = outcome.shown.first(where: { $0.kind == "local" }),
                   let runId = local.id.split(separator: "/").first else { continue }
-            let summary = try? await backend.call("GET", "/v1/runs/\(runId)").json as? [String: Any]
-            let steps = summary?["steps"] as? [[String: Any]] ?? []
-            let acknowledged = steps.contains { ($0["local"] as? [String: Any])?["acknowledged"] as? Bool == true }
-            if !acknowledged { unacknowledged.append(outcome.window.workoutId) }
+            if await Self.serverHoldsAcknowledgment(of: String(runId), backend) != true { unacknowledged.append(outcome.window.workoutId) }
         }
         return unacknowledged
+    }
+
+    /// Whether the run's summary shows an acknowledged local step (nil: the summary could not
+    /// be read).
+    static func serverHoldsAcknowledgment(of runId: String, _ backend: BackendClient) async -> Bool? {
+        guard let summary = try? await backend.call("GET", "/v1/runs/\(runId)").json as? [String: Any] else { return nil }
+        let steps = summary["steps"] as? [[String: Any]] ?? []
+        return steps.contains { ($0["local"] as? [String: Any])?["acknowledged"] as? Bool == true }
     }
 
     private func makeReport() async -> FleetReport {
