@@ -45,7 +45,19 @@ let package = Package(
         .target(name: "BuzzEngine", dependencies: ["BuzzKitWire"]),
         .target(name: "BuzzEngineCLI", dependencies: ["BuzzEngine"]),
         // The device SDK (Foundation only) and the simulator that plays a fleet of phones with it.
-        .target(name: "BuzzKit", dependencies: ["BuzzKitWire"]),
+        // On Linux the Apple layer's files are left out of BuzzKit (NO_APPLE_FRAMEWORKS: a model
+        // module named UIKit elsewhere in the build would otherwise make `canImport(UIKit)` true).
+        .target(name: "BuzzKit", dependencies: ["BuzzKitWire"],
+                swiftSettings: [.define("NO_APPLE_FRAMEWORKS", .when(platforms: [.linux]))]),
+        // A model of the UIKit, UserNotifications and Network API the Apple layer uses, for
+        // Linux (docs/apple-model.md), and the SDK's very files compiled against it:
+        // Sources/BuzzKitOnAppleModel is a link to Sources/BuzzKit. Test and simulator use only.
+        .target(name: "AppleModelCore", path: "Sources/AppleModel/Core"),
+        .target(name: "UIKit", dependencies: ["AppleModelCore"], path: "Sources/AppleModel/UIKit"),
+        .target(name: "UserNotifications", dependencies: ["AppleModelCore"], path: "Sources/AppleModel/UserNotifications"),
+        .target(name: "Network", path: "Sources/AppleModel/Network"),
+        .target(name: "BuzzKitOnAppleModel", dependencies: ["BuzzKitWire", "AppleModelCore", "UIKit", "UserNotifications", "Network"],
+                path: "Sources/BuzzKitOnAppleModel"),
         .target(name: "DeviceSimulator", dependencies: ["BuzzKit", "BuzzKitWire", "APNsStandIn", "BuzzCrypto"]),
 
         // Server-side modules.
@@ -74,6 +86,9 @@ let package = Package(
         .testTarget(name: "AMQPClientTests", dependencies: ["AMQPClient"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"]),
         .testTarget(name: "BuzzKitTests", dependencies: ["BuzzKit", "BuzzKitWire", "BuzzKitTesting"]),
+        // The SDK's Apple layer run on the Apple model (Linux): automatic push handling end to end.
+        .testTarget(name: "AppleLayerTests", dependencies: ["BuzzKitOnAppleModel", "BuzzKitWire", "AppleModelCore", "UIKit",
+                                                            "UserNotifications", "Network"]),
         .testTarget(name: "PushDeliveryTests", dependencies: ["PushDelivery", "APNsStandIn", "COpenSSL"]),
         .testTarget(name: "BuzzServerTests", dependencies: ["BuzzServer", "BuzzServerTesting", "BuzzAPI", "HTTPServer", "BuzzEngine", "BuzzKitWire", "PushDelivery", "BuzzCrypto"]),
         // Tier 2: integration tests against real PostgreSQL and RabbitMQ.

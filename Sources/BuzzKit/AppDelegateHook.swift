@@ -1,7 +1,6 @@
-#if canImport(UIKit) && canImport(ObjectiveC)
+#if canImport(UIKit) && canImport(UserNotifications) && !NO_APPLE_FRAMEWORKS
 import BuzzKitWire
 import Foundation
-import ObjectiveC
 import UIKit
 
 /// Hands the app delegate's push callbacks to BuzzKit with no code in the app, as Firebase
@@ -21,31 +20,27 @@ import UIKit
 /// alone. UIKit asks the delegate what it implements when the delegate is set, so after adding
 /// methods the hook sets the same delegate again (Apple, `UIApplication.delegate`: "UIKit
 /// checks which methods the delegate implements when you assign it").
+///
+/// What the hook does is here; how it gives a class a method is per platform: the Objective-C
+/// runtime on Apple's (`AppDelegateHook+ObjectiveC.swift`), the Apple model's stand-in for it
+/// on Linux (`AppDelegateHook+Model.swift`).
 @available(iOSApplicationExtension, unavailable)
 @MainActor
 enum AppDelegateHook {
     private static var hooked: Set<ObjectIdentifier> = []
+    private static var launchObservers: [ObjectIdentifier: NSObjectProtocol] = [:]
 
-    typealias TokenIMP = @convention(c) (AnyObject, Selector, UIApplication, Data) -> Void
-    typealias ErrorIMP = @convention(c) (AnyObject, Selector, UIApplication, NSError) -> Void
-    typealias FetchIMP = @convention(c) (AnyObject, Selector, UIApplication, NSDictionary,
-                                         @escaping @convention(block) (UIBackgroundFetchResult) -> Void) -> Void
-
-    static let tokenSelector = #selector(UIApplicationDelegate.application(_:didRegisterForRemoteNotificationsWithDeviceToken:))
-    static let errorSelector = #selector(UIApplicationDelegate.application(_:didFailToRegisterForRemoteNotificationsWithError:))
-    static let fetchSelector = #selector(UIApplicationDelegate.application(_:didReceiveRemoteNotification:fetchCompletionHandler:))
-
-    /// Hooks the current app delegate's class (once).
-    static func install() {
-        let application = UIApplication.shared
+    /// Hooks the class of `environment`'s app delegate (once).
+    static func install(in environment: ApplicationEnvironment) {
+        let application = environment.pushEvents.application()
         guard let delegate = application.delegate else {
             // Configured before UIKit set the delegate (a SwiftUI `App`'s initializer): hook it
             // as launching finishes, before the token or a push can come.
-            waitForLaunch()
+            waitForLaunch(of: application, in: environment)
             return
         }
         guard !(delegate is BuzzKitAppDelegate) else { return }
-        let cls: AnyClass = object_getClass(delegate) ?? type(of: delegate)
+        let cls: AnyClass = hookedClass(of: delegate)
         guard hooked.insert(ObjectIdentifier(cls)).inserted else { return }
         hookToken(cls)
         hookFailure(cls)
@@ -54,74 +49,44 @@ enum AppDelegateHook {
         application.delegate = delegate
     }
 
-    private static var launchObserver: NSObjectProtocol?
-
-    private static func waitForLaunch() {
-        guard launchObserver == nil else { return }
-        launchObserver = NotificationCenter.default.addObserver(forName: UIApplication.didFinishLaunchingNotification, object: nil,
-                                                                queue: .main) { _ in
+    private static func waitForLaunch(of application: UIApplication, in environment: ApplicationEnvironment) {
+        let key = ObjectIdentifier(application)
+        guard launchObservers[key] == nil else { return }
+        launchObservers[key] = environment.notifications.addObserver(forName: UIApplication.didFinishLaunchingNotification,
+                                                                     object: nil, queue: .main) { _ in
             MainActor.assumeIsolated {
-                if let observer = launchObserver { NotificationCenter.default.removeObserver(observer) }
-                launchObserver = nil
-                if UIApplication.shared.delegate != nil { install() }
+                if let observer = launchObservers.removeValue(forKey: key) { environment.notifications.removeObserver(observer) }
+                if environment.pushEvents.application().delegate != nil { install(in: environment) }
             }
         }
     }
 
-    /// Gives `cls` BuzzKit's implementation of `selector` and returns the one it had (its own,
-    /// or inherited), for BuzzKit's to call. An inherited implementation (a `FlutterAppDelegate`
-    /// subclass) is not changed in the superclass: `cls` gets a method of its own instead.
-    private static func replace(_ cls: AnyClass, _ selector: Selector, with block: Any, types: String) -> IMP? {
-        let implementation = imp_implementationWithBlock(block)
-        let existing = class_getInstanceMethod(cls, selector)
-        let previous = existing.map(method_getImplementation)
-        if class_addMethod(cls, selector, implementation, existing.flatMap(method_getTypeEncoding).map { String(cString: $0) } ?? types) {
-            return previous
-        }
-        guard let existing else { return nil }
-        return method_setImplementation(existing, implementation)
+    /// The token callback: the token goes to the source serving `application`.
+    static func receive(deviceToken: Data, from application: UIApplication) {
+        let source = ApplicationPushEventSource.serving(application)
+        Task { await source.receive(deviceToken: deviceToken) }
     }
 
-    private static func hookToken(_ cls: AnyClass) {
-        var previous: IMP?
-        let block: @convention(block) (AnyObject, UIApplication, Data) -> Void = { target, application, token in
-            Task { await ApplicationPushEventSource.shared.receive(deviceToken: token) }
-            if let previous { unsafeBitCast(previous, to: TokenIMP.self)(target, tokenSelector, application, token) }
+    /// The remote-notification callback: a BuzzKit push is answered by the source serving
+    /// `application`, its completion called once on the main thread (true); any other is not
+    /// touched (false: the app's implementation gets it).
+    static func receive(userInfo: [AnyHashable: Any], from application: UIApplication,
+                        completion: @escaping (UIBackgroundFetchResult) -> Void) -> Bool {
+        guard let members = try? JSONValue.members(userInfo: userInfo), BuzzKitNotification.owns(userInfo: members) else {
+            return false
         }
-        previous = replace(cls, tokenSelector, with: block, types: "v@:@@")
-    }
-
-    private static func hookFailure(_ cls: AnyClass) {
-        var previous: IMP?
-        let block: @convention(block) (AnyObject, UIApplication, NSError) -> Void = { target, application, error in
-            if let previous { unsafeBitCast(previous, to: ErrorIMP.self)(target, errorSelector, application, error) }
+        let box = CompletionBox(completion)
+        let received = SendableUserInfo(userInfo)
+        let source = ApplicationPushEventSource.serving(application)
+        Task { @MainActor in
+            box.call(await source.receive(userInfo: received.value))
         }
-        previous = replace(cls, errorSelector, with: block, types: "v@:@@")
-    }
-
-    private static func hookFetch(_ cls: AnyClass) {
-        var previous: IMP?
-        let block: @convention(block) (AnyObject, UIApplication, NSDictionary, @escaping @convention(block) (UIBackgroundFetchResult) -> Void) -> Void = {
-            target, application, userInfo, completion in
-            let payload = userInfo as? [AnyHashable: Any] ?? [:]
-            if let members = try? JSONValue.members(userInfo: payload), BuzzKitNotification.owns(userInfo: members) {
-                let box = CompletionBox(completion)
-                let received = SendableUserInfo(payload)
-                Task { @MainActor in
-                    box.call(await ApplicationPushEventSource.shared.receive(userInfo: received.value))
-                }
-            } else if let previous {
-                unsafeBitCast(previous, to: FetchIMP.self)(target, fetchSelector, application, userInfo, completion)
-            } else {
-                completion(.noData)
-            }
-        }
-        previous = replace(cls, fetchSelector, with: block, types: "v@:@@@?")
+        return true
     }
 }
 
 /// A completion handler iOS hands the app, called at most once, on the main thread.
-private final class CompletionBox: @unchecked Sendable {
+final class CompletionBox: @unchecked Sendable {
     private var completion: ((UIBackgroundFetchResult) -> Void)?
 
     init(_ completion: @escaping (UIBackgroundFetchResult) -> Void) { self.completion = completion }
@@ -134,7 +99,7 @@ private final class CompletionBox: @unchecked Sendable {
 }
 
 /// A push's user info (property-list values from APNs' JSON) carried into a task.
-private struct SendableUserInfo: @unchecked Sendable {
+struct SendableUserInfo: @unchecked Sendable {
     let value: [AnyHashable: Any]
     init(_ value: [AnyHashable: Any]) { self.value = value }
 }

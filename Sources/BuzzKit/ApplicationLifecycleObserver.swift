@@ -1,4 +1,4 @@
-#if canImport(UIKit)
+#if canImport(UIKit) && !NO_APPLE_FRAMEWORKS
 import Foundation
 import Network
 import UIKit
@@ -12,12 +12,16 @@ import UIKit
 final class ApplicationLifecycleObserver: @unchecked Sendable {
     private weak var client: BuzzKitClient?
     private var tokens: [NSObjectProtocol] = []
-    private let monitor = NWPathMonitor()
+    private let monitor: NWPathMonitor
+    private let notifications: NotificationCenter
     private let wasSatisfied = Locked(true)
 
-    init(client: BuzzKitClient) {
+    init(client: BuzzKitClient, environment: ApplicationEnvironment) {
         self.client = client
-        let center = NotificationCenter.default
+        monitor = environment.pathMonitor()
+        notifications = environment.notifications
+        let center = environment.notifications
+        let application = environment.pushEvents.application
         tokens.append(center.addObserver(forName: UIApplication.didBecomeActiveNotification, object: nil, queue: .main) { [weak self] _ in
             guard let client = self?.client else { return }
             Task { await client.applicationDidBecomeActive() }
@@ -35,7 +39,7 @@ final class ApplicationLifecycleObserver: @unchecked Sendable {
             guard let client = self?.client else { return }
             // Posted on the main queue. iOS: about 30 s of background time until the
             // expiration handler runs; the SDK needs at most its background budget.
-            MainActor.assumeIsolated { Self.finishInBackground(client) }
+            MainActor.assumeIsolated { Self.finishInBackground(client, application()) }
         })
         monitor.pathUpdateHandler = { [weak self] path in
             guard let self else { return }
@@ -49,9 +53,9 @@ final class ApplicationLifecycleObserver: @unchecked Sendable {
 
     /// Runs ``BuzzKitClient/applicationDidEnterBackground()`` inside a background task.
     @MainActor
-    private static func finishInBackground(_ client: BuzzKitClient) {
-        let task = BackgroundTask()
-        task.identifier = UIApplication.shared.beginBackgroundTask(withName: "BuzzKit") { task.end() }
+    private static func finishInBackground(_ client: BuzzKitClient, _ application: UIApplication) {
+        let task = BackgroundTask(application)
+        task.identifier = application.beginBackgroundTask(withName: "BuzzKit") { task.end() }
         Task {
             await client.applicationDidEnterBackground()
             await MainActor.run { task.end() }
@@ -60,7 +64,7 @@ final class ApplicationLifecycleObserver: @unchecked Sendable {
 
     deinit {
         monitor.cancel()
-        for token in tokens { NotificationCenter.default.removeObserver(token) }
+        for token in tokens { notifications.removeObserver(token) }
     }
 }
 
@@ -68,11 +72,16 @@ final class ApplicationLifecycleObserver: @unchecked Sendable {
 @available(iOSApplicationExtension, unavailable)
 @MainActor
 private final class BackgroundTask: Sendable {
+    private let application: UIApplication
     var identifier = UIBackgroundTaskIdentifier.invalid
+
+    init(_ application: UIApplication) {
+        self.application = application
+    }
 
     func end() {
         guard identifier != .invalid else { return }
-        UIApplication.shared.endBackgroundTask(identifier)
+        application.endBackgroundTask(identifier)
         identifier = .invalid
     }
 }

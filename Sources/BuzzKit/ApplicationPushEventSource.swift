@@ -1,4 +1,4 @@
-#if canImport(UIKit) && canImport(UserNotifications)
+#if canImport(UIKit) && canImport(UserNotifications) && !NO_APPLE_FRAMEWORKS
 import BuzzKitWire
 import Foundation
 import UIKit
@@ -21,25 +21,46 @@ import UIKit
 /// extension configures BuzzKit with ``BuzzKit/configure(_:ports:)`` and its own ports.
 @available(iOSApplicationExtension, unavailable)
 public final class ApplicationPushEventSource: PushEventSource, @unchecked Sendable {
-    /// The app's single source.
-    public static let shared = ApplicationPushEventSource()
+    /// The app's single source: `UIApplication.shared` and `UNUserNotificationCenter.current()`.
+    public static let shared = ApplicationPushEventSource(center: .current(), application: { .shared })
 
     /// The relay every event goes through.
     public let relay = PushEventRelay(waitLimit: 10)
+    /// The notification center whose delegate this source installs.
+    let center: UNUserNotificationCenter
+    /// The application (read on the main actor).
+    let application: @MainActor @Sendable () -> UIApplication
+    /// The lifecycle observer of the client last configured over this source.
+    let lifecycle = Locked<ApplicationLifecycleObserver?>(nil)
     /// The notification center delegate, made once, on the main actor.
-    @MainActor private static var forwarder: NotificationResponseForwarder?
+    @MainActor private var forwarder: NotificationResponseForwarder?
+    /// The source of each application that attached one (the app delegate hook finds it by the
+    /// `UIApplication` UIKit passes; on iOS there is one).
+    @MainActor private static var sources: [ObjectIdentifier: ApplicationPushEventSource] = [:]
+
+    /// A source for `application` and `center`. Apps use ``shared``; the device simulator makes
+    /// one per simulated phone over the Apple model.
+    public init(center: UNUserNotificationCenter, application: @escaping @MainActor @Sendable () -> UIApplication) {
+        self.center = center
+        self.application = application
+    }
+
+    /// The source serving `application`: the one attached for it, else ``shared``.
+    @MainActor
+    static func serving(_ application: UIApplication) -> ApplicationPushEventSource {
+        sources[ObjectIdentifier(application)] ?? shared
+    }
 
     /// Routes the app's push events to `handler`, installs the notification delegate and
     /// registers for remote notifications.
     public func attach(_ handler: any PushEventHandling) {
         relay.attach(handler)
-        let relay = self.relay
         // iOS wants the delegate before launch finishes: `configure` runs on the main thread
         // inside `application(_:didFinishLaunchingWithOptions:)`, so this happens right here.
         if Thread.isMainThread {
-            MainActor.assumeIsolated { Self.install(relay) }
+            MainActor.assumeIsolated { install() }
         } else {
-            Task { @MainActor in Self.install(relay) }
+            Task { @MainActor in self.install() }
         }
     }
 
@@ -47,20 +68,21 @@ public final class ApplicationPushEventSource: PushEventSource, @unchecked Senda
     /// and asks iOS for the device token (`registerForRemoteNotifications()`; the token comes
     /// back through the app delegate, at every launch).
     @MainActor
-    private static func install(_ relay: PushEventRelay) {
+    private func install() {
         // Once a process: attaching again (`configure` attaches, and so does the client's
         // `start()`) must not wrap a delegate the app or another SDK set since, which may
         // itself call BuzzKit's: that would make a loop. A delegate set after `configure`
         // replaces BuzzKit's, as iOS has it.
+        let application = application()
+        Self.sources[ObjectIdentifier(application)] = self
         if forwarder == nil {
             let installed = NotificationResponseForwarder(relay: relay)
             forwarder = installed
-            let center = UNUserNotificationCenter.current()
             let previous = center.delegate
             installed.next = previous === installed ? nil : previous
             center.delegate = installed
         }
-        UIApplication.shared.registerForRemoteNotifications()
+        application.registerForRemoteNotifications()
     }
 
     /// Stops routing to `handler`.

@@ -1,4 +1,4 @@
-#if canImport(UserNotifications)
+#if canImport(UserNotifications) && canImport(Security) && !NO_APPLE_FRAMEWORKS
 import Foundation
 
 extension BuzzKit {
@@ -18,34 +18,17 @@ extension BuzzKit {
     public static func configure(_ configuration: Configuration) throws -> BuzzKitClient {
         let support = FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask)[0]
         let store = try FileKeyValueStore(directory: support.appendingPathComponent("BuzzKit", isDirectory: true))
-        #if canImport(UIKit)
-        let pushEvents: (any PushEventSource)? = ApplicationPushEventSource.shared
-        #else
-        let pushEvents: (any PushEventSource)? = nil
-        #endif
         // The budget for a silent push: a request never waits longer than the answer to iOS.
         let transport = URLSessionTransport(timeout: configuration.backgroundBudget)
         let ports = BuzzKitPorts(notificationCenter: UserNotificationCenterScheduler(), clock: SystemClock(),
-                                 store: store, secrets: KeychainKeyValueStore(), transport: transport, pushEvents: pushEvents)
-        let client = try configure(configuration, ports: ports)
+                                 store: store, secrets: KeychainKeyValueStore(), transport: transport)
         #if canImport(UIKit)
-        lifecycle.withLock { $0 = ApplicationLifecycleObserver(client: client) }
-        // Automatic handling: the app delegate's push callbacks come to BuzzKit with no code
-        // in the app (AppDelegateHook). `configure` runs on the main thread at launch.
-        if configuration.automaticPushHandling {
-            if Thread.isMainThread {
-                MainActor.assumeIsolated { AppDelegateHook.install() }
-            } else {
-                Task { @MainActor in AppDelegateHook.install() }
-            }
-        }
+        let client = try ApplicationEnvironment.system.makeClient(configuration, ports: ports)
+        #else
+        let client = try BuzzKitClient(configuration: configuration, ports: ports)
         #endif
+        makeShared(client)
         return client
     }
-
-    #if canImport(UIKit)
-    @available(iOSApplicationExtension, unavailable)
-    private static let lifecycle = Locked<ApplicationLifecycleObserver?>(nil)
-    #endif
 }
 #endif

@@ -33,6 +33,13 @@ public enum BuzzKit {
     public static func configure(_ configuration: Configuration, ports: BuzzKitPorts) throws -> BuzzKitClient {
         let client = try BuzzKitClient(configuration: configuration, ports: ports)
         client.attachToPushEvents()
+        makeShared(client)
+        return client
+    }
+
+    /// Makes `client` the shared instance (a tap or push forwarded before `configure` waits for
+    /// it), shuts the previous one down and starts it.
+    static func makeShared(_ client: BuzzKitClient) {
         launchRelay.attach(client)
         let previous = instance.withLock { current -> BuzzKitClient? in
             defer { current = client }
@@ -42,7 +49,6 @@ public enum BuzzKit {
             await previous?.shutdown()
             await client.start()
         }
-        return client
     }
 
     /// Tracks an event, see ``BuzzKitClient/track(_:properties:)``.

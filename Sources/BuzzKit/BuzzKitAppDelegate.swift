@@ -1,4 +1,4 @@
-#if canImport(UIKit) && canImport(UserNotifications)
+#if canImport(UIKit) && canImport(UserNotifications) && !NO_APPLE_FRAMEWORKS
 import UIKit
 
 /// An app delegate base class that hands silent pushes and the device token to

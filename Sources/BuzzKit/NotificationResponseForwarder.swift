@@ -1,4 +1,4 @@
-#if canImport(UserNotifications)
+#if canImport(UserNotifications) && !NO_APPLE_FRAMEWORKS
 import BuzzKitWire
 import Foundation
 @preconcurrency import UserNotifications
@@ -39,11 +39,8 @@ public final class NotificationResponseForwarder: NSObject, @preconcurrency UNUs
                                        withCompletionHandler completionHandler: @escaping @Sendable () -> Void) {
         let userInfo = (try? JSONValue.members(userInfo: response.notification.request.content.userInfo)) ?? [:]
         guard BuzzKitNotification.owns(userInfo: userInfo) else {
-            if let next, next.responds(to: #selector(UNUserNotificationCenterDelegate.userNotificationCenter(_:didReceive:withCompletionHandler:))) {
-                next.userNotificationCenter?(center, didReceive: response, withCompletionHandler: completionHandler)
-            } else {
-                completionHandler()
-            }
+            if let next, next.forwardDidReceive(center, response, completionHandler) { return }
+            completionHandler()
             return
         }
         guard response.actionIdentifier == UNNotificationDefaultActionIdentifier else {
@@ -62,11 +59,8 @@ public final class NotificationResponseForwarder: NSObject, @preconcurrency UNUs
                                        withCompletionHandler completionHandler: @escaping @Sendable (UNNotificationPresentationOptions) -> Void) {
         let userInfo = (try? JSONValue.members(userInfo: notification.request.content.userInfo)) ?? [:]
         guard let presentation = BuzzKitNotification.foregroundPresentation(userInfo: userInfo) else {
-            if let next, next.responds(to: #selector(UNUserNotificationCenterDelegate.userNotificationCenter(_:willPresent:withCompletionHandler:))) {
-                next.userNotificationCenter?(center, willPresent: notification, withCompletionHandler: completionHandler)
-            } else {
-                completionHandler([])
-            }
+            if let next, next.forwardWillPresent(center, notification, completionHandler) { return }
+            completionHandler([])
             return
         }
         var options: UNNotificationPresentationOptions = []
@@ -87,7 +81,7 @@ public final class NotificationResponseForwarder: NSObject, @preconcurrency UNUs
 
     /// The app's settings screen for notifications: the app's delegate decides.
     public func userNotificationCenter(_ center: UNUserNotificationCenter, openSettingsFor notification: UNNotification?) {
-        next?.userNotificationCenter?(center, openSettingsFor: notification)
+        next?.forwardOpenSettings(center, notification)
     }
 }
 #endif

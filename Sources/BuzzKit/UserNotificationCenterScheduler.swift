@@ -1,4 +1,4 @@
-#if canImport(UserNotifications)
+#if canImport(UserNotifications) && !NO_APPLE_FRAMEWORKS
 import BuzzKitWire
 import Foundation
 @preconcurrency import UserNotifications
@@ -14,9 +14,15 @@ import Foundation
 ///
 /// The app's own pending requests are reported too (they count towards the 64): calendar
 /// triggers by their components, other triggers by their next fire date in the current zone.
-public struct UserNotificationCenterScheduler: NotificationScheduling {
-    /// The scheduler over `UNUserNotificationCenter.current()`.
-    public init() {}
+public struct UserNotificationCenterScheduler: NotificationScheduling, @unchecked Sendable {
+    /// The center. The iOS 16 SDK does not mark it `Sendable`; the scheduler only calls its
+    /// thread-safe request methods, as apps do from any queue.
+    private let center: UNUserNotificationCenter
+
+    /// The scheduler over `center`, the app's `UNUserNotificationCenter.current()` by default.
+    public init(center: UNUserNotificationCenter = .current()) {
+        self.center = center
+    }
 
     /// Adds the request with a one-shot floating calendar trigger.
     public func add(_ request: NotificationRequest) async throws {
@@ -28,23 +34,23 @@ public struct UserNotificationCenterScheduler: NotificationScheduling {
         // iOS: a pending request with the same identifier is replaced; past the app's 64
         // pending requests, the ones firing last are dropped silently.
         let trigger = UNCalendarNotificationTrigger(dateMatching: request.fireAt.floatingDateComponents, repeats: false)
-        try await UNUserNotificationCenter.current()
+        try await center
             .add(UNNotificationRequest(identifier: request.id, content: content, trigger: trigger))
     }
 
     /// Removes pending requests by id.
     public func removePendingRequests(withIdentifiers ids: [String]) async {
-        UNUserNotificationCenter.current().removePendingNotificationRequests(withIdentifiers: ids)
+        center.removePendingNotificationRequests(withIdentifiers: ids)
     }
 
     /// Every pending request, the app's own included.
     public func pendingRequests() async -> [NotificationRequest] {
-        await UNUserNotificationCenter.current().pendingNotificationRequests().map(Self.request(from:))
+        await center.pendingNotificationRequests().map(Self.request(from:))
     }
 
     /// The notifications in the notification list.
     public func deliveredNotifications() async -> [DeliveredNotification] {
-        await UNUserNotificationCenter.current().deliveredNotifications().map { notification in
+        await center.deliveredNotifications().map { notification in
             let isRemote = notification.request.trigger is UNPushNotificationTrigger
             return DeliveredNotification(
                 id: notification.request.identifier, origin: isRemote ? .remote : .local,
@@ -56,13 +62,13 @@ public struct UserNotificationCenterScheduler: NotificationScheduling {
 
     /// Removes shown notifications by id.
     public func removeDeliveredNotifications(withIdentifiers ids: [String]) async {
-        UNUserNotificationCenter.current().removeDeliveredNotifications(withIdentifiers: ids)
+        center.removeDeliveredNotifications(withIdentifiers: ids)
     }
 
     /// The permission: `getNotificationSettings().authorizationStatus` (iOS re-reads Settings
     /// each time; `ephemeral` App Clip permission counts as provisional).
     public func authorizationStatus() async -> NotificationAuthorization {
-        switch await UNUserNotificationCenter.current().notificationSettings().authorizationStatus {
+        switch await center.notificationSettings().authorizationStatus {
         case .authorized: return .authorized
         case .provisional: return .provisional
         #if os(iOS)
@@ -77,7 +83,7 @@ public struct UserNotificationCenterScheduler: NotificationScheduling {
     /// `requestAuthorization(options: [.alert, .sound, .badge])`: iOS asks the person once;
     /// later calls return the answer without asking.
     public func requestAuthorization() async throws -> NotificationAuthorization {
-        _ = try await UNUserNotificationCenter.current().requestAuthorization(options: [.alert, .sound, .badge])
+        _ = try await center.requestAuthorization(options: [.alert, .sound, .badge])
         return await authorizationStatus()
     }
 

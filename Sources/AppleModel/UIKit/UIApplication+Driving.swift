@@ -1,0 +1,54 @@
+import AppleModelCore
+import Foundation
+
+/// What happens to the app, as the simulator (or a test) makes it happen: launches, the
+/// person opening and leaving it, silent pushes, zone and clock changes.
+extension UIApplication {
+    /// iOS launches the app: `delegate` becomes the app delegate and its
+    /// `application(_:didFinishLaunchingWithOptions:)` runs, then
+    /// `didFinishLaunchingNotification` is posted. `foreground`: the person launched it (it then
+    /// becomes active); otherwise iOS launched it in the background (for a silent push).
+    public func modelLaunch(delegate: any UIApplicationDelegate, foreground: Bool) {
+        setState(foreground ? .inactive : .background)
+        self.delegate = delegate
+        _ = delegate.application(self, didFinishLaunchingWithOptions: nil)
+        modelNotificationCenter.post(name: Self.didFinishLaunchingNotification, object: self)
+        if foreground { modelBecomeActive() }
+    }
+
+    /// The person brings the app to the screen.
+    public func modelBecomeActive() {
+        if applicationState == .background {
+            modelNotificationCenter.post(name: Self.willEnterForegroundNotification, object: self)
+        }
+        setState(.active)
+        modelNotificationCenter.post(name: Self.didBecomeActiveNotification, object: self)
+    }
+
+    /// The person leaves the app (home screen, another app, the lock button).
+    public func modelEnterBackground() {
+        setState(.background)
+        modelNotificationCenter.post(name: Self.didEnterBackgroundNotification, object: self)
+    }
+
+    /// The phone's time zone changed (`NSSystemTimeZoneDidChange`, posted by Foundation).
+    public func modelTimeZoneDidChange() {
+        modelNotificationCenter.post(name: .NSSystemTimeZoneDidChange, object: nil)
+        modelNotificationCenter.post(name: Self.significantTimeChangeNotification, object: self)
+    }
+
+    /// A silent push reaches the app: the delegate's remote-notification callback, on the main
+    /// thread, with 30 s to call its completion. Returns the app's answer, or `nil` when iOS
+    /// stopped waiting (the app is suspended then, its work stopped where it was).
+    public func modelDeliverSilentPush(userInfo: [AnyHashable: Any]) async -> UIBackgroundFetchResult? {
+        guard let delegate else { return nil }
+        let check = CompletionCheck<UIBackgroundFetchResult>(
+            "application(_:didReceiveRemoteNotification:fetchCompletionHandler:)", on: modelDevice)
+        let handler = check.handler()
+        beginWake()
+        UIApplicationDelegateRuntime.fetch(of: type(of: delegate))(delegate, self, userInfo) { result in handler(result) }
+        let answer = await check.answer(within: 30)
+        endWake()
+        return answer
+    }
+}
