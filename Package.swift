@@ -58,7 +58,9 @@ let package = Package(
         .target(name: "Network", path: "Sources/AppleModel/Network"),
         .target(name: "BuzzKitOnAppleModel", dependencies: ["BuzzKitWire", "AppleModelCore", "UIKit", "UserNotifications", "Network"],
                 path: "Sources/BuzzKitOnAppleModel"),
-        .target(name: "DeviceSimulator", dependencies: ["BuzzKit", "BuzzKitWire", "APNsStandIn", "BuzzCrypto"]),
+        // Its phones run the SDK's Apple layer on the Apple model (BuzzKitOnAppleModel).
+        .target(name: "DeviceSimulator", dependencies: ["BuzzKitOnAppleModel", "BuzzKitWire", "AppleModelCore", "UIKit", "UserNotifications",
+                                                        "Network", "APNsStandIn", "BuzzCrypto"]),
 
         // Server-side modules.
         .target(name: "BuzzServer", dependencies: ["BuzzEngine", "BuzzKitWire", "PostgresClient", "AMQPClient", "BuzzCrypto", "PushDelivery"],

@@ -36,7 +36,11 @@ public final class ApplicationPushEventSource: PushEventSource, @unchecked Senda
     @MainActor private var forwarder: NotificationResponseForwarder?
     /// The source of each application that attached one (the app delegate hook finds it by the
     /// `UIApplication` UIKit passes; on iOS there is one).
-    @MainActor private static var sources: [ObjectIdentifier: ApplicationPushEventSource] = [:]
+    @MainActor private static var sources: [ObjectIdentifier: WeakSource] = [:]
+
+    private struct WeakSource {
+        weak var source: ApplicationPushEventSource?
+    }
 
     /// A source for `application` and `center`. Apps use ``shared``; the device simulator makes
     /// one per simulated phone over the Apple model.
@@ -48,7 +52,8 @@ public final class ApplicationPushEventSource: PushEventSource, @unchecked Senda
     /// The source serving `application`: the one attached for it, else ``shared``.
     @MainActor
     static func serving(_ application: UIApplication) -> ApplicationPushEventSource {
-        sources[ObjectIdentifier(application)] ?? shared
+        guard let source = sources[ObjectIdentifier(application)]?.source, source.application() === application else { return shared }
+        return source
     }
 
     /// Routes the app's push events to `handler`, installs the notification delegate and
@@ -74,7 +79,8 @@ public final class ApplicationPushEventSource: PushEventSource, @unchecked Senda
         // itself call BuzzKit's: that would make a loop. A delegate set after `configure`
         // replaces BuzzKit's, as iOS has it.
         let application = application()
-        Self.sources[ObjectIdentifier(application)] = self
+        if Self.sources.count % 256 == 255 { Self.sources = Self.sources.filter { $0.value.source != nil } }
+        Self.sources[ObjectIdentifier(application)] = WeakSource(source: self)
         if forwarder == nil {
             let installed = NotificationResponseForwarder(relay: relay)
             forwarder = installed

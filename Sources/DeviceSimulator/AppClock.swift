@@ -1,4 +1,4 @@
-import BuzzKit
+import BuzzKitOnAppleModel
 import Foundation
 
 /// The SDK's clock in a simulated app: the phone's real clock and zone, but a timer only

@@ -1,14 +1,21 @@
-import BuzzKit
+import BuzzKitOnAppleModel
+import UIKit
 
-/// One launch of a simulated app: its SDK instance and the gate its clock and network
-/// freeze on. A terminated process never runs again; its frozen work is simply gone, as
-/// when iOS kills an app.
+/// One launch of the app: its `UIApplication` (the Apple model's), the SDK instance its
+/// `didFinishLaunching` configured, and the gate that freezes the launch's clock and network
+/// while iOS suspends it.
 final class AppProcess: Sendable {
     let gate: AppGate
+    let application: UIApplication
+    /// Held here: UIKit holds the app delegate weakly in the model (as `unowned(unsafe)` on iOS,
+    /// where the app's `@main` keeps it).
+    let delegate: SimulatedAppDelegate
     let client: BuzzKitClient
 
-    init(gate: AppGate, client: BuzzKitClient) {
+    init(gate: AppGate, application: UIApplication, delegate: SimulatedAppDelegate, client: BuzzKitClient) {
         self.gate = gate
+        self.application = application
+        self.delegate = delegate
         self.client = client
     }
 }

@@ -1,4 +1,4 @@
-import BuzzKit
+import BuzzKitOnAppleModel
 import Foundation
 
 /// The SDK's network in a simulated app: the phone's connectivity and the app's state.

@@ -1,4 +1,4 @@
-import BuzzKit
+import BuzzKitOnAppleModel
 import BuzzKitWire
 import Foundation
 

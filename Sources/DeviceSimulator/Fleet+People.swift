@@ -1,4 +1,4 @@
-import BuzzKit
+import BuzzKitOnAppleModel
 import Foundation
 
 extension Fleet {
@@ -74,7 +74,7 @@ extension Fleet {
             }
         case .traveller:
             await waitForPlan(phone, until: wave.moment.addingTimeInterval(-lead * 0.3))
-            phone.travel(to: Self.travellerDestination)
+            await phone.travel(to: Self.travellerDestination)
             // A plan the phone could not acknowledge in time there (it reached the phone after
             // the wall clock had come in Kathmandu, or inside the acknowledgment deadline, or
             // was held while an outage refused its acknowledgment) is the server's fallback at

@@ -1,4 +1,4 @@
-import BuzzKit
+import BuzzKitOnAppleModel
 import BuzzKitWire
 import Foundation
 
@@ -214,6 +214,7 @@ public final class Fleet: @unchecked Sendable {
             platform.discardedOffline += dropped.discarded
             platform.expiredOffline += dropped.expired
             platform.budgetOverruns += phone.budgetOverruns
+            platform.appleRulesBroken += phone.device.violations.map { "phone \(number): \($0)" }
             wakeTimes += phone.answeredWakes.map { (began: $0.began, seconds: $0.seconds, phone: number) }
             handOverDelays += phone.alertHandOverDelays
             let sdk = phone.sdkCounts

@@ -25,6 +25,8 @@ extension FleetReport {
                             platform.throttled, platform.discardedOffline, platform.expiredOffline))
         lines.append(String(format: "wakes: the SDK answered silent pushes p50 %.2f s, p99 %.2f s, the slowest %.1f s after iOS handed them over (iOS allows about 30 s)",
                             platform.wakeP50, platform.wakeP99, platform.longestWake))
+        lines.append("Apple layer (on the model): \(platform.budgetOverruns) wake(s) cut off by iOS at 30 s, "
+                     + "\(platform.appleRulesBroken.count) broken rule(s) of iOS (completion handlers, main thread, background tasks)")
         if !serverAnswers.routes.isEmpty {
             lines.append("server answers as the phones saw them (what a wake waits for):")
             lines += serverAnswers.lines

@@ -70,6 +70,9 @@ public struct FleetReport: Sendable, Codable {
         public var discardedOffline = 0
         public var expiredOffline = 0
         public var budgetOverruns = 0
+        /// iOS's rules the app broke on the Apple model (a completion handler called twice or
+        /// off the main thread, a background task not ended): each would crash or kill an app.
+        public var appleRulesBroken: [String] = []
         /// Seconds from a silent push's hand-over to the SDK's answer: p50, p99, the longest.
         public var wakeP50: TimeInterval = 0
         public var wakeP99: TimeInterval = 0
@@ -156,7 +159,10 @@ public struct FleetReport: Sendable, Codable {
             out.append("traveller: \(travellersUnacknowledged.count) local notification(s) fired but the server holds no acknowledgment (its fallback would repeat them)")
         }
         if platform.budgetOverruns > 0 {
-            out.append("the SDK answered \(platform.budgetOverruns) silent push(es) after iOS's 30 s")
+            out.append("iOS cut off \(platform.budgetOverruns) silent push wake(s) at 30 s: the SDK had not answered")
+        }
+        if let first = platform.appleRulesBroken.first {
+            out.append("the app broke iOS's rules \(platform.appleRulesBroken.count) time(s), first: \(first)")
         }
         return out
     }

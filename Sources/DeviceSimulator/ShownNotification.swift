@@ -1,4 +1,4 @@
-import BuzzKit
+import BuzzKitOnAppleModel
 import Foundation
 
 /// A notification a simulated phone showed, with whose phone it was at that moment.

@@ -1,18 +1,19 @@
-import BuzzKit
+import BuzzKitOnAppleModel
 import BuzzKitWire
 import Foundation
+import Network
+import UIKit
 
 extension SimulatedPhone {
     /// Installs the app and opens it once (registration), then leaves it: suspended in the
     /// background, or force-quit for a phone that gets no silent pushes. The canary's kiosk
     /// phone stays on screen.
     func start() async {
-        await attach(center)
+        attach(center)
         for index in 0..<appOwnRequests {
             // The app's own reminders, a year ahead: not BuzzKit's, but they take slots.
             let fireAt = FireAt(instant: Date().addingTimeInterval(365 * 86_400 + Double(index) * 60), in: systemClock.timeZone)
-            try? await center.add(NotificationRequest(id: "app-own-\(index)", title: "Stretch", body: "Your own reminder",
-                                                      userInfo: [:], fireAt: fireAt))
+            await addOwnRequest(id: "app-own-\(index)", title: "Stretch", body: "Your own reminder", fireAt: fireAt)
         }
         let quitAfterSetup = locked { forceQuit }
         await open(stay: nil)
@@ -24,7 +25,7 @@ extension SimulatedPhone {
     /// Stops the phone (end of a run): the app goes away and the center stops firing.
     func stop() async {
         terminate(byPerson: false)
-        await center.stopAutomaticFiring()
+        detachCenter()
     }
 
     /// The person opens the app (launching it if needed): it is on screen, the SDK is told
@@ -32,7 +33,7 @@ extension SimulatedPhone {
     func open(stay seconds: Double?) async {
         note("person opens the app")
         let process = await ensureProcess(foreground: true)
-        await process.client.applicationDidBecomeActive()
+        await process.application.modelBecomeActive()
         guard let seconds else { return }
         try? await Task.sleep(nanoseconds: UInt64(max(0, seconds) * 1e9))
         await leave()
@@ -44,28 +45,24 @@ extension SimulatedPhone {
     /// for seconds); the person leaves once the wake has settled.
     func openAndTrack(_ event: String) async {
         let process = await ensureProcess(foreground: true)
-        let client = process.client
-        let becameActive = Task { await client.applicationDidBecomeActive() }
-        try? await client.track(event)
-        await becameActive.value
+        await process.application.modelBecomeActive()
+        try? await process.client.track(event)
         await leave()
     }
 
     /// The person opens the app, which adds `count` notification requests of its own (no
     /// BuzzKit user info) firing evenly between the two instants, then leaves. Past iOS's 64
-    /// pending requests the latest-firing are dropped (``InMemoryNotificationCenter``), so
+    /// pending requests the latest-firing are dropped (the model's center), so
     /// BuzzKit's plans due later go; the SDK notices as the app leaves.
     func openAndAddOwnReminders(_ count: Int, firingBetween start: Date, and end: Date) async {
         note("person opens the app; it adds \(count) reminders of its own")
         let process = await ensureProcess(foreground: true)
-        await process.client.applicationDidBecomeActive()
-        let center = self.center
+        await process.application.modelBecomeActive()
         let step = max(0.001, end.timeIntervalSince(start)) / Double(count + 1)
         for index in 0..<count {
             let instant = start.addingTimeInterval(step * Double(index + 1))
-            let request = NotificationRequest(id: "own-\(index)", title: "Drink water", body: "A glass now.", sound: nil, userInfo: [:],
-                                              fireAt: FireAt(instant: instant, in: center.clock.timeZone))
-            try? await center.add(request)
+            await addOwnRequest(id: "own-\(index)", title: "Drink water", body: "A glass now.",
+                                fireAt: FireAt(instant: instant, in: systemClock.timeZone))
         }
         await leave()
     }
@@ -85,7 +82,10 @@ extension SimulatedPhone {
         }
         guard let process else { return }
         note("person leaves the app")
-        await process.client.applicationDidEnterBackground()
+        // UIKit posts `didEnterBackground`; BuzzKit's lifecycle observer does its work inside a
+        // background task, and iOS suspends the app once no task or silent push holds it.
+        await process.application.modelEnterBackground()
+        await process.application.modelWhenIdle()
         locked { wakes -= 1 }
         suspendIfIdle()
         note("app \(appState)")
@@ -105,10 +105,12 @@ extension SimulatedPhone {
     /// away (then iOS delivers no silent push until the person opens it again).
     func terminate(byPerson: Bool) {
         lock.lock()
+        if let application = process?.application { Task { @MainActor in application.modelTerminate() } }
         process?.gate.set(running: false)
         process = nil
         launching = nil
         state = .notRunning
+        device.appInForeground = false
         if byPerson { forceQuit = true }
         lock.unlock()
     }
@@ -136,8 +138,10 @@ extension SimulatedPhone {
         return await launch!.value
     }
 
-    /// A new launch: a new SDK instance over the phone's store, signed in as the phone's
-    /// owner (the app restores its own session at launch), started.
+    /// A new launch: iOS makes the app's `UIApplication` (the Apple model's) and calls the app
+    /// delegate's `didFinishLaunching`, where the app configures BuzzKit over the phone's
+    /// environment in automatic mode (the app restores its own session: signed in as the
+    /// phone's owner) and starts it. The device token comes back through the app delegate hook.
     private func launch() async -> AppProcess {
         let gate = AppGate()
         gate.set(running: true)
@@ -145,27 +149,47 @@ extension SimulatedPhone {
         var sdk = Configuration(apiBaseURL: configuration.apiBaseURL, publishableKey: configuration.publishableKey,
                                 subscriberId: owner, subscriberToken: tokenProvider(for: owner), pushTopic: configuration.topic)
         sdk.pushEnvironment = .production
-        sdk.deviceToken = token
-        sdk.automaticPushHandling = false
         sdk.eventFlushDelay = 0.5
         // Last-second phones, and the canary's kiosk (always on screen, probes 3 s ahead), rely
         // on a short acknowledgment deadline: a plan arriving inside it is left to the fallback.
         if behaviour == .lastSecond || alwaysInForeground { sdk.acknowledgmentDeadline = Self.lastSecondDeadline }
-        let ports = BuzzKitPorts(notificationCenter: center, clock: AppClock(system: systemClock, gate: gate), store: store,
+        let ports = BuzzKitPorts(notificationCenter: UserNotificationCenterScheduler(center: center),
+                                 clock: AppClock(system: systemClock, gate: gate), store: store,
                                  transport: AppTransport(base: baseTransport, network: network, gate: gate))
-        guard let client = try? BuzzKitClient(configuration: sdk, ports: ports) else {
-            preconditionFailure("the simulator's SDK configuration is invalid")
+        let application = UIApplication(modelDevice: device, deviceToken: Self.data(hex: token))
+        let environment = ApplicationEnvironment(
+            pushEvents: ApplicationPushEventSource(center: center, application: { application }),
+            notifications: application.modelNotificationCenter,
+            pathMonitor: { [modelNetwork] in NWPathMonitor(modelNetwork: modelNetwork) })
+        let configuration = sdk
+        let delegate = await MainActor.run {
+            let delegate = SimulatedAppDelegate(configure: {
+                guard let client = try? environment.makeClient(configuration, ports: ports) else {
+                    preconditionFailure("the simulator's SDK configuration is invalid")
+                }
+                return client
+            }, prepare: { [weak self] client in await client.setActivityObserver { [weak self] in self?.observe($0) } })
+            application.modelLaunch(delegate: delegate, foreground: false)
+            return delegate
         }
-        let process = AppProcess(gate: gate, client: client)
+        guard let client = await MainActor.run(body: { delegate.client }) else { preconditionFailure("the app did not configure BuzzKit") }
+        let process = AppProcess(gate: gate, application: application, delegate: delegate, client: client)
         locked {
             self.process = process
             launching = nil
         }
-        await client.setActivityObserver { [weak self] in self?.observe($0) }
-        // As `BuzzKit.configure` does: the start runs beside what launched the app (a push,
-        // a tap), which iOS hands over without waiting for it.
-        Task { await client.start() }
         return process
+    }
+
+    /// The bytes of a hex device token.
+    static func data(hex: String) -> Data {
+        var bytes: [UInt8] = []
+        var index = hex.startIndex
+        while index < hex.endIndex, let next = hex.index(index, offsetBy: 2, limitedBy: hex.endIndex) {
+            bytes.append(UInt8(hex[index..<next], radix: 16) ?? 0)
+            index = next
+        }
+        return Data(bytes)
     }
 
     /// The subscriber token the app's backend would mint for `subscriberId` (a day long).
@@ -174,11 +198,5 @@ extension SimulatedPhone {
         return SubscriberTokenProvider {
             TenantToken.make(signingSecret: secret, subscriberId: subscriberId, expiresAt: Int(Date().timeIntervalSince1970) + 86_400)
         }
-    }
-
-    /// Shows what `center` fires on this phone.
-    func attach(_ center: InMemoryNotificationCenter) async {
-        await center.setObserver { [weak self] notification in self?.record(notification) }
-        await center.startAutomaticFiring(maximumSleep: 0.25)
     }
 }

@@ -1,11 +1,13 @@
-import BuzzKit
+import BuzzKitOnAppleModel
 import Foundation
+import UserNotifications
 
 extension SimulatedPhone {
     /// The phone loses its network: the SDK's requests fail, and APNs keeps one notification.
     func goOffline() {
         note("offline")
         network.set(online: false)
+        modelNetwork.set(up: false)
         mailbox.disconnect()
     }
 
@@ -13,11 +15,10 @@ extension SimulatedPhone {
     func goOnline() async {
         note("online")
         network.set(online: true)
+        // The app's `NWPathMonitor` reports the path; BuzzKit's lifecycle observer tells the SDK.
+        modelNetwork.set(up: true)
         if let stored = mailbox.reconnect(now: Date()) {
             Task { await self.handOver(stored.payload, silent: stored.isSilent) }
-        }
-        if let process = locked({ state.isRunning ? process : nil }) {
-            await process.client.networkDidBecomeAvailable()
         }
     }
 
@@ -33,15 +34,18 @@ extension SimulatedPhone {
     }
 
     /// The person lands in another zone: pending local notifications follow the wall clock.
-    func travel(to zone: String) {
-        if let timeZone = TimeZone(identifier: zone) { systemClock.setTimeZone(timeZone) }
+    /// A running app hears of it (`NSSystemTimeZoneDidChange`).
+    func travel(to zone: String) async {
+        guard let timeZone = TimeZone(identifier: zone) else { return }
+        systemClock.setTimeZone(timeZone)
+        if let process = locked({ process }) { await process.application.modelTimeZoneDidChange() }
     }
 
     /// The person opens the app, signs out, and `newOwner` signs in on the same phone.
     func switchUser(to newOwner: String, stay seconds: Double) async {
         note("person signs out; \(newOwner) signs in")
         let process = await ensureProcess(foreground: true)
-        await process.client.applicationDidBecomeActive()
+        await process.application.modelBecomeActive()
         await process.client.logout()
         locked { ownerStorage = newOwner }
         try? await process.client.login(subscriberId: newOwner, subscriberToken: tokenProvider(for: newOwner))
@@ -56,9 +60,10 @@ extension SimulatedPhone {
         note("person deletes and reinstalls the app")
         let old = center
         let oldToken = token
+        _ = old
         terminate(byPerson: true)
-        await old.stopAutomaticFiring()
-        let fresh = InMemoryNotificationCenter(clock: systemClock, authorization: authorization)
+        detachCenter()
+        let fresh = UNUserNotificationCenter(modelDevice: device, authorization: authorization.modelStatus)
         let newToken = Self.newToken()
         locked {
             centerStorage = fresh
@@ -66,7 +71,7 @@ extension SimulatedPhone {
             tokenStorage = newToken
             retiredTokens.append(oldToken)
         }
-        await attach(fresh)
+        attach(fresh)
         onNewToken?(self, oldToken, newToken)
     }
 }

@@ -1,5 +1,5 @@
 import APNsStandIn
-import BuzzKit
+import BuzzKitOnAppleModel
 import BuzzKitWire
 import Foundation
 
@@ -39,16 +39,21 @@ extension SimulatedPhone {
         await receiveSilent(object)
     }
 
-    /// An alert: iOS shows it whatever the app's state (if the person allowed
-    /// notifications); an app on screen sees it first (`willPresent`).
+    /// An alert: iOS shows it whatever the app's state (if the person allowed notifications);
+    /// an app on screen is asked first (`willPresent`, BuzzKit's notification delegate, which
+    /// hands a fallback to the SDK before it is shown). The request's identifier is the
+    /// server's `apns-collapse-id` (the window's for a fallback, the message's otherwise).
     func receiveAlert(_ payload: [String: JSONValue], receivedAt: Date? = nil) async {
-        if let process = locked({ state == .foreground ? process : nil }) {
-            _ = await process.client.handleRemoteNotification(payload: payload)
-        }
+        guard case .object(let aps)? = payload["aps"], let alert = aps["alert"] else { return }
+        let message = NotificationMessage(userInfo: payload)
+        let identifier = message.map { message in message.localId.map { "\($0)/fallback" } ?? message.messageId }
+            ?? UUID().uuidString.lowercased()
         // The arrival on the phone's clock: its clock now, less how long ago the push arrived.
         let waited = receivedAt.map { max(0, Date().timeIntervalSince($0)) } ?? 0
         locked { handOverDelays.append(waited) }
-        await center.presentRemote(payload: payload, receivedAt: center.clock.now.addingTimeInterval(-waited))
+        await center.modelDeliverRemote(identifier: identifier, title: alert["title"]?.stringValue ?? "",
+                                        body: alert["body"]?.stringValue ?? alert.stringValue ?? "",
+                                        userInfo: JSONValue.foundationObject(payload) as [AnyHashable: Any], date: systemClock.now.addingTimeInterval(-waited))
     }
 
     /// A silent push: dropped for a force-quit app, throttled past the hourly budget,
@@ -69,17 +74,19 @@ extension SimulatedPhone {
             return true
         }
         guard allowed else { return }
-        // iOS's 30 s run from the hand-over, a cold launch included; the SDK is told when.
+        // iOS hands the push to the app delegate (launching the app first if needed), whose
+        // callback BuzzKit's hook answers; iOS stops waiting after 30 s.
         let started = Date()
-        let handedOver = systemClock.now
         let process = await ensureProcess(foreground: false)
-        _ = await process.client.handleRemoteNotification(payload: payload, receivedAt: handedOver)
+        let answer = await process.application.modelDeliverSilentPush(userInfo: JSONValue.foundationObject(payload) as [AnyHashable: Any])
         let took = Date().timeIntervalSince(started)
-        note(String(format: "wake answered after %.2f s", took))
+        let ended = await process.application.modelTerminated
+        note(answer != nil ? String(format: "wake answered after %.2f s", took)
+             : ended ? "wake ended with the app's process" : "wake cut off by iOS after 30 s")
         locked {
             wakes -= 1
-            wakeTimes.append((began: started, seconds: took))
-            if took > 30 { overruns += 1 }
+            if answer != nil { wakeTimes.append((began: started, seconds: took)) }
+            if answer == nil && !ended { overruns += 1 }
         }
         suspendIfIdle()
     }

@@ -1,17 +1,23 @@
 import APNsStandIn
-import BuzzKit
+import AppleModelCore
+import BuzzKitOnAppleModel
 import BuzzKitWire
 import Foundation
+import Network
+import UserNotifications
 
-/// One phone as iOS runs it: a real SDK instance per launch of the app, the app's life
-/// cycle (``AppState``), APNs' store for an offline device (``APNsMailbox``), iOS's handling
-/// of silent pushes (``SilentPushPolicy``), the notification permission, the phone's zone,
-/// and the person (opens the app, travels, signs out, reinstalls).
+/// One phone as iOS runs it: the Apple model's `UIApplication` and a real SDK instance per
+/// launch of the app, configured in automatic mode through the SDK's Apple layer (the app
+/// delegate hook, the notification delegate, the lifecycle observer, the center scheduler),
+/// the app's life cycle (``AppState``), APNs' store for an offline device (``APNsMailbox``),
+/// iOS's handling of silent pushes (``SilentPushPolicy``), the notification permission, the
+/// phone's zone, and the person (opens the app, travels, signs out, reinstalls).
 ///
 /// While the app is suspended or not running no SDK code runs: its clock (``AppClock``) and
 /// network (``AppTransport``) belong to the launch and freeze with it; only the notification
-/// center, which stands for iOS, fires local notifications and shows alerts. Every shown
-/// notification is recorded with the subscriber signed in at that moment.
+/// center (the model's `UNUserNotificationCenter`), which stands for iOS, fires local
+/// notifications by its own calendar rule and shows alerts. Every shown notification is
+/// recorded with the subscriber signed in at that moment.
 final class SimulatedPhone: @unchecked Sendable {
     /// The subscriber the phone started with.
     let subscriberId: String
@@ -19,6 +25,10 @@ final class SimulatedPhone: @unchecked Sendable {
     let configuration: FleetConfiguration
     let systemClock: SystemClock
     let network = NetworkSwitch()
+    /// The network as the app's `NWPathMonitor` sees it.
+    let modelNetwork = ModelNetwork()
+    /// The phone under the Apple model: its clock and zone are ``systemClock``'s.
+    let device: ModelDevice
     let mailbox: APNsMailbox
     let baseTransport: any HTTPTransport
     /// Keeps the app on screen all the time (the drill's canary: a kiosk app).
@@ -30,7 +40,8 @@ final class SimulatedPhone: @unchecked Sendable {
     // Guarded by `lock`.
     var ownerStorage: String
     var tokenStorage: String
-    var centerStorage: InMemoryNotificationCenter
+    var centerStorage: UNUserNotificationCenter
+    var firing: Task<Void, Never>?
     var storeStorage = InMemoryKeyValueStore()
     var state: AppState = .notRunning
     var forceQuit: Bool
@@ -89,9 +100,11 @@ final class SimulatedPhone: @unchecked Sendable {
         forceQuit = !receivesSilentPushes
         policy = SilentPushPolicy(hourlyBudget: silentBudget, lowPowerDelay: lowPowerDelay)
         mailbox = APNsMailbox(seed: seed)
-        systemClock = SystemClock(timeZone: TimeZone(identifier: zone) ?? TimeZone(identifier: "UTC")!)
+        let clock = SystemClock(timeZone: TimeZone(identifier: zone) ?? TimeZone(identifier: "UTC")!)
+        systemClock = clock
+        device = ModelDevice(now: { clock.now }, timeZone: { clock.timeZone }, sleep: { try? await clock.sleep(until: $0) })
         tokenStorage = Self.newToken()
-        centerStorage = InMemoryNotificationCenter(clock: systemClock, authorization: authorization)
+        centerStorage = UNUserNotificationCenter(modelDevice: device, authorization: authorization.modelStatus)
     }
 
     static func newToken() -> String {
@@ -107,7 +120,7 @@ final class SimulatedPhone: @unchecked Sendable {
     var token: String { locked { tokenStorage } }
     /// The subscriber signed in now.
     var owner: String { locked { ownerStorage } }
-    var center: InMemoryNotificationCenter { locked { centerStorage } }
+    var center: UNUserNotificationCenter { locked { centerStorage } }
     var appState: AppState { locked { state } }
     /// Whether iOS hands this phone silent pushes (false while force-quit).
     var receivesSilentPushes: Bool { locked { !forceQuit } }

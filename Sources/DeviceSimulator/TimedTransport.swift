@@ -1,4 +1,4 @@
-import BuzzKit
+import BuzzKitOnAppleModel
 import Foundation
 
 /// The fleet's one HTTP client, timing every request the phones make by route, so the report

@@ -25,10 +25,18 @@ extension UIApplication {
         modelNotificationCenter.post(name: Self.didBecomeActiveNotification, object: self)
     }
 
-    /// The person leaves the app (home screen, another app, the lock button).
+    /// The person leaves the app (home screen, another app, the lock button). The app runs
+    /// until the observers of `didEnterBackgroundNotification` have had their turn on the main
+    /// queue (Apple: the app "is moved to the background ... shortly afterward, the system
+    /// suspends it" unless a background task holds it); a background task they begin keeps it
+    /// running.
     public func modelEnterBackground() {
+        beginWake()
         setState(.background)
         modelNotificationCenter.post(name: Self.didEnterBackgroundNotification, object: self)
+        DispatchQueue.main.async {
+            DispatchQueue.main.async { MainActor.assumeIsolated { self.endWake() } }
+        }
     }
 
     /// The phone's time zone changed (`NSSystemTimeZoneDidChange`, posted by Foundation).
@@ -39,16 +47,19 @@ extension UIApplication {
 
     /// A silent push reaches the app: the delegate's remote-notification callback, on the main
     /// thread, with 30 s to call its completion. Returns the app's answer, or `nil` when iOS
-    /// stopped waiting (the app is suspended then, its work stopped where it was).
-    public func modelDeliverSilentPush(userInfo: [AnyHashable: Any]) async -> UIBackgroundFetchResult? {
+    /// stopped waiting (the app is suspended then, its work stopped where it was) or the
+    /// process ended meanwhile (``modelTerminated``).
+    public func modelDeliverSilentPush(userInfo: sending [AnyHashable: Any]) async -> UIBackgroundFetchResult? {
         guard let delegate else { return nil }
         let check = CompletionCheck<UIBackgroundFetchResult>(
             "application(_:didReceiveRemoteNotification:fetchCompletionHandler:)", on: modelDevice)
         let handler = check.handler()
+        let key = ObjectIdentifier(check)
+        silentPushes[key] = { check.cutOff() }
         beginWake()
         UIApplicationDelegateRuntime.fetch(of: type(of: delegate))(delegate, self, userInfo) { result in handler(result) }
         let answer = await check.answer(within: 30)
-        endWake()
+        if silentPushes.removeValue(forKey: key) != nil { endWake() }
         return answer
     }
 }

@@ -53,6 +53,10 @@ open class UIApplication: UIResponder {
     private var nextTask = 1
     private var wakes = 0
     private var running = false
+    private var idleWaiters: [CheckedContinuation<Void, Never>] = []
+    var silentPushes: [ObjectIdentifier: () -> Void] = [:]
+    /// Whether the app's process has ended (killed by iOS or swiped away by the person).
+    public private(set) var modelTerminated = false
     /// The app's state.
     open private(set) var applicationState: State = .background
     /// Told when the app starts or stops running (suspended): the driver freezes the app's
@@ -112,6 +116,18 @@ open class UIApplication: UIResponder {
         updateRunning()
     }
 
+    /// The app's process ends: its code stops where it is, and iOS stops waiting for the
+    /// silent pushes it held (no answer comes from a process that is gone).
+    public func modelTerminate() {
+        modelTerminated = true
+        let held = silentPushes.values
+        silentPushes = [:]
+        for cutOff in held { cutOff() }
+        tasks = [:]
+        wakes = 0
+        setState(.background)
+    }
+
     func beginWake() {
         wakes += 1
         updateRunning()
@@ -131,10 +147,22 @@ open class UIApplication: UIResponder {
     /// Whether the app's code runs now.
     public var modelIsRunning: Bool { running }
 
+    /// Returns once the app would be suspended: in the background with no silent push in
+    /// hand and no background task.
+    public func modelWhenIdle() async {
+        guard running else { return }
+        await withCheckedContinuation { idleWaiters.append($0) }
+    }
+
     private func updateRunning() {
         let now = applicationState != .background || wakes > 0 || !tasks.isEmpty
         guard now != running else { return }
         running = now
         modelOnRunningChange?(now)
+        if !now {
+            let waiters = idleWaiters
+            idleWaiters = []
+            for waiter in waiters { waiter.resume() }
+        }
     }
 }

@@ -10,6 +10,8 @@ public struct ModelPresentation: Sendable {
     public let shown: Bool
     /// Whether the app was in the foreground.
     public let inForeground: Bool
+    /// When it was presented, on the phone's clock.
+    public let presentedAt: Date
 }
 
 extension UNUserNotificationCenter {
@@ -34,15 +36,18 @@ extension UNUserNotificationCenter {
         return requests.compactMap { Self.nextDate(of: $0, after: $0.evaluatedSince ?? start) }.min()
     }
 
-    /// A remote notification with an alert arrives from APNs (`userInfo` is its JSON).
+    /// A remote notification with an alert arrives from APNs (`userInfo` is its JSON) at
+    /// `date` (now when `nil`; iOS shows an alert as it arrives, so a driver handing it over
+    /// late passes the arrival). `identifier` is the request's (`apns-collapse-id`, when set).
     @discardableResult
-    public func modelDeliverRemote(identifier: String, title: String, body: String, userInfo: sending [AnyHashable: Any]) async -> ModelPresentation {
+    public func modelDeliverRemote(identifier: String, title: String, body: String, userInfo: sending [AnyHashable: Any],
+                                   date: Date? = nil) async -> ModelPresentation {
         let content = UNMutableNotificationContent()
         content.title = title
         content.body = body
         content.userInfo = userInfo
         let request = UNNotificationRequest(identifier: identifier, content: content, trigger: UNPushNotificationTrigger())
-        return await present(UNNotification(request: request, date: modelDevice.now))
+        return await present(UNNotification(request: request, date: date ?? modelDevice.now))
     }
 
     /// The person taps a notification in Notification Center (or on the lock screen), or
@@ -78,8 +83,13 @@ extension UNUserNotificationCenter {
             let options = await check.answer(within: 30) ?? []
             shown = !options.isDisjoint(with: [.banner, .list])
         }
+        // Without permission iOS delivers nothing the person sees (Apple, "Asking permission to
+        // use notifications": the system delivers notifications only if authorized).
+        let settings = await notificationSettings()
+        if settings.authorizationStatus != .authorized && settings.authorizationStatus != .provisional { shown = false }
         if shown { appendDelivered(notification) }
-        let presentation = ModelPresentation(notification: notification, shown: shown, inForeground: foreground)
+        let presentation = ModelPresentation(notification: notification, shown: shown, inForeground: foreground,
+                                             presentedAt: modelDevice.now)
         modelOnPresent?(presentation)
         return presentation
     }

@@ -1,0 +1,72 @@
+import BuzzKitOnAppleModel
+import BuzzKitWire
+import Foundation
+import UserNotifications
+
+/// The phone's notification center (iOS's side): it fires local notifications by the model's
+/// own calendar rule, shows alerts, and every notification the person sees is recorded.
+extension SimulatedPhone {
+    /// Starts `center` firing: a task sleeps until its next trigger date, at most a quarter of
+    /// a second (so a zone change or a sooner request is noticed), and delivers what is due;
+    /// what is shown is recorded.
+    func attach(_ center: UNUserNotificationCenter) {
+        center.modelOnPresent = { [weak self] presentation in
+            guard presentation.shown, let self else { return }
+            self.record(Self.delivered(presentation, zone: self.systemClock.timeZone))
+        }
+        let clock = systemClock
+        let loop = Task {
+            while !Task.isCancelled {
+                _ = await center.modelDeliverDue()
+                let limit = clock.now.addingTimeInterval(0.25)
+                let next = await center.modelNextTriggerDate().map { min($0, limit) } ?? limit
+                do { try await clock.sleep(until: next) } catch { return }
+            }
+        }
+        locked {
+            firing?.cancel()
+            firing = loop
+        }
+    }
+
+    /// Stops the center firing.
+    func detachCenter() {
+        locked {
+            firing?.cancel()
+            firing = nil
+        }
+    }
+
+    /// A notification the model presented, as the fleet judges it.
+    static func delivered(_ presentation: ModelPresentation, zone: TimeZone) -> DeliveredNotification {
+        let request = presentation.notification.request
+        let remote = request.trigger is UNPushNotificationTrigger
+        return DeliveredNotification(
+            id: request.identifier, origin: remote ? .remote : .local, title: request.content.title, body: request.content.body,
+            userInfo: (try? JSONValue.members(userInfo: request.content.userInfo)) ?? [:],
+            scheduledFor: remote ? nil : presentation.notification.date,
+            deliveredAt: remote ? presentation.notification.date : presentation.presentedAt, timeZoneIdentifier: zone.identifier)
+    }
+
+    /// A request of the app's own (no BuzzKit user info) for the wall clock `fireAt`, as the app
+    /// adds it: a floating calendar trigger.
+    func addOwnRequest(id: String, title: String, body: String, fireAt: FireAt) async {
+        let content = UNMutableNotificationContent()
+        content.title = title
+        content.body = body
+        let trigger = UNCalendarNotificationTrigger(dateMatching: fireAt.floatingDateComponents, repeats: false)
+        try? await center.add(UNNotificationRequest(identifier: id, content: content, trigger: trigger))
+    }
+}
+
+extension NotificationAuthorization {
+    /// The same permission as the model's `UNAuthorizationStatus`.
+    var modelStatus: UNAuthorizationStatus {
+        switch self {
+        case .authorized: return .authorized
+        case .provisional: return .provisional
+        case .denied: return .denied
+        case .notDetermined: return .notDetermined
+        }
+    }
+}
