@@ -58,4 +58,8 @@ public enum Behaviour: String, Sendable, CaseIterable, Codable {
     /// (`$local.released` when the server may count its acknowledgment), and the server's
     /// fallback shows it once.
     case appOwnRequests = "app-own-requests"
+    /// The person taps the reminder when it shows: on every other phone iOS had ended the
+    /// app's process before, so the tap launches it (cold); otherwise the app was suspended
+    /// (warm). The tap reaches BuzzKit's notification delegate and is tracked (`$push.opened`).
+    case tapper
 }

@@ -118,6 +118,19 @@ extension Fleet {
         case .lastSecond:
             // Offline since before the wave was posted (Fleet.scheduleWorkouts).
             await Self.at(wave.moment.addingTimeInterval(-SimulatedPhone.lastSecondReturn)) { await phone.goOnline() }
+        case .tapper:
+            await waitForPlan(phone, until: wave.moment.addingTimeInterval(-lead * 0.4))
+            // Every other phone: iOS ends the suspended app's process before the moment, so
+            // the tap launches it (a cold launch by a tap).
+            if nth % 2 == 0 { await Self.at(wave.moment.addingTimeInterval(-lead * 0.2)) { phone.terminate(byPerson: false) } }
+            let deadline = wave.moment.addingTimeInterval(configuration.settleSeconds)
+            while Date() < deadline {
+                if let shown = phone.shown.first {
+                    await phone.tap(shown.id)
+                    return
+                }
+                try? await Task.sleep(nanoseconds: 100_000_000)
+            }
         case .healthy, .forceQuit, .lowPower, .offline, .twoDevices, .denied:
             return
         }

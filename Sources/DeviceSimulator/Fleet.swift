@@ -215,6 +215,10 @@ public final class Fleet: @unchecked Sendable {
             platform.expiredOffline += dropped.expired
             platform.budgetOverruns += phone.budgetOverruns
             platform.appleRulesBroken += phone.device.violations.map { "phone \(number): \($0)" }
+            let apple = phone.appleCounts
+            platform.taps += apple.taps
+            platform.opensTracked += apple.opensTracked
+            platform.throttledDelivered += apple.throttledDelivered
             wakeTimes += phone.answeredWakes.map { (began: $0.began, seconds: $0.seconds, phone: number) }
             handOverDelays += phone.alertHandOverDelays
             let sdk = phone.sdkCounts

@@ -21,11 +21,13 @@ extension FleetReport {
         if notJudged > 0 {
             lines.append("not judged: \(notJudged) (an outage kept the backend's workout, a sign-in or a traveller's plan from getting in before the moment)")
         }
-        lines.append(String(format: "iOS and APNs: %d silent pushes throttled, %d pushes discarded and %d expired in APNs' store for offline phones",
+        lines.append(String(format: "iOS and APNs: %d silent pushes throttled (the newest kept for the next run), %d pushes discarded and %d expired in APNs' store for offline phones",
                             platform.throttled, platform.discardedOffline, platform.expiredOffline))
         lines.append(String(format: "wakes: the SDK answered silent pushes p50 %.2f s, p99 %.2f s, the slowest %.1f s after iOS handed them over (iOS allows about 30 s)",
                             platform.wakeP50, platform.wakeP99, platform.longestWake))
-        lines.append("Apple layer (on the model): \(platform.budgetOverruns) wake(s) cut off by iOS at 30 s, "
+        lines.append("Apple layer (on the model): \(platform.taps) tap(s), \(platform.opensTracked) tracked as $push.opened; "
+                     + "\(platform.throttledDelivered) throttled silent push(es) handed over when the app next ran; "
+                     + "\(platform.budgetOverruns) wake(s) cut off by iOS at 30 s; "
                      + "\(platform.appleRulesBroken.count) broken rule(s) of iOS (completion handlers, main thread, background tasks)")
         if !serverAnswers.routes.isEmpty {
             lines.append("server answers as the phones saw them (what a wake waits for):")

@@ -73,6 +73,11 @@ public struct FleetReport: Sendable, Codable {
         /// iOS's rules the app broke on the Apple model (a completion handler called twice or
         /// off the main thread, a background task not ended): each would crash or kill an app.
         public var appleRulesBroken: [String] = []
+        /// Taps by people on shown notifications, and the `$push.opened` events the SDKs queued.
+        public var taps = 0
+        public var opensTracked = 0
+        /// Silent pushes iOS throttled, kept, and handed over when the app next ran.
+        public var throttledDelivered = 0
         /// Seconds from a silent push's hand-over to the SDK's answer: p50, p99, the longest.
         public var wakeP50: TimeInterval = 0
         public var wakeP99: TimeInterval = 0
@@ -160,6 +165,9 @@ public struct FleetReport: Sendable, Codable {
         }
         if platform.budgetOverruns > 0 {
             out.append("iOS cut off \(platform.budgetOverruns) silent push wake(s) at 30 s: the SDK had not answered")
+        }
+        if platform.opensTracked < platform.taps {
+            out.append("tapper: \(platform.taps - platform.opensTracked) tap(s) on a BuzzKit notification were not tracked ($push.opened)")
         }
         if let first = platform.appleRulesBroken.first {
             out.append("the app broke iOS's rules \(platform.appleRulesBroken.count) time(s), first: \(first)")

@@ -34,6 +34,7 @@ extension SimulatedPhone {
         note("person opens the app")
         let process = await ensureProcess(foreground: true)
         await process.application.modelBecomeActive()
+        deliverHeldThrottledPush()
         guard let seconds else { return }
         try? await Task.sleep(nanoseconds: UInt64(max(0, seconds) * 1e9))
         await leave()

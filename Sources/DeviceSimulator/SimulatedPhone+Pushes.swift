@@ -64,7 +64,13 @@ extension SimulatedPhone {
         note("iOS: silent push \(decision.map { "\($0)" } ?? "dropped (force-quit)")")
         guard let decision else { return }
         guard case .deliver(let delay) = decision else {
-            locked { throttled += 1 }
+            // iOS keeps the newest throttled background notification and hands it over when
+            // the app next runs (Apple, "Pushing background updates to your App": the system
+            // may throttle background notifications; an earlier one is replaced by a newer).
+            locked {
+                throttled += 1
+                heldThrottledPush = payload
+            }
             return
         }
         if delay > 0 { try? await Task.sleep(nanoseconds: UInt64(delay * 1e9)) }
@@ -89,5 +95,30 @@ extension SimulatedPhone {
             if answer == nil && !ended { overruns += 1 }
         }
         suspendIfIdle()
+    }
+
+    /// The app runs in the foreground: iOS hands over the silent push it kept back.
+    func deliverHeldThrottledPush() {
+        guard let payload = locked({ () -> [String: JSONValue]? in
+            defer { heldThrottledPush = nil }
+            if heldThrottledPush != nil { throttledDelivered += 1 }
+            return heldThrottledPush
+        }) else { return }
+        note("iOS: the throttled silent push, handed over as the app runs")
+        Task { await self.receiveSilent(payload) }
+    }
+
+    /// The person taps the notification `id` shown on the phone: iOS brings the app to the
+    /// screen (launching it if its process had ended) and hands the response to the
+    /// notification delegate, BuzzKit's. The person leaves a second later.
+    func tap(_ id: String) async {
+        note("person taps \(id)")
+        locked { taps += 1 }
+        let process = await ensureProcess(foreground: true)
+        await process.application.modelBecomeActive()
+        deliverHeldThrottledPush()
+        await center.modelRespond(toNotificationWithIdentifier: id)
+        try? await Task.sleep(nanoseconds: 1_000_000_000)
+        await leave()
     }
 }

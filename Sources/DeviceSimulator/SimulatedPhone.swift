@@ -71,6 +71,13 @@ final class SimulatedPhone: @unchecked Sendable {
     var traceStorage: [(at: Date, what: String)] = []
     var lostPlans: Set<String> = []
     var released = 0
+    /// Taps the person made, and the `$push.opened` events the SDK queued for them.
+    var taps = 0
+    var opensTracked = 0
+    /// The newest silent push iOS throttled, kept for the app's next run in the foreground.
+    var heldThrottledPush: [String: JSONValue]?
+    /// Throttled pushes iOS handed over later, when the app ran.
+    var throttledDelivered = 0
     var restored = 0
     var held = 0
     var synced = 0
@@ -168,6 +175,8 @@ final class SimulatedPhone: @unchecked Sendable {
             locked { _ = lostPlans.insert(localId) }
         case .planReleased:
             locked { released += 1 }
+        case .eventQueued(let name, _) where name == "$push.opened":
+            locked { opensTracked += 1 }
         case .eventsDelivered:
             locked { deliveredAt.append(Date()) }
         case .planRestored:
@@ -184,6 +193,10 @@ final class SimulatedPhone: @unchecked Sendable {
     /// What the SDK did on this phone: plans released, put back, held before suspension, and
     /// added or removed by a sync.
     var sdkCounts: (released: Int, restored: Int, held: Int, synced: Int) { locked { (released, restored, held, synced) } }
+
+    /// Taps, `$push.opened` events the SDK queued, and throttled silent pushes handed over
+    /// when the app next ran.
+    var appleCounts: (taps: Int, opensTracked: Int, throttledDelivered: Int) { locked { (taps, opensTracked, throttledDelivered) } }
 
     /// Plans the phone acknowledged and then lost without telling the server.
     var plansLostAfterAcknowledging: Set<String> { locked { lostPlans } }

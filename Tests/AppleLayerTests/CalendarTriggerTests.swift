@@ -4,7 +4,8 @@ import Foundation
 import UserNotifications
 import XCTest
 
-/// The model's calendar trigger against the independent time vectors (DESIGN's "Time"): the
+/// The model's calendar trigger against the independent time vectors (DESIGN's "Time", kept in
+/// the repository beside the engine's tests): the
 /// floating wall clock a plan carries fires at the vector's moment in the vector's zone, DST gaps
 /// and folds included. The model decides this with Foundation's `Calendar`, not the SDK's code,
 /// so the fleet would show a disagreement between the two.
@@ -25,7 +26,7 @@ final class CalendarTriggerTests: XCTestCase {
 
     func testTheModelFiresEachVectorsWallClockAtItsMoment() async throws {
         let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .appendingPathComponent("../../../shared/vectors/moments.json").standardizedFileURL
+            .appendingPathComponent("../BuzzEngineTests/Fixtures/moments.json").standardizedFileURL
         let vectors = try JSONDecoder().decode(Vectors.self, from: Data(contentsOf: url))
         var checked = 0
         for vector in vectors.cases {
