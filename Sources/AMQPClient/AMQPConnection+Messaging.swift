@@ -28,6 +28,7 @@ extension AMQPConnection {
     func confirmSelect() throws {
         amqp_confirm_select(state, channel)
         try checkRPC("confirm.select")
+        confirming = true
     }
 
     /// Sends one publish frame set (no wait for the confirm).
@@ -75,6 +76,7 @@ extension AMQPConnection {
     func basicQos(prefetch: UInt16) throws {
         amqp_basic_qos(state, channel, 0, prefetch, 0)
         try checkRPC("basic.qos \(prefetch)")
+        self.prefetch = prefetch
     }
 
     func basicConsume(queue: String, consumerTag: String) throws {

@@ -10,6 +10,11 @@ public final class AMQPConnection {
     /// The single channel this connection uses.
     let channel: amqp_channel_t = 1
     private var open = false
+    /// The channel's modes, set again on a reopened channel: a channel the broker closed (a
+    /// refused declare) comes back without publisher confirms or a prefetch otherwise, and a
+    /// publisher would then wait for confirms that never come.
+    var confirming = false
+    var prefetch: UInt16?
 
     /// Opens the TCP connection, logs in with heartbeats, and opens channel 1.
     public init(url: AMQPURL) throws {
@@ -125,12 +130,21 @@ extension AMQPConnection {
     }
 
     /// After the broker closes the channel (for example a passive declare of a missing queue),
-    /// acknowledge the close and open the channel again so the connection stays usable.
+    /// acknowledge the close and open the channel again so the connection stays usable, in the
+    /// modes it had (publisher confirms, prefetch).
     func recoverChannelIfClosed(_ error: AMQPError) throws {
         guard error.code == .brokerClosed, error.message.hasPrefix("channel closed") else { return }
         var ok = amqp_channel_close_ok_t(dummy: 0)
         try checkStatus(amqp_send_method(state, channel, AMQP_CHANNEL_CLOSE_OK_METHOD, &ok), "channel.close-ok")
         amqp_channel_open(state, channel)
         if let reopen = Self.replyError(amqp_get_rpc_reply(state), context: "channel.open") { throw reopen }
+        if confirming {
+            amqp_confirm_select(state, channel)
+            if let refused = Self.replyError(amqp_get_rpc_reply(state), context: "confirm.select") { throw refused }
+        }
+        if let prefetch {
+            amqp_basic_qos(state, channel, 0, prefetch, 0)
+            if let refused = Self.replyError(amqp_get_rpc_reply(state), context: "basic.qos") { throw refused }
+        }
     }
 }

@@ -50,6 +50,32 @@ final class CalendarTriggerTests: XCTestCase {
         XCTAssertGreaterThan(checked, 10)
     }
 
+    /// The center fires what came due between two looks even when the app adds a request in
+    /// between (the crowded phones add plans while their doses fire): a due request is the
+    /// soonest of the 64, not a past one to discard.
+    func testARequestThatCameDueBeforeTheNextLookStillFiresAfterAnAdd() async throws {
+        let start = Date(timeIntervalSince1970: 1_796_000_000)
+        let now = Clock(start)
+        let zone = TimeZone(identifier: "Europe/Berlin")!
+        let center = UNUserNotificationCenter(modelDevice: ModelDevice(now: { now.value }, timeZone: { zone }, sleep: { _ in }),
+                                              capacity: 2)
+        func request(_ id: String, at instant: Date) -> UNNotificationRequest {
+            var calendar = Calendar(identifier: .gregorian)
+            calendar.timeZone = zone
+            let components = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: instant)
+            return UNNotificationRequest(identifier: id, content: UNMutableNotificationContent(),
+                                         trigger: UNCalendarNotificationTrigger(dateMatching: components, repeats: false))
+        }
+        try await center.add(request("dose-1", at: start.addingTimeInterval(1)))
+        try await center.add(request("dose-2", at: start.addingTimeInterval(5)))
+        now.value = start.addingTimeInterval(2)  // dose-1 is due; the center has not looked yet
+        try await center.add(request("dose-3", at: start.addingTimeInterval(3)))
+        let fired = await center.modelDeliverDue()
+        XCTAssertEqual(fired.map(\.notification.request.identifier), ["dose-1"], "shown, a second late, not discarded")
+        let pending = await center.pendingNotificationRequests()
+        XCTAssertEqual(pending.map(\.identifier), ["dose-3"], "the latest-firing of the three went (capacity 2)")
+    }
+
     private final class Clock: @unchecked Sendable {
         var value: Date
         init(_ value: Date) { self.value = value }

@@ -106,6 +106,27 @@ final class AMQPIntegrationTests: XCTestCase {
         XCTAssertEqual(try depth(), 0)
     }
 
+    /// A publisher whose setup meets a queue declared with other arguments (an older version's
+    /// dead-letter queue: RabbitMQ closes the channel, 406, and the declare is tolerated) still
+    /// gets its confirms: the reopened channel is in confirm mode again. Before, every publish
+    /// of the API timed out after an upgrade (503 for every event batch).
+    func testConfirmsComeAfterASetupDeclareTheBrokerRefused() throws {
+        let setup = try AMQPConnection(url: TestServices.amqpURL)
+        try setup.declareQueue(queue + ".dlq")
+        setup.close()
+        let dlq = queue + ".dlq"
+        let publisher = AMQPPublisher(.init(url: TestServices.amqpURL, confirmTimeout: 5, onConnect: { connection in
+            do {
+                try connection.declareQueue(dlq, arguments: ["x-message-ttl": .int(60_000)])
+            } catch let error as AMQPError where error.replyCode == 406 {
+                _ = try connection.queueDepth(dlq)
+            }
+        }))
+        defer { publisher.close() }
+        try publisher.publishAndWait((0..<20).map(message))
+        XCTAssertEqual(try depth(), 20)
+    }
+
     func testAsyncPublishIsConfirmed() async throws {
         let publisher = AMQPPublisher(.init(url: TestServices.amqpURL))
         try await publisher.publish(message(1))

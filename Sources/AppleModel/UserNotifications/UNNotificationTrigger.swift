@@ -38,12 +38,40 @@ open class UNCalendarNotificationTrigger: UNNotificationTrigger, @unchecked Send
         super.init(repeats: repeats)
     }
 
+    private let cacheLock = NSLock()
+    private var cached: (zone: String, date: Date?)?
+
     /// The next instant the components match after `date`, in the components' zone or the
-    /// phone's.
+    /// phone's. A one-shot trigger naming every component from the year to the second matches
+    /// one instant per zone: it is worked out once per zone (the center asks several times a
+    /// second, and a crowded phone holds 64).
     func nextDate(after date: Date) -> Date? {
-        var calendar = dateComponents.calendar ?? Calendar(identifier: .gregorian)
-        calendar.timeZone = dateComponents.timeZone ?? evaluationZone()
-        var matching = dateComponents
+        let zone = dateComponents.timeZone ?? evaluationZone()
+        guard !repeats, Self.namesOneInstant(dateComponents) else { return Self.match(dateComponents, in: zone, after: date) }
+        cacheLock.lock()
+        let known = cached?.zone == zone.identifier ? cached : nil
+        cacheLock.unlock()
+        let instant: Date?
+        if let known {
+            instant = known.date
+        } else {
+            instant = Self.match(dateComponents, in: zone, after: Date(timeIntervalSince1970: 0))
+            cacheLock.lock()
+            cached = (zone.identifier, instant)
+            cacheLock.unlock()
+        }
+        return instant.flatMap { $0 > date ? $0 : nil }
+    }
+
+    private static func namesOneInstant(_ components: DateComponents) -> Bool {
+        components.year != nil && components.month != nil && components.day != nil && components.hour != nil
+            && components.minute != nil && components.second != nil
+    }
+
+    private static func match(_ components: DateComponents, in zone: TimeZone, after date: Date) -> Date? {
+        var calendar = components.calendar ?? Calendar(identifier: .gregorian)
+        calendar.timeZone = zone
+        var matching = components
         matching.calendar = nil
         matching.timeZone = nil
         return calendar.nextDate(after: date, matching: matching, matchingPolicy: .nextTimePreservingSmallerComponents,

@@ -33,7 +33,7 @@ extension UNUserNotificationCenter {
     public func modelNextTriggerDate() async -> Date? {
         let requests = await pendingNotificationRequests()
         let start = modelDevice.now.addingTimeInterval(-1)
-        return requests.compactMap { Self.nextDate(of: $0, after: $0.evaluatedSince ?? start) }.min()
+        return requests.compactMap { Self.nextDate(of: $0, after: ($0.evaluatedSince ?? start).addingTimeInterval(-0.001)) }.min()
     }
 
     /// A remote notification with an alert arrives from APNs (`userInfo` is its JSON) at

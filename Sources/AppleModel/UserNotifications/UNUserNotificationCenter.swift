@@ -158,9 +158,14 @@ open class UNUserNotificationCenter: NSObject, @unchecked Sendable {
         }
     }
 
+    /// The soonest-firing `capacity` requests. Each one's next date is looked for after the
+    /// center's previous look at it, so a request that came due since (not delivered yet: the
+    /// driver looks a few times a second) is the soonest, not a past one to discard.
     static func keepSoonest(_ requests: [(request: UNNotificationRequest, sequence: Int)], capacity: Int,
                             after now: Date) -> [(request: UNNotificationRequest, sequence: Int)] {
-        let dated = requests.compactMap { entry in nextDate(of: entry.request, after: now).map { (entry, $0) } }
+        let dated = requests.compactMap { entry in
+            nextDate(of: entry.request, after: (entry.request.evaluatedSince ?? now).addingTimeInterval(-0.001)).map { (entry, $0) }
+        }
         let kept = dated.sorted { ($0.1, $0.0.sequence) < ($1.1, $1.0.sequence) }.prefix(capacity)
         return kept.map(\.0).sorted { $0.sequence < $1.sequence }
     }
