@@ -46,6 +46,10 @@ extension SimulatedPhone {
         note("person signs out; \(newOwner) signs in")
         let process = await ensureProcess(foreground: true)
         await process.application.modelBecomeActive()
+        // The person finds the sign-out button once the app's return to the screen (BuzzKit's
+        // sync and flush, started by `didBecomeActive` a main-queue turn later) has settled.
+        try? await Task.sleep(nanoseconds: 200_000_000)
+        await process.client.settle()
         await process.client.logout()
         locked { ownerStorage = newOwner }
         try? await process.client.login(subscriberId: newOwner, subscriberToken: tokenProvider(for: newOwner))
