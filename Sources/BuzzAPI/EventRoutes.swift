@@ -92,14 +92,18 @@ enum EventRoutes {
         // accepted before a window's moment counts at that moment, however far behind
         // ack-ingest is, and one the client was told failed (503) was not recorded, so a
         // phone that withdraws its copy after a 503 is covered by the fallback.
+        // An acknowledgment that came after its window's fallback was decided is not counted;
+        // the answer names its plan (`"late"`), so the phone withdraws its copy if it still can.
+        var late: Set<String> = []
         if !deviceWords.isEmpty {
             let (commands, tenantId, words) = (api.commands, principal.tenant.id, deviceWords)
-            try await api.blocking { try commands.recordDeviceWords(tenantId: tenantId, words) }
+            late = try await api.blocking { try commands.recordDeviceWords(tenantId: tenantId, words) }
         }
         let accepted = messages.count + deviceWords.count
         api.metrics.increment("buzzkit_events_accepted_total", ["lane": bulk ? "bulk" : "interactive"], by: Double(accepted),
                               help: "Events accepted by the API (recorded, or confirmed by RabbitMQ), by the route's lane")
-        return .json(["accepted": accepted], status: 202)
+        guard !late.isEmpty else { return .json(["accepted": accepted], status: 202) }
+        return .json(AcceptedEvents(accepted: accepted, late: late.sorted()), status: 202)
     }
 
     /// The body's events with their JSON paths: one event, or `{"events": [...]}`.

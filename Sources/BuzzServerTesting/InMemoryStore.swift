@@ -34,6 +34,8 @@ public final class InMemoryStore: Store, @unchecked Sendable {
         /// By tenant, subscriber, local id and device (``InMemoryStore/key(_:)``); `deviceCounts` unused (computed on reading).
         public var acknowledgments: [String: PlanHolding] = [:]
         public var plans: [String: (subscriberId: String?, delivery: LocalPlanDelivery)] = [:]
+        /// Plans whose window's fallback was decided, by tenant and local id (``InMemoryStore/key(_:)``).
+        public var fallbacksDecided: Set<String> = []
         public var opens: [(tenantId: String, messageId: String, at: Date)] = []
         public var outbox: [(id: Int64, runId: UUID?, message: OutboxMessage)] = []
         /// Windows the scheduler settled, by run id and local id (``InMemoryStore/key(_:)``).

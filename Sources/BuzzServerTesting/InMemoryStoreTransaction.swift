@@ -8,8 +8,8 @@ import Foundation
 struct InMemoryStoreTransaction: StoreTransaction {
     let store: InMemoryStore
 
-    private func read<T>(_ body: (InMemoryStore.State) throws -> T) rethrows -> T { try body(store.state) }
-    private func write<T>(_ body: (inout InMemoryStore.State) throws -> T) rethrows -> T { try body(&store.state) }
+    func read<T>(_ body: (InMemoryStore.State) throws -> T) rethrows -> T { try body(store.state) }
+    func write<T>(_ body: (inout InMemoryStore.State) throws -> T) rethrows -> T { try body(&store.state) }
 
     func tenant(_ id: String) throws -> TenantRecord? { read { $0.tenants[id] } }
 
@@ -244,29 +244,6 @@ struct InMemoryStoreTransaction: StoreTransaction {
 
     func markEventsProcessed(tenantId: String, eventIds: [String], at: Date) throws -> Set<String> {
         write { state in Set(eventIds.filter { state.processedEvents.insert(InMemoryStore.key(tenantId, $0)).inserted }) }
-    }
-
-    func recordAcknowledgments(tenantId: String, _ facts: [DeviceAcknowledgment], at: Date) throws -> (acknowledged: Int, released: Int) {
-        write { state in
-            var counts = (acknowledged: 0, released: 0)
-            for fact in DeviceAcknowledgment.latest(facts) {
-                // Only for a plan of that subscriber, as PostgreSQL's join does.
-                guard let plan = state.plans[InMemoryStore.key(tenantId, fact.localId)], plan.subscriberId == fact.subscriberId else { continue }
-                let key = InMemoryStore.key(tenantId, fact.subscriberId, fact.localId, fact.device)
-                var row = state.acknowledgments[key] ?? PlanHolding(localId: fact.localId, device: fact.device, messageId: nil, acknowledgedAt: at,
-                                                                    scheduledAt: nil, releasedAt: nil, deviceCounts: false)
-                let scheduledMoved = fact.scheduledAt.map { $0 > (row.scheduledAt ?? .distantPast) } ?? false
-                let releasedMoved = fact.releasedAt.map { $0 > (row.releasedAt ?? .distantPast) } ?? false
-                guard scheduledMoved || releasedMoved else { continue }
-                if scheduledMoved { row.scheduledAt = fact.scheduledAt; row.acknowledgedAt = at }
-                if releasedMoved { row.releasedAt = fact.releasedAt }
-                row.messageId = row.messageId ?? fact.messageId
-                state.acknowledgments[key] = row
-                if fact.scheduledAt != nil { counts.acknowledged += 1 }
-                if fact.releasedAt != nil { counts.released += 1 }
-            }
-            return counts
-        }
     }
 
     func recordPlan(tenantId: String, subscriberId: String?, delivery: LocalPlanDelivery, at: Date) throws {

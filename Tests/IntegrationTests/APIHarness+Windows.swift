@@ -23,11 +23,15 @@ extension APIHarness {
     }
 
     /// Posts `$local.scheduled` / `$local.released` as the phone with `token` does, stamped with the phone's clock.
-    func say(_ name: String, _ plan: LocalPlan, subscriber: String, token: String, at: Date) {
+    /// Posts a device's word on `plan`; returns the answer's `late` list (acknowledgments not
+    /// counted because the window's fallback was decided first).
+    @discardableResult
+    func say(_ name: String, _ plan: LocalPlan, subscriber: String, token: String, at: Date) -> [String] {
         let body: [String: Any] = ["id": UUID().uuidString.lowercased(), "event": name, "subscriberId": subscriber, "timestamp": RFC3339.format(at),
                                    "properties": ["localId": plan.id, "messageId": plan.messageId, "device": token]]
         let answer = call("POST", "/v1/events", body: body, key: publishableKey, headers: deviceHeaders(subscriber))
         XCTAssertEqual(answer.status, 202, String(decoding: answer.data, as: UTF8.self))
+        return (try? JSONDecoder().decode(AcceptedEvents.self, from: answer.data))?.late ?? []
     }
 
     /// `GET /v1/runs/{id}`: the window's `local` member and the run's status.

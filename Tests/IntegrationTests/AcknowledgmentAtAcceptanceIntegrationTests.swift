@@ -48,10 +48,24 @@ final class AcknowledgmentAtAcceptanceIntegrationTests: APITestCase {
         let (fallback, _, alerts) = try api.decision(runId, tokens: tokens, lead: 3)
         XCTAssertEqual(fallback["sent"] as? Bool, true)
         XCTAssertEqual(alerts, [1])
-        api.say(BuzzEvent.localScheduled, plan, subscriber: "jo", token: tokens[0], at: moment.addingTimeInterval(1))
+        let late = api.say(BuzzEvent.localScheduled, plan, subscriber: "jo", token: tokens[0], at: moment.addingTimeInterval(1))
+        XCTAssertEqual(late, [plan.id], "the phone is told its acknowledgment came after the fallback, so it withdraws its copy")
+        XCTAssertNil(try api.standing(plan, token: tokens[0]), "not recorded: it does not count")
+        XCTAssertEqual(api.say(BuzzEvent.localScheduled, plan, subscriber: "jo", token: tokens[0], at: moment.addingTimeInterval(2)), [plan.id],
+                       "sent again, it is late again")
         Thread.sleep(forTimeInterval: 1)
         XCTAssertEqual(api.summary(runId).local["fallback"].flatMap { ($0 as? [String: Any])?["sent"] as? Bool }, true)
+        XCTAssertEqual(api.acknowledged(runId), false)
         XCTAssertEqual(pipeline.pushes(to: tokens[0]).filter { $0.pushType == .alert }.count, 1, "sent once")
+    }
+
+    func testAnAcknowledgmentCountedBeforeTheMomentIsNeverAnsweredLate() throws {
+        let (plan, runId, tokens, moment) = try api.window("ada", devices: 1, lead: 3)
+        XCTAssertEqual(api.say(BuzzEvent.localScheduled, plan, subscriber: "ada", token: tokens[0], at: moment.addingTimeInterval(-1)), [])
+        let (fallback, _, _) = try api.decision(runId, tokens: tokens, lead: 3)
+        XCTAssertEqual(fallback["sent"] as? Bool, false)
+        XCTAssertEqual(api.say(BuzzEvent.localScheduled, plan, subscriber: "ada", token: tokens[0], at: moment.addingTimeInterval(1)), [],
+                       "a repeat of a counted acknowledgment (a retry after a lost answer) is counted still")
     }
 
     /// A phone that is told its acknowledgment failed withdraws its copy before the moment,

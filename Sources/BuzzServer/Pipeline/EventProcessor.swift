@@ -146,7 +146,7 @@ struct EventProcessor {
     }
 
     /// Counts what ``StoreTransaction/recordAcknowledgments(tenantId:_:at:)`` recorded.
-    static func countDeviceWords(_ counts: (acknowledged: Int, released: Int), metrics: Metrics) {
+    static func countDeviceWords(_ counts: AcknowledgmentOutcome, metrics: Metrics) {
         if counts.acknowledged > 0 {
             metrics.increment("buzzkit_acknowledgments_total", by: Double(counts.acknowledged),
                               help: "Plans acknowledged by a device ($local.scheduled), repeats not counted")
@@ -154,6 +154,10 @@ struct EventProcessor {
         if counts.released > 0 {
             metrics.increment("buzzkit_releases_total", by: Double(counts.released),
                               help: "Plans a device let go of after acknowledging them ($local.released), repeats not counted")
+        }
+        if !counts.late.isEmpty {
+            metrics.increment("buzzkit_acknowledgments_late_total", by: Double(counts.late.count),
+                              help: "Acknowledgments that came after their window's fallback was decided (not counted; the device is told)")
         }
     }
 

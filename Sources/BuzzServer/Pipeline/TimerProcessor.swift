@@ -35,6 +35,12 @@ struct TimerProcessor {
         let settings = SettingsCache(tx)
         var runs: [UUID: RunRecord] = [:]
         for run in try tx.lockRuns(items.map(\.runId)) { runs[run.id] = run }
+        // Windows decided here are locked before their acknowledgments are read: one being
+        // recorded meanwhile is seen, or waits and is answered late (``WindowVerdicts``).
+        let deciding = Set(items.filter { $0.timer.purpose == .localWindowDue }.map(\.runId))
+        try WindowVerdicts.lock(runs.values.filter { deciding.contains($0.id) }.flatMap { run in
+            run.state.steps.compactMap(\.local).map { (run.tenantId, $0.localId) }
+        }, tx: tx)
         for (tenantId, group) in Dictionary(grouping: runs.values, by: \.tenantId) {
             try settings.preloadSubscribers(tenantId: tenantId, ids: group.compactMap(\.subscriberId))
         }
@@ -56,6 +62,12 @@ struct TimerProcessor {
             runs[run.id] = run
             pending[run.id, default: []] += actions
         }
+        try WindowVerdicts.markFallbacks(pending.flatMap { runId, actions in
+            actions.compactMap { action -> (String, String)? in
+                guard case .sendFallback(let delivery) = action, let localId = delivery.localId, let run = runs[runId] else { return nil }
+                return (run.tenantId, localId)
+            }
+        }, tx: tx, now: now)
         let updated = changed.sortedByBytes().compactMap { runs[$0] }
         try tx.updateRuns(updated)
         var outbox = RunActions.Pending()

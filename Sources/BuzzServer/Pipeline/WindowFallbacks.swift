@@ -46,6 +46,7 @@ enum WindowFallbacks {
             }
             candidates.append((item, window, String(window.localId.dropFirst(prefix.count))))
         }
+        try WindowVerdicts.lock(candidates.map { ($0.item.tenantId, $0.window.localId) }, tx: tx)
         var decisions: [WindowDecision] = []
         var alerts: [(decision: WindowDecision, message: PipelineMessage)] = []
         for (tenantId, group) in Dictionary(grouping: candidates, by: \.item.tenantId) {
@@ -81,7 +82,11 @@ enum WindowFallbacks {
             }
         }
         let recorded = Set(try tx.recordWindowDecisions(decisions))
-        let sending = alerts.filter { recorded.contains($0.decision) }.map(\.message)
+        let sent = alerts.filter { recorded.contains($0.decision) }
+        try WindowVerdicts.markFallbacks(sent.compactMap { alert in
+            candidates.first { $0.item.runId == alert.decision.runId && $0.window.localId == alert.decision.localId }.map { ($0.item.tenantId, $0.window.localId) }
+        }, tx: tx, now: now)
+        let sending = sent.map(\.message)
         if !sending.isEmpty { try SendProcessor(context: context).send(sending, tx: tx, now: now, mode: .runsLocked) }
         let help = "Local windows decided at their moment"
         context.metrics.increment("buzzkit_fallback_checks_total", ["outcome": "fallback"], by: Double(sending.count), help: help)

@@ -34,12 +34,14 @@ public struct DeviceAcknowledgment: Sendable, Equatable {
         self.at = at
     }
 
+    /// One device's latest word of each kind on one plan.
+    public typealias Latest = (subscriberId: String, localId: String, device: String, messageId: String?, scheduledAt: Date?, releasedAt: Date?)
+
     /// `facts` folded to one entry per (subscriber, plan, device) with the latest time of each
     /// kind (one statement may change a row only once), in key order (concurrent batches then
     /// lock shared rows in the same order and never deadlock).
-    public static func latest(_ facts: [DeviceAcknowledgment])
-        -> [(subscriberId: String, localId: String, device: String, messageId: String?, scheduledAt: Date?, releasedAt: Date?)] {
-        var out: [(subscriberId: String, localId: String, device: String, messageId: String?, scheduledAt: Date?, releasedAt: Date?)] = []
+    public static func latest(_ facts: [DeviceAcknowledgment]) -> [Latest] {
+        var out: [Latest] = []
         var index: [String: Int] = [:]
         for fact in facts {
             let key = fact.subscriberId + "\u{0}" + fact.localId + "\u{0}" + fact.device

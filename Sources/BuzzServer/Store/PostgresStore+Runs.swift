@@ -276,43 +276,6 @@ extension PostgresStoreTransaction {
             """).map { try $0.decode("event_id", as: String.self) })
     }
 
-    func recordAcknowledgments(tenantId: String, _ facts: [DeviceAcknowledgment], at: Date) throws -> (acknowledged: Int, released: Int) {
-        let latest = DeviceAcknowledgment.latest(facts)
-        guard !latest.isEmpty else { return (0, 0) }
-        // Each device's latest time of each kind wins (GREATEST ignores NULLs); a row is written
-        // only when one of them moves forward, so repeats cost no write and return nothing.
-        // Only for a plan of that subscriber (its row, by primary key): an acknowledgment naming
-        // any other local id, or a plan swept with its run, stores nothing.
-        let rows = try db.query("""
-            INSERT INTO acknowledgments AS a (tenant_id, subscriber_id, local_id, device, message_id, acknowledged_at, scheduled_ts, released_ts)
-            SELECT \(tenantId), s, l, d, NULLIF(m, ''), \(at)::timestamptz,
-                   NULLIF(st, '')::timestamptz, NULLIF(rt, '')::timestamptz
-            FROM unnest(\(latest.map(\.subscriberId))::text[], \(latest.map(\.localId))::text[], \(latest.map(\.device))::text[],
-                        \(latest.map { $0.messageId ?? "" })::text[], \(latest.map { $0.scheduledAt?.postgresText ?? "" })::text[],
-                        \(latest.map { $0.releasedAt?.postgresText ?? "" })::text[]) AS u(s, l, d, m, st, rt)
-            WHERE EXISTS (SELECT 1 FROM local_plans p WHERE p.tenant_id = \(tenantId) AND p.local_id = u.l AND p.subscriber_id = u.s)
-            ON CONFLICT (tenant_id, subscriber_id, local_id, device) DO UPDATE SET
-                acknowledged_at = CASE WHEN EXCLUDED.scheduled_ts > coalesce(a.scheduled_ts, '-infinity') THEN EXCLUDED.acknowledged_at
-                                       ELSE a.acknowledged_at END,
-                scheduled_ts = GREATEST(a.scheduled_ts, EXCLUDED.scheduled_ts),
-                released_ts = GREATEST(a.released_ts, EXCLUDED.released_ts),
-                message_id = coalesce(a.message_id, EXCLUDED.message_id)
-            WHERE EXCLUDED.scheduled_ts > coalesce(a.scheduled_ts, '-infinity') OR EXCLUDED.released_ts > coalesce(a.released_ts, '-infinity')
-            RETURNING subscriber_id, local_id, device
-            """)
-        var byKey: [String: (scheduled: Bool, released: Bool)] = [:]
-        for entry in latest {
-            byKey[entry.subscriberId + "\u{0}" + entry.localId + "\u{0}" + entry.device] = (entry.scheduledAt != nil, entry.releasedAt != nil)
-        }
-        var counts = (acknowledged: 0, released: 0)
-        for row in rows {
-            let key = try row.decode("subscriber_id", as: String.self) + "\u{0}" + row.decode("local_id", as: String.self) + "\u{0}" + row.decode("device", as: String.self)
-            if byKey[key]?.scheduled == true { counts.acknowledged += 1 }
-            if byKey[key]?.released == true { counts.released += 1 }
-        }
-        return counts
-    }
-
     func recordPlan(tenantId: String, subscriberId: String?, delivery: LocalPlanDelivery, at: Date) throws {
         let fireAt = delivery.payload.local.fireAt
         try db.execute("""

@@ -78,7 +78,17 @@ public protocol StoreTransaction {
     /// one row per subscriber, plan and device, keeping each device's latest time of each kind
     /// (so order and repeats do not matter); `at` is the server's time. Returns how many
     /// acknowledgments and releases moved a device's standing forward (new ones, not repeats).
-    func recordAcknowledgments(tenantId: String, _ facts: [DeviceAcknowledgment], at: Date) throws -> (acknowledged: Int, released: Int)
+    /// An acknowledgment of a window whose fallback was decided (``markFallbacksDecided(tenantId:localIds:at:)``)
+    /// is not recorded and comes back in ``AcknowledgmentOutcome/late``; recording waits for a
+    /// decision under way on the same window (``lockWindowsForDecision(tenantId:localIds:)``).
+    func recordAcknowledgments(tenantId: String, _ facts: [DeviceAcknowledgment], at: Date) throws -> AcknowledgmentOutcome
+    /// Locks the plans of windows about to be decided at their moment, before their
+    /// acknowledgments are read: an acknowledgment being recorded meanwhile is either seen by
+    /// the decision or waits for it (and is then late if the fallback was decided).
+    func lockWindowsForDecision(tenantId: String, localIds: [String]) throws
+    /// Records that these windows' fallbacks were decided (inside the transaction that locked
+    /// them): later acknowledgments of them are late.
+    func markFallbacksDecided(tenantId: String, localIds: [String], at: Date) throws
     /// Every device's standing on the given plans (each by its run's subscriber), by run id,
     /// with whether the device still counts for that subscriber.
     func acknowledgments(tenantId: String, windows: [(subscriberId: String, runId: UUID, localId: String)]) throws -> [UUID: [PlanHolding]]
