@@ -42,11 +42,13 @@ extension BuzzKitClient {
             guard !batch.isEmpty else { break }
             let ids = Set(batch.compactMap(\.id))
             inFlightEventIds = ids
-            let result = await post(batch)
+            let (result, answer) = await post(batch)
             inFlightEventIds = []
             switch result {
             case .accepted:
-                delivered(ids)
+                let late = Set(answer?.late ?? [])
+                delivered(ids, late: late)
+                await applyAnswers(acknowledgmentIds: ids, late: late)
             case .unauthorized(let error):
                 cachedToken = nil
                 if reauthorized {
@@ -85,8 +87,9 @@ extension BuzzKitClient {
         await tick()
     }
 
-    /// Posts one batch: `POST /v1/events` with `{"events": [...]}`.
-    func post(_ batch: [BuzzEvent]) async -> PostResult {
+    /// Posts one batch: `POST /v1/events` with `{"events": [...]}`; with the answer's body
+    /// when it is `{"accepted", "late"?}`.
+    func post(_ batch: [BuzzEvent]) async -> (PostResult, AcceptedEvents?) {
         let context = "POST /v1/events"
         let body: Data
         do {
@@ -94,9 +97,10 @@ extension BuzzKitClient {
             encoder.outputFormatting = [.sortedKeys]
             body = try encoder.encode(["events": batch])
         } catch {
-            return .refused(BuzzKitError(.invalidEvent, context: context, message: "the batch could not be encoded: \(error)"))
+            return (.refused(BuzzKitError(.invalidEvent, context: context, message: "the batch could not be encoded: \(error)")), nil)
         }
-        return await send(method: "POST", path: "/v1/events", body: body, context: context)
+        let (result, answer, _) = await exchange(method: "POST", path: "/v1/events", body: body, context: context)
+        return (result, answer.flatMap { try? JSONDecoder().decode(AcceptedEvents.self, from: $0) })
     }
 
     /// Sends an authenticated JSON request to the API and classifies the result.
@@ -154,10 +158,14 @@ extension BuzzKitClient {
         return token
     }
 
-    private func delivered(_ ids: Set<String>) {
+    /// The batch `ids` was accepted: it leaves the queue, and its acknowledgments are
+    /// confirmed, except those of plans in `late` (not counted by the server: see
+    /// ``applyAnswers(acknowledgmentIds:late:)``).
+    private func delivered(_ ids: Set<String>, late: Set<String>) {
         queue.remove(ids: ids)
         saveQueue()
-        let confirmed = book.confirmAcknowledgments(ids)
+        let lateIds = Set(late.compactMap { book.records[$0]?.acknowledgmentEventId })
+        let confirmed = book.confirmAcknowledgments(ids.subtracting(lateIds))
         if !confirmed.isEmpty {
             for id in confirmed { finalAttempts.remove(id) }
             saveBook()

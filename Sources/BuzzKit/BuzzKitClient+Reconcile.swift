@@ -99,7 +99,8 @@ extension BuzzKitClient {
             .filter { !$0.acknowledgmentConfirmed && $0.fireInstant(in: zone).addingTimeInterval(-margin) <= now }
             .sorted { $0.localId < $1.localId }
         for record in overdue {
-            guard let current = book.records[record.localId], !current.acknowledgmentConfirmed else { continue }
+            // Taken out at its last call: its answer decides (``processLastCalls()``).
+            guard let current = book.records[record.localId], !current.acknowledgmentConfirmed, current.state != .awaitingAnswer else { continue }
             if let ackId = current.acknowledgmentEventId {
                 if inFlightEventIds.contains(ackId) { continue }
                 let deadline = current.fireInstant(in: zone).addingTimeInterval(-margin)

@@ -36,6 +36,7 @@ extension BuzzKitClient {
                 await self.applyDeferredPushes()
                 await self.reconcile()
                 await self.processAcknowledgmentDeadlines()
+                await self.processLastCalls()
                 // Suspended meanwhile: an acknowledgment in flight at the hold was refused since.
                 if self.suspending { await self.holdUnconfirmedPlans() }
             }
@@ -59,6 +60,10 @@ extension BuzzKitClient {
                 let deadline = record.fireInstant(in: zone).addingTimeInterval(-margin)
                 if deadline > now { candidates.append(deadline) }
             }
+        }
+        let zone = clock.timeZone
+        for record in book.records.values {
+            if let call = lastCallInstant(of: record, zone: zone), call > now { candidates.append(call) }
         }
         if registrationTask == nil, !registrationRefused, registrationDue, let at = registrationRetryAt {
             candidates.append(at)

@@ -28,6 +28,17 @@ public enum ClientActivity: Sendable, Hashable {
     /// it. `acknowledgmentMayHaveArrived` is true when a send may have reached the server
     /// (then this is a miss, like ``planLost(localId:messageId:reason:)``).
     case planWithdrawn(localId: String, messageId: String, acknowledgmentMayHaveArrived: Bool)
+    /// A plan's acknowledgment was still on its way at its last call, so it was taken out of
+    /// the notification center until the server answers (``PlanRecord/State/awaitingAnswer``).
+    case planAwaitingAnswer(localId: String, messageId: String)
+    /// The server counted the acknowledgment of a plan taken out at its last call: it is
+    /// shown now, `delay` seconds after its moment (0 when the answer came before it).
+    case planShownLate(localId: String, messageId: String, delay: TimeInterval)
+    /// The server answered that the plan's acknowledgment came after its fallback was decided
+    /// (`"late"`): the phone's copy is withdrawn, the fallback is the one shown.
+    /// `alreadyShown` when the local notification had fired before the answer came (shown
+    /// twice: the answer took longer than ``BuzzKitClient/lastCall`` plus the server's decision).
+    case acknowledgmentLate(localId: String, messageId: String, alreadyShown: Bool)
     /// Pending notifications (and parked plans) were removed.
     case notificationsCancelled(localIds: [String], trigger: CancelTrigger)
     /// A notification was opened; `$push.opened` was queued.
@@ -102,6 +113,10 @@ public enum ClientActivity: Sendable, Hashable {
         /// Its pending request disappeared before it was due, removed by something other than
         /// the SDK (the app, the user, or the system's own limit).
         case removedOutsideSDK
+        /// Taken out at its last call with its acknowledgment on its way, and no answer came
+        /// before the notification stopped being worth showing (its `expiresAt`, else an hour
+        /// after its moment): the server may have counted it.
+        case noAnswerBeforeExpiry
     }
 
     /// What removed pending BuzzKit notifications.

@@ -19,6 +19,13 @@ public struct PlanRecord: Sendable, Hashable, Codable {
         /// the plan goes back into the center (a free slot permitting) and then its
         /// acknowledgment goes out; at its deadline it is withdrawn.
         case held
+        /// Taken out of the notification center at its last call (``BuzzKitClient/lastCall``
+        /// before it fires) because its acknowledgment was still on its way: the server may
+        /// have decided the fallback before the acknowledgment arrived. When the answer comes,
+        /// the plan is shown at once if the acknowledgment counted (late by the answer's
+        /// delay, never twice), and forgotten if the server says it was late (the fallback is
+        /// the one shown).
+        case awaitingAnswer
     }
 
     /// The plan as received.

@@ -1,0 +1,90 @@
+import BuzzKitWire
+import Foundation
+import XCTest
+@_spi(BuzzKitTesting) @testable import BuzzKit
+import BuzzKitTesting
+
+/// Issue 45, race 3: an acknowledgment sent in the last second reaches a slow API after the
+/// server decided the window's fallback. The server does not count it and says so (`"late"`),
+/// but its answer comes after the moment; a copy still pending would fire beside the fallback.
+/// At its last call (``BuzzKitClient/lastCall`` before it fires) a plan whose acknowledgment
+/// is on its way leaves the notification center, and the answer decides.
+final class LastCallTests: XCTestCase {
+    /// A phone whose app lets acknowledgments out until 0.4 s before the moment, and whose
+    /// acknowledgment request takes `answerDelay` seconds (real time) to be answered `body`.
+    private func phone(answerDelay: TimeInterval, body: String) async throws -> TestPhone {
+        let phone = try await TestPhone { $0.acknowledgmentDeadline = 0.4 }
+        phone.transport.setRule { $0.method == "POST" ? .delayed(answerDelay, .status(202, body: body)) : nil }
+        return phone
+    }
+
+    /// Receives a plan firing in 10 s and moves the clock past its last call while its
+    /// acknowledgment is on its way; waits until the SDK took it out of the center.
+    private func lastCallInFlight(_ phone: TestPhone, _ localId: String, messageId: String) async throws -> Task<Void, Never> {
+        let client = phone.client, plan = phone.plan(localId, in: 10, messageId: messageId)
+        phone.transport.setPlans([plan])
+        let push = Task { _ = await client.handleRemoteNotification(payload: Payloads.members(SilentPlanPayload(local: plan).jsonBytes)) }
+        let began = Date()
+        while phone.transport.eventRequests.isEmpty, Date().timeIntervalSince(began) < 5 { try await Task.sleep(nanoseconds: 1_000_000) }
+        let pending = await phone.pendingIds()
+        XCTAssertEqual(pending, [localId], "scheduled, its acknowledgment on its way")
+        phone.clock.advance(by: 10 - BuzzKitClient.lastCall + 0.05)
+        while !phone.activity.all.contains(.planAwaitingAnswer(localId: localId, messageId: messageId)), Date().timeIntervalSince(began) < 5 {
+            try await Task.sleep(nanoseconds: 1_000_000)
+        }
+        let left = await phone.pendingIds()
+        XCTAssertEqual(left, [], "taken out before it fires")
+        return push
+    }
+
+    func testAnAcknowledgmentTheServerAnswersLateAfterTheMomentLeavesOnlyTheFallback() async throws {
+        let phone = try await phone(answerDelay: 1.5, body: "{\"accepted\":1,\"late\":[\"run-1/a\"]}")
+        let push = try await lastCallInFlight(phone, "run-1/a", messageId: "m-1")
+        // The moment passes before the answer comes.
+        let shown = try await phone.advance(1)
+        XCTAssertEqual(shown.map(\.id), [], "the phone shows nothing: the server's fallback is the one shown")
+        try await phone.waitIdle()
+        XCTAssertTrue(phone.activity.all.contains(.acknowledgmentLate(localId: "run-1/a", messageId: "m-1", alreadyShown: false)))
+        let later = try await phone.advance(60)
+        XCTAssertEqual(later.map(\.id), [])
+        let book = await phone.client.planBook
+        XCTAssertNil(book.records["run-1/a"])
+        await push.value
+    }
+
+    func testAnAcknowledgmentTheServerCountedAfterTheMomentIsShownOnceWhenTheAnswerComes() async throws {
+        let phone = try await phone(answerDelay: 1.5, body: "{\"accepted\":1}")
+        let push = try await lastCallInFlight(phone, "run-1/a", messageId: "m-1")
+        var shown = try await phone.advance(0.5)  // past the moment; the answer comes meanwhile
+        shown += try await phone.advance(2)
+        XCTAssertEqual(shown.map(\.id), ["run-1/a"], "counted by the server (no fallback): the phone shows it, once")
+        XCTAssertTrue(phone.activity.all.contains { if case .planShownLate(localId: "run-1/a", _, _) = $0 { true } else { false } })
+        shown = try await phone.advance(3600)
+        XCTAssertEqual(shown.map(\.id), [])
+        await push.value
+    }
+
+    /// The answer comes before the moment: a plan taken out at its last call goes back in at
+    /// its own time when counted.
+    func testACountedAnswerBeforeTheMomentPutsThePlanBackAtItsTime() async throws {
+        let phone = try await phone(answerDelay: 1.5, body: "{\"accepted\":1}")
+        let push = try await lastCallInFlight(phone, "run-1/a", messageId: "m-1")
+        await push.value
+        try await phone.waitIdle()
+        let pending = await phone.pendingIds()
+        XCTAssertEqual(pending, ["run-1/a"], "back in the center before its moment")
+        let shown = try await phone.advance(BuzzKitClient.lastCall)
+        XCTAssertEqual(shown.map(\.id), ["run-1/a"])
+    }
+
+    /// A late answer before the last call: the plan is withdrawn while still pending.
+    func testALateAnswerBeforeTheLastCallWithdrawsThePendingPlan() async throws {
+        let phone = try await phone(answerDelay: 0, body: "{\"accepted\":1,\"late\":[\"run-1/a\"]}")
+        await phone.receivePlan("run-1/a", in: 10, messageId: "m-1")
+        let pending = await phone.pendingIds()
+        XCTAssertEqual(pending, [])
+        XCTAssertTrue(phone.activity.all.contains(.acknowledgmentLate(localId: "run-1/a", messageId: "m-1", alreadyShown: false)))
+        let shown = try await phone.advance(20)
+        XCTAssertEqual(shown.map(\.id), [])
+    }
+}
