@@ -4,6 +4,7 @@ import Foundation
 /// The SDK's network in a simulated app: the phone's connectivity and the app's state.
 ///
 /// - Offline, or the app frozen: the request fails at once and certainly did not leave.
+/// - A slow network (``NetworkSwitch/uplinkDelay``): the request reaches the server that much later.
 /// - A request in flight when the app is suspended reaches the server, but its answer is
 ///   only seen when the app runs again, as a failure that may have arrived (iOS freezes the
 ///   process; the connection is gone when it thaws).
@@ -23,6 +24,8 @@ final class AppTransport: HTTPTransport, @unchecked Sendable {
         guard network.isOnline else { throw BuzzKitError(.networkUnavailable, context: context, message: "the phone is offline") }
         guard gate.isRunning else { throw BuzzKitError(.networkUnavailable, context: context, message: "the app is suspended") }
         let generation = gate.generation
+        let uplink = network.uplinkDelay
+        if uplink > 0 { try? await Task.sleep(nanoseconds: UInt64(uplink * 1e9)) }
         let response = try await base.send(request)
         if gate.generation != generation {
             await gate.whenRunning()

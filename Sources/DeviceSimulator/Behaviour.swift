@@ -32,7 +32,10 @@ public enum Behaviour: String, Sendable, CaseIterable, Codable {
     /// until 0.4 s before it (``BuzzKit/Configuration/acknowledgmentDeadline``): the plan
     /// push APNs kept arrives as the phone comes back, and its acknowledgment is accepted
     /// within the last second, often while a fault holds `ack-ingest` back. Accepted before
-    /// the moment, it counts: the local notification is the only one.
+    /// the moment, it counts: the local notification is the only one. Every other one is on
+    /// a slow network: its acknowledgment reaches the server just after the moment, as the
+    /// fallback is decided; the phone takes its copy out at the last call and the server's
+    /// answer decides which one is shown (issue 45, race 3).
     case lastSecond = "last-second"
     /// The person signs out before the moment and someone else signs in on the same phone:
     /// nothing of the first person is shown; the second person's plan arrives by sync.

@@ -117,7 +117,10 @@ extension Fleet {
             await Self.at(at) { await phone.openAndAddOwnReminders(64, firingBetween: at.addingTimeInterval(1), and: wave.moment) }
         case .lastSecond:
             // Offline since before the wave was posted (Fleet.scheduleWorkouts).
-            await Self.at(wave.moment.addingTimeInterval(-SimulatedPhone.lastSecondReturn)) { await phone.goOnline() }
+            // Every other one on a slow network: its acknowledgment reaches the server after
+            // the moment, as the fallback is decided (issue 45, race 3).
+            let uplink = nth % 2 == 1 ? SimulatedPhone.lastSecondSlowUplink : 0
+            await Self.at(wave.moment.addingTimeInterval(-SimulatedPhone.lastSecondReturn)) { await phone.goOnline(uplinkDelay: uplink) }
         case .tapper:
             await waitForPlan(phone, until: wave.moment.addingTimeInterval(-lead * 0.4))
             // Every other phone: iOS ends the suspended app's process before the moment, so

@@ -226,6 +226,11 @@ public final class Fleet: @unchecked Sendable {
             platform.restored += sdk.restored
             platform.held += sdk.held
             platform.synced += sdk.synced
+            let calls = phone.lastCallCounts
+            platform.lastCalls += calls.taken
+            platform.shownAfterAnswer += calls.shown
+            platform.answeredLate += calls.late
+            platform.lateAfterShown += calls.lateAfterShown
         }
         var lost: Set<String> = []
         for (subscriberId, owned) in bySubscriber where owned.contains(where: { !$0.plansLostAfterAcknowledging.isEmpty }) {

@@ -34,7 +34,10 @@ extension FleetReport {
             lines += serverAnswers.lines
         }
         lines.append("SDKs: \(platform.synced) plans added or removed by a sync, \(platform.held) held back before suspension, "
-                     + "\(platform.released) released ($local.released), \(platform.restored) put back")
+                     + "\(platform.released) released ($local.released), \(platform.restored) put back; "
+                     + "\(platform.lastCalls) taken out at their last call with the acknowledgment on its way "
+                     + "(\(platform.shownAfterAnswer) shown when it counted, \(platform.answeredLate) answered late, "
+                     + "\(platform.lateAfterShown) of those after the copy fired)")
         if collapsedRepeats > 0 {
             lines.append("repeats under the same collapse id (displayed as one notification): \(collapsedRepeats)")
         }

@@ -90,6 +90,13 @@ public struct FleetReport: Sendable, Codable {
         public var restored = 0
         public var held = 0
         public var synced = 0
+        /// Plans taken out at their last call with the acknowledgment on its way, shown when
+        /// the answer came, acknowledgments the server answered late, and of those, after the
+        /// phone's copy had fired (each a reminder shown twice: a violation).
+        public var lastCalls = 0
+        public var shownAfterAnswer = 0
+        public var answeredLate = 0
+        public var lateAfterShown = 0
     }
 
     public struct Row: Sendable {
@@ -162,6 +169,9 @@ public struct FleetReport: Sendable, Codable {
         }
         if !travellersUnacknowledged.isEmpty {
             out.append("traveller: \(travellersUnacknowledged.count) local notification(s) fired but the server holds no acknowledgment (its fallback would repeat them)")
+        }
+        if platform.lateAfterShown > 0 {
+            out.append("\(platform.lateAfterShown) acknowledgment(s) were answered late after the phone's copy had fired (the fallback repeats it)")
         }
         if platform.budgetOverruns > 0 {
             out.append("iOS cut off \(platform.budgetOverruns) silent push wake(s) at 30 s: the SDK had not answered")

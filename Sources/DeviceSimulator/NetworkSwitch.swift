@@ -14,4 +14,11 @@ final class NetworkSwitch: @unchecked Sendable {
     func set(online isOnline: Bool) {
         lock.lock(); online = isOnline; lock.unlock()
     }
+
+    /// How long a request takes to reach the server (a slow network: one bar in a basement).
+    var uplinkDelay: TimeInterval {
+        get { lock.lock(); defer { lock.unlock() }; return delay }
+        set { lock.lock(); delay = newValue; lock.unlock() }
+    }
+    private var delay: TimeInterval = 0
 }

@@ -12,8 +12,10 @@ extension SimulatedPhone {
     }
 
     /// The network is back: APNs hands over what it kept, and a running app is told.
-    func goOnline() async {
-        note("online")
+    /// `uplinkDelay`: how long each of the app's requests then takes to reach the server.
+    func goOnline(uplinkDelay: TimeInterval = 0) async {
+        note(uplinkDelay > 0 ? String(format: "online (slow: requests reach the server %.1f s later)", uplinkDelay) : "online")
+        network.uplinkDelay = uplinkDelay
         network.set(online: true)
         // The app's `NWPathMonitor` reports the path; BuzzKit's lifecycle observer tells the SDK.
         modelNetwork.set(up: true)

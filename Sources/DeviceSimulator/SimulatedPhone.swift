@@ -81,11 +81,20 @@ final class SimulatedPhone: @unchecked Sendable {
     var restored = 0
     var held = 0
     var synced = 0
+    /// Last calls (plans taken out with their acknowledgment on its way), plans shown when
+    /// the answer came, and acknowledgments answered late (`alreadyShown`: after the copy fired).
+    var lastCalls = 0
+    var shownAfterAnswer = 0
+    var answeredLate = 0
+    var lateAfterShown = 0
     /// A last-second phone's app withdraws plans whose acknowledgment the server has not
     /// confirmed this many seconds before they fire.
     static let lastSecondDeadline: TimeInterval = 0.4
     /// How many seconds before the moment a last-second phone comes back online.
     static let lastSecondReturn: TimeInterval = 1.0
+    /// How long a slow last-second phone's requests take to reach the server: its
+    /// acknowledgment arrives about 0.3 s after the moment, while the fallback is decided.
+    static let lastSecondSlowUplink: TimeInterval = 1.3
 
     /// Called when the phone's token changes (a reinstall), to route pushes anew.
     var onNewToken: (@Sendable (SimulatedPhone, String, String) -> Void)?
@@ -185,6 +194,12 @@ final class SimulatedPhone: @unchecked Sendable {
             locked { held += ids.count }
         case .plansSynced(let added, let removed):
             locked { synced += added.count + removed.count }
+        case .planAwaitingAnswer:
+            locked { lastCalls += 1 }
+        case .planShownLate:
+            locked { shownAfterAnswer += 1 }
+        case .acknowledgmentLate(_, _, let alreadyShown):
+            locked { answeredLate += 1; if alreadyShown { lateAfterShown += 1 } }
         default:
             break
         }
@@ -193,6 +208,12 @@ final class SimulatedPhone: @unchecked Sendable {
     /// What the SDK did on this phone: plans released, put back, held before suspension, and
     /// added or removed by a sync.
     var sdkCounts: (released: Int, restored: Int, held: Int, synced: Int) { locked { (released, restored, held, synced) } }
+
+    /// The last calls of this phone's SDK (issue 45, race 3): plans taken out at it, shown when
+    /// the server's answer came, acknowledgments answered late, and of those, after the copy fired.
+    var lastCallCounts: (taken: Int, shown: Int, late: Int, lateAfterShown: Int) {
+        locked { (lastCalls, shownAfterAnswer, answeredLate, lateAfterShown) }
+    }
 
     /// Taps, `$push.opened` events the SDK queued, and throttled silent pushes handed over
     /// when the app next ran.
