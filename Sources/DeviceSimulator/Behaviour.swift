@@ -7,7 +7,9 @@ public enum Behaviour: String, Sendable, CaseIterable, Codable {
     /// Force-quit: iOS does not deliver silent pushes, so no plan, no acknowledgment; the
     /// server's fallback alert is what the person sees.
     case forceQuit = "force-quit"
-    /// Low Power Mode: silent pushes arrive late (possibly after the moment).
+    /// Low Power Mode (Background App Refresh off): iOS opens the app for no silent push; it
+    /// keeps the newest for the app's next run. Every other person opens the app before the
+    /// moment (the plan arrives then, and by sync); the others see the fallback.
     case lowPower = "low-power"
     /// Offline for a while after the plan arrives: the acknowledgment cannot get through
     /// before the app is suspended, so the plan is held back and the fallback shows it.
@@ -65,4 +67,9 @@ public enum Behaviour: String, Sendable, CaseIterable, Codable {
     /// app's process before, so the tap launches it (cold); otherwise the app was suspended
     /// (warm). The tap reaches BuzzKit's notification delegate and is tracked (`$push.opened`).
     case tapper
+    /// The phone restarts just before the wave and stays locked: the plan's push launches the
+    /// app, whose files and Keychain cannot be read before the first unlock, so the SDK changes
+    /// nothing and acknowledges nothing. Every other person unlocks and opens the app before
+    /// the moment (the sync brings the plan); the others after it, and see the fallback.
+    case locked
 }

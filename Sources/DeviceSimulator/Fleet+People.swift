@@ -134,7 +134,18 @@ extension Fleet {
                 }
                 try? await Task.sleep(nanoseconds: 100_000_000)
             }
-        case .healthy, .forceQuit, .lowPower, .offline, .twoDevices, .denied:
+        case .locked:
+            let unlockAt = nth % 2 == 0 ? wave.moment.addingTimeInterval(-lead * 0.6) : wave.moment.addingTimeInterval(1)
+            await Self.at(unlockAt) {
+                await phone.unlock()
+                await phone.open(stay: 1)
+            }
+        case .lowPower:
+            // Nothing reaches the app in the background: every other person opens it before
+            // the moment (the kept push is handed over, the sync brings the plan), the others
+            // see the fallback.
+            if nth % 2 == 0 { await Self.at(wave.moment.addingTimeInterval(-lead * 0.6)) { await phone.open(stay: 1) } }
+        case .healthy, .forceQuit, .offline, .twoDevices, .denied:
             return
         }
     }

@@ -29,12 +29,10 @@ extension Fleet {
             if behaviour == .logoutSwitch {
                 try await backend.expect("PUT", "/v1/subscribers/\(Self.successor(of: subscriberId))", body: ["timezone": zone])
             }
-            // Half the Low Power phones get their plan only after the moment (the fallback covers them).
-            let lateBy = nth % 2 == 0 ? configuration.lowPowerDelay : configuration.leadSeconds + configuration.lowPowerDelay
             func phone(silent: Bool = true, authorization: NotificationAuthorization = .authorized, appOwn: Int = 0) throws -> SimulatedPhone {
                 try SimulatedPhone(subscriberId: subscriberId, behaviour: behaviour, receivesSilentPushes: silent, zone: zone,
                                    configuration: configuration, transport: transport,
-                                   lowPowerDelay: behaviour == .lowPower ? lateBy : nil,
+                                   lowPowerMode: behaviour == .lowPower,
                                    silentBudget: behaviour == .budgetExhausted ? 0 : SilentPushPolicy.defaultHourlyBudget,
                                    appOwnRequests: appOwn, authorization: authorization, seed: configuration.seed &+ UInt64(index))
             }
@@ -90,6 +88,9 @@ extension Fleet {
         var events: [[String: Any]] = []
         for id in subscribers where behaviours[id] == .lastSecond {
             bySubscriber[id]![0].goOffline()  // back a second before the moment
+        }
+        for id in subscribers where behaviours[id] == .locked {
+            bySubscriber[id]![0].restart()  // the plan's push meets a phone not unlocked since
         }
         for id in subscribers {
             let behaviour = behaviours[id]!

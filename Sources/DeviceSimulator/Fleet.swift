@@ -231,6 +231,7 @@ public final class Fleet: @unchecked Sendable {
             platform.shownAfterAnswer += calls.shown
             platform.answeredLate += calls.late
             platform.lateAfterShown += calls.lateAfterShown
+            platform.protectedRefusals += phone.locked { phone.protectedRefusals }
         }
         var lost: Set<String> = []
         for (subscriberId, owned) in bySubscriber where owned.contains(where: { !$0.plansLostAfterAcknowledging.isEmpty }) {

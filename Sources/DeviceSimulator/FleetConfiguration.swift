@@ -14,9 +14,6 @@ public struct FleetConfiguration: Sendable {
     public var mix: [Behaviour]
     /// Seconds from the events to the planned moment.
     public var leadSeconds: Double
-    /// How late Low Power Mode delivers silent pushes (every other Low Power phone gets them
-    /// `leadSeconds` later still, after the moment).
-    public var lowPowerDelay: Double
     /// How long an offline phone stays offline after its plan arrives.
     public var offlineSeconds: Double
     /// How long before the moment the person completes the workout.
@@ -49,7 +46,7 @@ public struct FleetConfiguration: Sendable {
     public var onWavesPlanned: (@Sendable ([FleetWave]) -> Void)?
 
     public init(apiBaseURL: URL, secretKey: String, publishableKey: String, signingSecret: String, subscribers: Int = 50,
-                mix: [Behaviour] = Behaviour.allCases, leadSeconds: Double = 12, lowPowerDelay: Double = 2,
+                mix: [Behaviour] = Behaviour.allCases, leadSeconds: Double = 12,
                 offlineSeconds: Double = 2, completeBefore: Double = 4, settleSeconds: Double = 8,
                 topic: String = "com.example.gym", zones: [String] = ["Europe/Berlin", "America/New_York", "Asia/Kathmandu", "UTC"],
                 tag: String = String(UUID().uuidString.prefix(6)).lowercased(), progress: (@Sendable (String) -> Void)? = nil) {
@@ -60,7 +57,6 @@ public struct FleetConfiguration: Sendable {
         self.subscribers = subscribers
         self.mix = mix
         self.leadSeconds = leadSeconds
-        self.lowPowerDelay = lowPowerDelay
         self.offlineSeconds = offlineSeconds
         self.completeBefore = completeBefore
         self.settleSeconds = settleSeconds

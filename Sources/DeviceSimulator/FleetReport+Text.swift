@@ -21,12 +21,12 @@ extension FleetReport {
         if notJudged > 0 {
             lines.append("not judged: \(notJudged) (an outage kept the backend's workout, a sign-in or a traveller's plan from getting in before the moment)")
         }
-        lines.append(String(format: "iOS and APNs: %d silent pushes throttled (the newest kept for the next run), %d pushes discarded and %d expired in APNs' store for offline phones",
+        lines.append(String(format: "iOS and APNs: %d silent pushes kept back (throttled, or Low Power Mode; the newest kept for the next run), %d pushes discarded and %d expired in APNs' store for offline phones",
                             platform.throttled, platform.discardedOffline, platform.expiredOffline))
         lines.append(String(format: "wakes: the SDK answered silent pushes p50 %.2f s, p99 %.2f s, the slowest %.1f s after iOS handed them over (iOS allows about 30 s)",
                             platform.wakeP50, platform.wakeP99, platform.longestWake))
         lines.append("Apple layer (on the model): \(platform.taps) tap(s), \(platform.opensTracked) tracked as $push.opened; "
-                     + "\(platform.throttledDelivered) throttled silent push(es) handed over when the app next ran; "
+                     + "\(platform.throttledDelivered)  kept-back silent push(es) handed over when the app next ran; "
                      + "\(platform.budgetOverruns) wake(s) cut off by iOS at 30 s; "
                      + "\(platform.appleRulesBroken.count) broken rule(s) of iOS (completion handlers, main thread, background tasks)")
         if !serverAnswers.routes.isEmpty {
@@ -37,7 +37,8 @@ extension FleetReport {
                      + "\(platform.released) released ($local.released), \(platform.restored) put back; "
                      + "\(platform.lastCalls) taken out at their last call with the acknowledgment on its way "
                      + "(\(platform.shownAfterAnswer) shown when it counted, \(platform.answeredLate) answered late, "
-                     + "\(platform.lateAfterShown) of those after the copy fired)")
+                     + "\(platform.lateAfterShown) of those after the copy fired); "
+                     + "\(platform.protectedRefusals) reads or writes of protected files refused before a first unlock")
         if collapsedRepeats > 0 {
             lines.append("repeats under the same collapse id (displayed as one notification): \(collapsedRepeats)")
         }

@@ -97,6 +97,9 @@ public struct FleetReport: Sendable, Codable {
         public var shownAfterAnswer = 0
         public var answeredLate = 0
         public var lateAfterShown = 0
+        /// Reads and writes of the apps' protected files refused on phones not unlocked since
+        /// they restarted.
+        public var protectedRefusals = 0
     }
 
     public struct Row: Sendable {

@@ -155,7 +155,8 @@ extension SimulatedPhone {
         // on a short acknowledgment deadline: a plan arriving inside it is left to the fallback.
         if behaviour == .lastSecond || alwaysInForeground { sdk.acknowledgmentDeadline = Self.lastSecondDeadline }
         let ports = BuzzKitPorts(notificationCenter: UserNotificationCenterScheduler(center: center),
-                                 clock: AppClock(system: systemClock, gate: gate), store: store,
+                                 clock: AppClock(system: systemClock, gate: gate),
+                                 store: DataProtectedStore(store, device: device) { [weak self] in self?.locked { self?.protectedRefusals += 1 } },
                                  transport: AppTransport(base: baseTransport, network: network, gate: gate))
         let application = UIApplication(modelDevice: device, deviceToken: Self.data(hex: token))
         let environment = ApplicationEnvironment(

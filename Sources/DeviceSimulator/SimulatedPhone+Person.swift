@@ -43,6 +43,23 @@ extension SimulatedPhone {
         if let process = locked({ process }) { await process.application.modelTimeZoneDidChange() }
     }
 
+    /// The phone restarts: the app's process ends (not by the person: silent pushes may launch
+    /// it again), and until the first unlock its protected files and Keychain items cannot be
+    /// read (``DataProtectedStore``).
+    func restart() {
+        note("the phone restarts (locked, not unlocked since)")
+        terminate(byPerson: false)
+        device.modelRestart()
+    }
+
+    /// The person unlocks the phone; on the first unlock since a restart a running app is told
+    /// that protected data became available.
+    func unlock() async {
+        guard device.modelUnlock() else { return }
+        note("first unlock since the restart")
+        if let process = locked({ process }) { await process.application.modelProtectedDataDidBecomeAvailable() }
+    }
+
     /// The person opens the app, signs out, and `newOwner` signs in on the same phone.
     func switchUser(to newOwner: String, stay seconds: Double) async {
         note("person signs out; \(newOwner) signs in")

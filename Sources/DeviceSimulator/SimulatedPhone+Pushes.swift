@@ -56,24 +56,24 @@ extension SimulatedPhone {
                                         userInfo: JSONValue.foundationObject(payload) as [AnyHashable: Any], date: systemClock.now.addingTimeInterval(-waited))
     }
 
-    /// A silent push: dropped for a force-quit app, throttled past the hourly budget,
-    /// deferred in Low Power Mode; otherwise the app is woken (launched if not running) in
-    /// the background, handles it, and is suspended again once it answered.
+    /// A silent push: dropped for a force-quit app, kept for the app's next run past the
+    /// hourly budget or in Low Power Mode; otherwise the app is woken (launched if not running)
+    /// in the background, handles it, and is suspended again once it answered.
     func receiveSilent(_ payload: [String: JSONValue]) async {
         let decision = locked { () -> SilentPushPolicy.Decision? in forceQuit ? nil : policy.decide(now: Date(), inForeground: state == .foreground) }
         note("iOS: silent push \(decision.map { "\($0)" } ?? "dropped (force-quit)")")
         guard let decision else { return }
-        guard case .deliver(let delay) = decision else {
-            // iOS keeps the newest throttled background notification and hands it over when
-            // the app next runs (Apple, "Pushing background updates to your App": the system
-            // may throttle background notifications; an earlier one is replaced by a newer).
+        guard decision == .deliver else {
+            // iOS keeps the newest background notification it did not deliver and hands it
+            // over when the app next runs (Apple, "Pushing background updates to your App":
+            // the system may throttle background notifications; an earlier one is replaced by
+            // a newer). With Background App Refresh off, that is every one until the app runs.
             locked {
                 throttled += 1
                 heldThrottledPush = payload
             }
             return
         }
-        if delay > 0 { try? await Task.sleep(nanoseconds: UInt64(delay * 1e9)) }
         let allowed = locked { () -> Bool in
             guard !forceQuit else { return false }
             wakes += 1

@@ -84,6 +84,8 @@ final class SimulatedPhone: @unchecked Sendable {
     /// Last calls (plans taken out with their acknowledgment on its way), plans shown when
     /// the answer came, and acknowledgments answered late (`alreadyShown`: after the copy fired).
     var lastCalls = 0
+    /// Reads and writes of the app's protected files refused before the first unlock.
+    var protectedRefusals = 0
     var shownAfterAnswer = 0
     var answeredLate = 0
     var lateAfterShown = 0
@@ -102,7 +104,7 @@ final class SimulatedPhone: @unchecked Sendable {
     /// A phone for `subscriberId` in `zone`. `receivesSilentPushes: false` is a phone whose
     /// app the person force-quit after setting it up.
     init(subscriberId: String, behaviour: Behaviour, receivesSilentPushes: Bool, zone: String, configuration: FleetConfiguration,
-         transport: any HTTPTransport, lowPowerDelay: Double? = nil, silentBudget: Int = SilentPushPolicy.defaultHourlyBudget,
+         transport: any HTTPTransport, lowPowerMode: Bool = false, silentBudget: Int = SilentPushPolicy.defaultHourlyBudget,
          appOwnRequests: Int = 0,
          authorization: NotificationAuthorization = .authorized, alwaysInForeground: Bool = false, seed: UInt64 = 1) throws {
         self.subscriberId = subscriberId
@@ -114,7 +116,7 @@ final class SimulatedPhone: @unchecked Sendable {
         baseTransport = transport
         ownerStorage = subscriberId
         forceQuit = !receivesSilentPushes
-        policy = SilentPushPolicy(hourlyBudget: silentBudget, lowPowerDelay: lowPowerDelay)
+        policy = SilentPushPolicy(hourlyBudget: silentBudget, backgroundRefresh: !lowPowerMode)
         mailbox = APNsMailbox(seed: seed)
         let clock = SystemClock(timeZone: TimeZone(identifier: zone) ?? TimeZone(identifier: "UTC")!)
         systemClock = clock

@@ -7,7 +7,7 @@ import Foundation
 struct FleetCommand {
     static let usage = """
         usage: buzzkit-devicesim fleet --api URL --keys FILE --apns-dir DIR [--apns-host 127.0.0.1] [--apns-port 2197] [--phones N]
-               [--lead SECONDS] [--waves N] [--interval SECONDS] [--mix BEHAVIOUR,…] [--low-power-delay S] [--offline S] [--seed N]
+               [--lead SECONDS] [--waves N] [--interval SECONDS] [--mix BEHAVIOUR,…] [--offline S] [--seed N]
                [--report-json FILE]
           --waves       the subscribers are dealt into N waves, posted --interval seconds apart (default 1)
           --mix         behaviours dealt out in turn (default: all): \(Behaviour.allCases.map(\.rawValue).joined(separator: ","))
@@ -24,7 +24,6 @@ struct FleetCommand {
     var waves = 1
     var interval = 20.0
     var mix = Behaviour.allCases
-    var lowPowerDelay = 2.0
     var offline = 2.0
     var reportJSON: String?
     var seed: UInt64 = 7
@@ -46,7 +45,6 @@ struct FleetCommand {
             case "--lead": lead = Double(try value(flag)) ?? lead
             case "--waves": waves = max(1, Int(try value(flag)) ?? waves)
             case "--interval": interval = Double(try value(flag)) ?? interval
-            case "--low-power-delay": lowPowerDelay = Double(try value(flag)) ?? lowPowerDelay
             case "--offline": offline = Double(try value(flag)) ?? offline
             case "--report-json": reportJSON = try value(flag)
             case "--seed": seed = UInt64(try value(flag)) ?? seed
@@ -70,7 +68,7 @@ struct FleetCommand {
         let standIn = try StandInLoader.start(directory: apnsDirectory, host: apnsHost, port: apnsPort, router: router)
         defer { standIn.stop() }
         var configuration = FleetConfiguration(apiBaseURL: api, secretKey: secret, publishableKey: publishable, signingSecret: signing,
-                                               subscribers: phones, mix: mix, leadSeconds: lead, lowPowerDelay: lowPowerDelay,
+                                               subscribers: phones, mix: mix, leadSeconds: lead, 
                                                offlineSeconds: offline, progress: { line in
                                                    FileHandle.standardError.write(Data("\r\(line)   ".utf8))
                                                })

@@ -45,14 +45,14 @@ final class FleetEndToEndTests: XCTestCase {
 
         let configuration = FleetConfiguration(apiBaseURL: URL(string: "http://127.0.0.1:\(port)")!, secretKey: keys["secretKey"]!,
                                                publishableKey: keys["publishableKey"]!, signingSecret: keys["signingSecret"]!,
-                                               subscribers: 68, leadSeconds: 12, lowPowerDelay: 2, offlineSeconds: 2, settleSeconds: 8, tag: tag)
+                                               subscribers: 72, leadSeconds: 12, offlineSeconds: 2, settleSeconds: 8, tag: tag)
         let report = try await Fleet(configuration: configuration, router: router).run()
         print(report.text)
         XCTAssertEqual(report.violations, [], report.text)
-        // 68 subscribers, 4 per behaviour; each logout-switch phone's second person and each
+        // 72 subscribers, 4 per behaviour; each logout-switch phone's second person and each
         // returning offline-through-cancel phone's second workout add one notification, each
         // crowded subscriber 71 more doses.
-        XCTAssertEqual(report.outcomes.count, 68 + 4 + 2 + 8 * 71)
+        XCTAssertEqual(report.outcomes.count, 72 + 4 + 2 + 8 * 71)
         let rows = Dictionary(uniqueKeysWithValues: report.rows.map { ($0.behaviour, $0) })
         XCTAssertEqual(rows[.healthy]?.exactlyOnce, 4)
         XCTAssertEqual(rows[.forceQuit]?.exactlyOnce, 4, "force-quit phones see the fallback")
@@ -70,6 +70,11 @@ final class FleetEndToEndTests: XCTestCase {
         XCTAssertGreaterThan(report.platform.released, 0, "crowded phones let go of acknowledged plans and said so")
         XCTAssertEqual(rows[.appOwnRequests]?.exactlyOnce, 4, "a plan the app's own reminders pushed out is the fallback, once")
         XCTAssertEqual(rows[.tapper]?.exactlyOnce, 4)
+        XCTAssertEqual(rows[.lowPower]?.exactlyOnce, 4, "Low Power Mode: the plan when the app is opened, else the fallback")
+        XCTAssertEqual(rows[.locked]?.exactlyOnce, 4, "a phone not unlocked since it restarted: the fallback, or the plan after the unlock")
+        XCTAssertGreaterThan(report.platform.protectedRefusals, 0, "the locked phones' apps could not read their files")
+        let unlockedInTime = report.outcomes.filter { $0.behaviour == .locked && $0.shown.count == 1 && $0.shown[0].kind == "local" }
+        XCTAssertGreaterThanOrEqual(unlockedInTime.count, 1, "unlocked and opened before the moment, the phone shows its own copy")
         XCTAssertEqual(report.platform.taps, 4, "each tapper tapped their reminder (two of them launching the app)")
         XCTAssertGreaterThanOrEqual(report.platform.opensTracked, 4, "every tap went through BuzzKit's notification delegate")
         XCTAssertEqual(report.platform.appleRulesBroken, [], "no completion handler called twice or off the main thread")

@@ -13,6 +13,7 @@ public final class ModelDevice: @unchecked Sendable {
     private let sleeper: @Sendable (Date) async -> Void
     private var broken: [String] = []
     private var foreground = false
+    private var unlockedSinceRestart = true
 
     /// A phone whose time is `now`, whose zone is `timeZone` (read each time: the person may
     /// fly), and which waits with `sleep(until:)` (returns early only if cancelled).
@@ -41,6 +42,30 @@ public final class ModelDevice: @unchecked Sendable {
     public var appInForeground: Bool {
         get { lock.lock(); defer { lock.unlock() }; return foreground }
         set { lock.lock(); foreground = newValue; lock.unlock() }
+    }
+
+    /// Whether the phone was unlocked since it last restarted. Until then, files protected
+    /// `completeUntilFirstUserAuthentication` (the default class) and Keychain items
+    /// accessible `afterFirstUnlock` cannot be read: their class keys are derived from the
+    /// passcode (Apple Platform Security, "Data Protection classes": "the class key is not
+    /// available until the user unlocks the device after a restart").
+    public var protectedDataAvailable: Bool {
+        lock.lock(); defer { lock.unlock() }
+        return unlockedSinceRestart
+    }
+
+    /// The phone restarts: locked, and not unlocked since (the driver ends the app's process).
+    public func modelRestart() {
+        lock.lock(); unlockedSinceRestart = false; lock.unlock()
+    }
+
+    /// The person unlocks the phone; returns whether this was the first unlock since it
+    /// restarted (protected data became available).
+    @discardableResult
+    public func modelUnlock() -> Bool {
+        lock.lock(); defer { lock.unlock() }
+        defer { unlockedSinceRestart = true }
+        return !unlockedSinceRestart
     }
 
     /// Waits until `deadline` on the phone's clock.

@@ -45,6 +45,13 @@ extension UIApplication {
         modelNotificationCenter.post(name: Self.significantTimeChangeNotification, object: self)
     }
 
+    /// The person unlocked the phone for the first time since it restarted: UIKit tells a
+    /// running app (`protectedDataDidBecomeAvailableNotification`, and the delegate's
+    /// `applicationProtectedDataDidBecomeAvailable(_:)`, which the SDK does not need).
+    public func modelProtectedDataDidBecomeAvailable() {
+        modelNotificationCenter.post(name: Self.protectedDataDidBecomeAvailableNotification, object: self)
+    }
+
     /// A silent push reaches the app: the delegate's remote-notification callback, on the main
     /// thread, with 30 s to call its completion. Returns the app's answer, or `nil` when iOS
     /// stopped waiting (the app is suspended then, its work stopped where it was) or the

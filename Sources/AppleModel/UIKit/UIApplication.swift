@@ -42,6 +42,11 @@ open class UIApplication: UIResponder {
     nonisolated public static let didEnterBackgroundNotification = Notification.Name("UIApplicationDidEnterBackgroundNotification")
     nonisolated public static let willEnterForegroundNotification = Notification.Name("UIApplicationWillEnterForegroundNotification")
     nonisolated public static let significantTimeChangeNotification = Notification.Name("UIApplicationSignificantTimeChangeNotification")
+    nonisolated public static let protectedDataDidBecomeAvailableNotification = Notification.Name("UIApplicationProtectedDataDidBecomeAvailable")
+
+    /// Whether protected files are readable: false on a phone not unlocked since it restarted
+    /// (``ModelDevice/protectedDataAvailable``).
+    public var isProtectedDataAvailable: Bool { modelDevice.protectedDataAvailable }
 
     /// The phone.
     public nonisolated let modelDevice: ModelDevice
