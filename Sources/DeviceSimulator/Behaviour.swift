@@ -35,7 +35,7 @@ public enum Behaviour: String, Sendable, CaseIterable, Codable {
     /// push APNs kept arrives as the phone comes back, and its acknowledgment is accepted
     /// within the last second, often while a fault holds `ack-ingest` back. Accepted before
     /// the moment, it counts: the local notification is the only one. Every other one is on
-    /// a slow network: its acknowledgment reaches the server just after the moment, as the
+    /// a slow network: its acknowledgment reaches the server around the moment, as the
     /// fallback is decided; the phone takes its copy out at the last call and the server's
     /// answer decides which one is shown (issue 45, race 3).
     case lastSecond = "last-second"

@@ -119,7 +119,7 @@ extension Fleet {
             // Offline since before the wave was posted (Fleet.scheduleWorkouts).
             // Every other one on a slow network: its acknowledgment reaches the server after
             // the moment, as the fallback is decided (issue 45, race 3).
-            let uplink = nth % 2 == 1 ? SimulatedPhone.lastSecondSlowUplink : 0
+            let uplink = nth % 2 == 1 ? SimulatedPhone.lastSecondSlowUplink + 0.15 * Double(nth / 2 % 4) : 0
             await Self.at(wave.moment.addingTimeInterval(-SimulatedPhone.lastSecondReturn)) { await phone.goOnline(uplinkDelay: uplink) }
         case .tapper:
             await waitForPlan(phone, until: wave.moment.addingTimeInterval(-lead * 0.4))

@@ -83,9 +83,9 @@ enum WindowFallbacks {
         }
         let recorded = Set(try tx.recordWindowDecisions(decisions))
         let sent = alerts.filter { recorded.contains($0.decision) }
-        try WindowVerdicts.markFallbacks(sent.compactMap { alert in
-            candidates.first { $0.item.runId == alert.decision.runId && $0.window.localId == alert.decision.localId }.map { ($0.item.tenantId, $0.window.localId) }
-        }, tx: tx, now: now)
+        let tenants = Dictionary(candidates.map { ($0.window.localId, $0.item.tenantId) }, uniquingKeysWith: { first, _ in first })
+        try WindowVerdicts.markFallbacks(sent.compactMap { alert in tenants[alert.decision.localId].map { ($0, alert.decision.localId) } },
+                                         tx: tx, now: now)
         let sending = sent.map(\.message)
         if !sending.isEmpty { try SendProcessor(context: context).send(sending, tx: tx, now: now, mode: .runsLocked) }
         let help = "Local windows decided at their moment"
