@@ -13,8 +13,9 @@ extension BuzzKitClient {
     /// Runs `body` when no other state change is running, first come first served.
     ///
     /// Never await a flush or ``settle()`` inside: the flush's own follow-up needs the gate.
-    func withGate<Result>(_ body: () async -> Result) async -> Result {
-        _ = await acquireGate(until: nil, urgent: false)
+    /// `urgent`: goes ahead of the ordinary waiters (see ``withGate(until:urgent:_:)``).
+    func withGate<Result>(urgent: Bool = false, _ body: () async -> Result) async -> Result {
+        _ = await acquireGate(until: nil, urgent: urgent)
         defer { releaseGate() }
         return await body()
     }

@@ -57,7 +57,7 @@ extension BuzzKitClient {
     func applyAnswers(acknowledgmentIds: Set<String>, late: Set<String>) async {
         let answered = book.records.values.filter { $0.acknowledgmentEventId.map(acknowledgmentIds.contains) ?? false }
         guard answered.contains(where: { late.contains($0.localId) || $0.state == .awaitingAnswer }) else { return }
-        _ = await withGate(until: .distantFuture, urgent: true) {
+        await withGate(urgent: true) {
             let now = clock.now
             let zone = clock.timeZone
             for answer in answered {

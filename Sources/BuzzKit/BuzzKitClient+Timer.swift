@@ -33,6 +33,7 @@ extension BuzzKitClient {
         let pass = Task {
             await self.withGate {
                 self.queuedTick = nil
+                self.lastPassAt = self.clock.now
                 await self.applyDeferredPushes()
                 await self.reconcile()
                 await self.processAcknowledgmentDeadlines()
@@ -54,16 +55,18 @@ extension BuzzKitClient {
         if flight == nil, !suspending, hasSendableEvents, let due = flushDueAt {  // suspended: due at the next wake
             candidates.append(max(due, retryAt ?? due))
         }
+        // Deadlines and last calls after the latest pass: one that came between the pass and
+        // now (the clock moved on meanwhile) is due at once, not skipped.
+        let handledUntil = min(lastPassAt ?? now, now)
+        let zone = clock.timeZone
         if let margin = configuration.acknowledgmentDeadline {
-            let zone = clock.timeZone
             for record in book.records.values where !record.acknowledgmentConfirmed {
                 let deadline = record.fireInstant(in: zone).addingTimeInterval(-margin)
-                if deadline > now { candidates.append(deadline) }
+                if deadline > handledUntil { candidates.append(deadline) }
             }
         }
-        let zone = clock.timeZone
         for record in book.records.values {
-            if let call = lastCallInstant(of: record, zone: zone), call > now { candidates.append(call) }
+            if let call = lastCallInstant(of: record, zone: zone), call > handledUntil { candidates.append(call) }
         }
         if registrationTask == nil, !registrationRefused, registrationDue, let at = registrationRetryAt {
             candidates.append(at)

@@ -78,6 +78,9 @@ public actor BuzzKitClient: PushEventHandling {
     var queuedTick: Task<Void, Never>?
     var timer: Task<Void, Never>?
     var timerDeadline: Date?
+    /// When the latest pass over the deadlines and last calls began (``tick()``): the timer is
+    /// set for what comes after it, even if the clock moved on before the timer was set.
+    var lastPassAt: Date?
 
     // Registration.
     var registrationTask: Task<BuzzKitError?, Never>?

@@ -25,6 +25,7 @@ public final class SystemClock: DeviceClock {
     public func sleep(until deadline: Date) async throws {
         let seconds = deadline.timeIntervalSinceNow
         guard seconds > 0 else { return }
-        try await Task.sleep(nanoseconds: UInt64(seconds * 1_000_000_000))
+        // At most a year at a time (`Date.distantFuture` would overflow the nanoseconds).
+        try await Task.sleep(nanoseconds: UInt64(min(seconds, 365 * 86_400) * 1_000_000_000))
     }
 }
