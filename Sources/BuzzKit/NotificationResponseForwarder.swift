@@ -71,13 +71,28 @@ public final class NotificationResponseForwarder: NSObject, @preconcurrency UNUs
             completionHandler(options)
             return
         }
-        // A fallback arriving in the foreground: the SDK first removes its pending local copy.
+        // A fallback arriving in the foreground: the SDK first removes its pending local copy,
+        // but iOS is not kept waiting for it longer than ``presentationWait``: the SDK may be
+        // busy (a crowded phone's sync), and a person who leaves the app meanwhile would never
+        // see the alert (the 10,000-phone fleet lost a fallback that way). The removal goes on.
         let relay = self.relay
+        let answered = Locked(false)
+        let answer: @Sendable @MainActor () -> Void = {
+            if answered.withLock({ done in defer { done = true }; return !done }) { completionHandler(options) }
+        }
         Task { @MainActor in
             _ = await relay.deliverRemoteNotification(payload: userInfo)
-            completionHandler(options)
+            answer()
+        }
+        Task { @MainActor in
+            try? await Task.sleep(nanoseconds: UInt64(Self.presentationWait * 1_000_000_000))
+            answer()
         }
     }
+
+    /// How long iOS waits at most for BuzzKit's answer to a BuzzKit alert arriving in the
+    /// foreground, in seconds.
+    nonisolated public static let presentationWait: TimeInterval = 0.5
 
     /// The app's settings screen for notifications: the app's delegate decides.
     public func userNotificationCenter(_ center: UNUserNotificationCenter, openSettingsFor notification: UNNotification?) {
