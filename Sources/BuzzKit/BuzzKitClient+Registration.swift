@@ -56,7 +56,11 @@ extension BuzzKitClient {
     }
 
     func shouldRegister(now: Date) -> Bool {
-        guard registrationTask == nil, !registrationRefused, registrationDue else { return false }
+        // Not before the state can be read (a phone not unlocked since it restarted): the
+        // install id is in it, and a registration under a made-up one tells the server this is
+        // a new install, which retires what the phone acknowledged (`make chaos` showed a
+        // reminder twice that way).
+        guard registrationTask == nil, !registrationRefused, registrationDue, !stateUnreadable else { return false }
         return registrationRetryAt.map { $0 <= now } ?? true
     }
 

@@ -102,4 +102,38 @@ final class ProtectedStateTests: XCTestCase {
         let book = try XCTUnwrap(try store.value(PlanBook.self, forKey: "buzzkit.plans"))
         XCTAssertNotNil(book.records["run-1/nudge"], "the plan is remembered")
     }
+
+    /// The install id is in the state: a launch before the first unlock that registered the
+    /// device would tell the server a new install is on the token (which retires what the
+    /// phone acknowledged). It registers once the state is read, with the install id it had.
+    func testBeforeTheFirstUnlockTheDeviceIsNotRegisteredUnderAMadeUpInstallId() async throws {
+        let store = LockableStore()
+        let secrets = InMemoryKeyValueStore()
+        let before = try client(store: store, secrets: secrets)
+        await before.start()
+        try await before.setDeviceToken(TestPhone.deviceToken)
+        await before.settle()
+        let first = try XCTUnwrap(registrations().last?["installId"])
+        await before.shutdown()
+
+        store.locked = true
+        let locked = try client(store: store, secrets: secrets)
+        await locked.start()
+        try await locked.setDeviceToken(TestPhone.deviceToken)
+        await locked.settle()
+        XCTAssertEqual(registrations().count, 1, "no registration while the state cannot be read")
+
+        store.locked = false
+        await locked.applicationDidBecomeActive()
+        await locked.settle()
+        XCTAssertEqual(registrations().last?["installId"], first, "the same install, as the server knew it")
+    }
+
+    /// The bodies of the device registrations sent.
+    private func registrations() -> [[String: JSONValue]] {
+        transport.requests.filter { $0.method == "PUT" && $0.url.path.hasSuffix("/devices") }.compactMap {
+            guard let data = $0.body, case .object(let body)? = try? JSONDecoder().decode(JSONValue.self, from: data) else { return nil }
+            return body
+        }
+    }
 }
