@@ -9,12 +9,19 @@ import Foundation
 /// fired beside the fallback. So a plan whose acknowledgment is still on its way
 /// ``lastCall`` seconds before it fires is taken out of the notification center, and the
 /// answer decides: counted → shown at once (late by the answer's delay); late → forgotten
-/// (the fallback shows it). A suspended app cannot take it out; that case keeps its copy, as
+/// (the fallback shows it). A plan due within ``confirmFirstWindow`` of its arrival waits for
+/// the answer from the start. A suspended app cannot take it out; that case keeps its copy, as
 /// an acknowledgment cut off by a suspension most likely counted.
 extension BuzzKitClient {
     /// How long before a plan fires its last call is: time enough for the SDK's timer and a
     /// removal from the notification center to land before iOS shows it.
     public static let lastCall: TimeInterval = 0.25
+
+    /// A plan due within this many seconds of its arrival goes into the notification center
+    /// only once the server has counted its acknowledgment (``PlanRecord/State/awaitingAnswer``
+    /// from the start): its acknowledgment would likely still be on its way at the last call,
+    /// and an app busy at that instant (many pushes at once, a slow main thread) could miss it.
+    public static let confirmFirstWindow: TimeInterval = 2
 
     /// The instant of `record`'s last call, if it still has one ahead (a scheduled plan whose
     /// acknowledgment is unconfirmed), for the SDK's timer.

@@ -54,7 +54,12 @@ extension BuzzKitClient {
             report(.planRejected(localId: plan.id, messageId: plan.messageId, reason: .insideAcknowledgmentDeadline))
             return .noData
         }
-        if suspending { return scheduleHeld(plan, at: now, in: zone) }
+        if suspending { return scheduleOutsideCenter(plan, as: .held, at: now, in: zone) }
+        // Due so soon that its acknowledgment may still be on its way at the last call, which a
+        // busy app may not get to in time: it waits outside the center for the server's answer.
+        if configuration.acknowledgmentDeadline != nil, instant.timeIntervalSince(now) < Self.confirmFirstWindow {
+            return scheduleOutsideCenter(plan, as: .awaitingAnswer, at: now, in: zone)
+        }
         let pending = await center.pendingRequests().filter { $0.id != plan.id }
         let releasable = canReleaseInTime(now: now)
         let entries = pending.map {
@@ -78,7 +83,7 @@ extension BuzzKitClient {
         }
         if suspending {  // the hold for a suspension came while the request was being added
             await center.removePendingRequests(withIdentifiers: [plan.id])
-            return scheduleHeld(plan, at: now, in: zone)
+            return scheduleOutsideCenter(plan, as: .held, at: now, in: zone)
         }
         guard let acknowledgment = makeAcknowledgment(plan) else {
             await center.removePendingRequests(withIdentifiers: [plan.id])
@@ -92,19 +97,21 @@ extension BuzzKitClient {
         return .newData
     }
 
-    /// Keeps a plan that arrived after the hold for a suspension as held, and queues its
-    /// acknowledgment: once that is confirmed, a later reconciliation puts it in the center.
-    private func scheduleHeld(_ plan: LocalPlan, at now: Date, in zone: TimeZone) -> PushOutcome {
+    /// Keeps a plan out of the notification center and queues its acknowledgment: `held` (it
+    /// arrived after the hold for a suspension; once the acknowledgment is confirmed, a later
+    /// reconciliation puts it in the center) or `awaitingAnswer` (due within
+    /// ``confirmFirstWindow``; the server's answer to its acknowledgment shows it or not).
+    private func scheduleOutsideCenter(_ plan: LocalPlan, as state: PlanRecord.State, at now: Date, in zone: TimeZone) -> PushOutcome {
         guard let acknowledgment = makeAcknowledgment(plan) else {
             report(.planRejected(localId: plan.id, messageId: plan.messageId, reason: .signedOut))
             return .noData
         }
         var record = PlanRecord(plan: plan, acknowledgmentEventId: acknowledgment.id ?? "", receivedAt: now, receivedZone: zone)
-        record.state = .held
+        record.state = state
         book.insert(record)
         saveBook()
         enqueue(acknowledgment, urgent: true)
-        report(.plansHeld(localIds: [plan.id]))
+        report(state == .held ? .plansHeld(localIds: [plan.id]) : .planAwaitingAnswer(localId: plan.id, messageId: plan.messageId))
         return .newData
     }
 

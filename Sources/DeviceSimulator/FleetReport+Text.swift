@@ -35,7 +35,7 @@ extension FleetReport {
         }
         lines.append("SDKs: \(platform.synced) plans added or removed by a sync, \(platform.held) held back before suspension, "
                      + "\(platform.released) released ($local.released), \(platform.restored) put back; "
-                     + "\(platform.lastCalls) taken out at their last call with the acknowledgment on its way "
+                     + "\(platform.lastCalls) kept out of the center until the server answered their acknowledgment (due within 2 s, or still on its way at the last call) "
                      + "(\(platform.shownAfterAnswer) shown when it counted, \(platform.answeredLate) answered late, "
                      + "\(platform.lateAfterShown) of those after the copy fired); "
                      + "\(platform.protectedRefusals) reads or writes of protected files refused before a first unlock")

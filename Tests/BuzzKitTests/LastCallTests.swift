@@ -87,4 +87,23 @@ final class LastCallTests: XCTestCase {
         let shown = try await phone.advance(20)
         XCTAssertEqual(shown.map(\.id), [])
     }
+
+    /// A plan arriving 1.5 s before it fires never enters the center before the server's
+    /// answer, so no timer has to catch its last call: counted, it is shown when the answer
+    /// comes (here after its moment).
+    func testAPlanDueWithinTheConfirmFirstWindowWaitsOutsideTheCenterForTheAnswer() async throws {
+        let phone = try await phone(answerDelay: 1.5, body: "{\"accepted\":1}")
+        let client = phone.client, plan = phone.plan("run-1/a", in: 1.5, messageId: "m-1")
+        phone.transport.setPlans([plan])
+        let push = Task { _ = await client.handleRemoteNotification(payload: Payloads.members(SilentPlanPayload(local: plan).jsonBytes)) }
+        let began = Date()
+        while phone.transport.eventRequests.isEmpty, Date().timeIntervalSince(began) < 5 { try await Task.sleep(nanoseconds: 1_000_000) }
+        XCTAssertTrue(phone.activity.all.contains(.planAwaitingAnswer(localId: "run-1/a", messageId: "m-1")))
+        let pending = await phone.pendingIds()
+        XCTAssertEqual(pending, [], "not in the center while its acknowledgment is on its way")
+        var shown = try await phone.advance(2)  // past the moment; the answer comes meanwhile
+        shown += try await phone.advance(2)
+        XCTAssertEqual(shown.map(\.id), ["run-1/a"], "counted: shown once, when the answer came")
+        await push.value
+    }
 }
