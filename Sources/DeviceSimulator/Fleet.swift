@@ -269,6 +269,10 @@ public final class Fleet: @unchecked Sendable {
             phones[wake.phone].trace(around: postedAt ?? Date(), from: wake.began.addingTimeInterval(-1),
                                      to: wake.began.addingTimeInterval(wake.seconds + 1)).suffix(60).map { "phone \(wake.phone): \($0)" }
         }
+        // Phones whose taps were not all tracked: their last steps.
+        for (number, phone) in phones.enumerated() where phone.appleCounts.taps > phone.appleCounts.opensTracked {
+            report.diagnosticTraces += phone.trace(around: postedAt ?? Date()).suffix(30).map { "phone \(number) (a tap not tracked): \($0)" }
+        }
         report.serverAnswers = ServerAnswers(transport.routes)
         report.collapsedRepeats = collapsed
         report.platform = platform

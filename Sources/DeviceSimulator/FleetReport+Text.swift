@@ -63,7 +63,7 @@ extension FleetReport {
             lines += (outcome.trace ?? []).map { "      " + $0 }
         }
         if !diagnosticTraces.isEmpty {
-            lines.append("  the phones of the slowest wakes and of stuck scripts (seconds since the run began):")
+            lines.append("  the phones of the slowest wakes, of stuck scripts and of taps not tracked (seconds since the run began):")
             lines += diagnosticTraces.map { "      " + $0 }
         }
         return lines.joined(separator: "\n")

@@ -14,6 +14,9 @@ final class SimulatedAppDelegate: UIResponder, UIApplicationDelegate {
     private let configure: @MainActor () -> BuzzKitClient?
     private let prepare: @Sendable (BuzzKitClient) async -> Void
     private(set) var client: BuzzKitClient?
+    /// The simulator's preparation of the client (its activity observer), which the start
+    /// follows; the simulated person acts only after it, so nothing the SDK reports is missed.
+    private(set) var prepared: Task<Void, Never>?
 
     /// A delegate whose launch configures BuzzKit with `configure`; `prepare` runs before the
     /// start (the simulator's view into the SDK: its activity observer).
@@ -29,9 +32,11 @@ final class SimulatedAppDelegate: UIResponder, UIApplicationDelegate {
         // As `BuzzKit.configure` does: the start runs beside what launched the app (a push,
         // a tap), which iOS hands over without waiting for it.
         let prepare = self.prepare
+        let prepared = Task { if let client { await prepare(client) } }
+        self.prepared = prepared
         Task {
             guard let client else { return }
-            await prepare(client)
+            await prepared.value
             await client.start()
         }
         return client != nil

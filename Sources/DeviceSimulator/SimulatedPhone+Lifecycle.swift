@@ -175,6 +175,9 @@ extension SimulatedPhone {
             return delegate
         }
         guard let client = await MainActor.run(body: { delegate.client }) else { preconditionFailure("the app did not configure BuzzKit") }
+        // The simulator's view into the SDK is in place before anything reaches the app: a tap
+        // that launched it was once handled before the observer was set (a tap not counted).
+        await MainActor.run(body: { delegate.prepared })?.value
         let process = AppProcess(gate: gate, application: application, delegate: delegate, client: client)
         locked {
             self.process = process

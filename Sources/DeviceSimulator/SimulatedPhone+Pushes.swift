@@ -117,7 +117,9 @@ extension SimulatedPhone {
         let process = await ensureProcess(foreground: true)
         await process.application.modelBecomeActive()
         deliverHeldThrottledPush()
-        await center.modelRespond(toNotificationWithIdentifier: id)
+        if await !center.modelRespond(toNotificationWithIdentifier: id) {
+            note("the tap on \(id) was not answered (no such notification delivered, or the delegate kept iOS waiting 30 s)")
+        }
         try? await Task.sleep(nanoseconds: 1_000_000_000)
         await leave()
     }
