@@ -23,6 +23,10 @@ extension BuzzKitClient {
     /// and an app busy at that instant (many pushes at once, a slow main thread) could miss it.
     public static let confirmFirstWindow: TimeInterval = 2
 
+    /// How long after its moment a plan without `expiresAt` (from before lifetimes) is worth
+    /// showing: the contract's default `expiresAfter`, an hour.
+    static let defaultLifetime: TimeInterval = 3600
+
     /// The instant of `record`'s last call, if it still has one ahead (a scheduled plan whose
     /// acknowledgment is unconfirmed), for the SDK's timer.
     func lastCallInstant(of record: PlanRecord, zone: TimeZone) -> Date? {
@@ -39,7 +43,7 @@ extension BuzzKitClient {
         var changed = false
         for record in book.records.values.sorted(by: { $0.localId < $1.localId }) {
             if record.state == .awaitingAnswer {
-                let expiry = record.plan.expiresAt ?? record.fireInstant(in: zone).addingTimeInterval(3600)
+                let expiry = record.plan.expiresAt ?? record.fireInstant(in: zone).addingTimeInterval(Self.defaultLifetime)
                 guard now >= expiry else { continue }
                 book.remove(localId: record.localId)
                 changed = true
@@ -95,7 +99,7 @@ extension BuzzKitClient {
         } catch {
             report(.error(BuzzKitError(.notificationCenter, context: "show \(record.localId)", message: "\(error)")))
             book.remove(localId: record.localId)
-            report(.planLost(localId: record.localId, messageId: record.plan.messageId, reason: .noAnswerBeforeExpiry))
+            report(.planLost(localId: record.localId, messageId: record.plan.messageId, reason: .notificationCenterFailed))
             return
         }
         book.update(record.localId) { $0.state = .scheduled }

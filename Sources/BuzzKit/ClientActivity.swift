@@ -117,6 +117,8 @@ public enum ClientActivity: Sendable, Hashable {
         /// before the notification stopped being worth showing (its `expiresAt`, else an hour
         /// after its moment): the server may have counted it.
         case noAnswerBeforeExpiry
+        /// Its acknowledgment counted, then the notification center refused to show it.
+        case notificationCenterFailed
     }
 
     /// What removed pending BuzzKit notifications.
