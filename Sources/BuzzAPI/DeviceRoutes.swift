@@ -20,7 +20,7 @@ enum DeviceRoutes {
             let id = try DirectoryRoutes.subscriberId(request)
             try principal.authorize(subscriberId: id, now: api.clock.now())
             try await api.refuseErased(principal, subscriberIds: [id])
-            let fields = try JSONBody(request).object(allowed: ["platform", "token", "topic", "environment", "authorization", "timezone", "installId"])
+            let fields = try JSONBody(request).object(allowed: ["platform", "token", "topic", "environment", "authorization", "timezone", "installId", "replacesInstallId"])
             let platform = try fields.requiredString("platform", maxLength: 16)
             guard platform == "ios" else {
                 throw HTTPError.badRequest("platform must be \"ios\", got \"\(platform)\"", code: "invalid_value", field: "platform")
@@ -47,16 +47,16 @@ enum DeviceRoutes {
             }
             // Which install of the app this is: a new one on the same token retires what the old
             // one acknowledged for windows still ahead.
-            let installId = try fields.string("installId", required: false, maxLength: 64)
-            if let installId, !installId.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") }) {
-                throw HTTPError.badRequest("installId is letters, digits and dashes (a UUID)", code: "invalid_value", field: "installId")
-            }
+            let installId = try installIdField(fields, "installId")
+            // The install this one replaced on the phone (the app deleted and installed again,
+            // with a new token): its devices retire, and what they acknowledged for open runs.
+            let replacing = try installIdField(fields, "replacesInstallId")
             let tenantId = principal.tenant.id
             let device = DeviceRecord(tenantId: tenantId, subscriberId: id, platform: platform, token: token.lowercased(), topic: topic,
                                       environment: environment, authorization: authorization, installId: installId)
             let maxActive = api.maxDevicesPerSubscriber
             let deviceId = try await api.blocking {
-                let id = try api.directory.putDevice(device, maxActive: maxActive)
+                let id = try api.directory.putDevice(device, maxActive: maxActive, replacing: replacing)
                 if let timezone { try api.directory.setSubscriberTimezone(tenantId: tenantId, id: device.subscriberId, timezone: timezone) }
                 return id
             }
@@ -118,6 +118,16 @@ enum DeviceRoutes {
                                        code: "invalid_value", field: "authorization")
         }
         return text
+    }
+
+    /// An optional install id member: letters, digits and dashes (the SDK sends a UUID), at
+    /// most 64 characters.
+    static func installIdField(_ fields: InputFields, _ name: String) throws -> String? {
+        let value = try fields.string(name, required: false, maxLength: 64)
+        if let value, value.isEmpty || !value.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") }) {
+            throw HTTPError.badRequest("\(name) is letters, digits and dashes (a UUID)", code: "invalid_value", field: name)
+        }
+        return value
     }
 
     /// A device token as registration accepts it: an APNs token, exactly 64 ASCII hex digits.

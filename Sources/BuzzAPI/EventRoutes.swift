@@ -94,16 +94,19 @@ enum EventRoutes {
         // phone that withdraws its copy after a 503 is covered by the fallback.
         // An acknowledgment that came after its window's fallback was decided is not counted;
         // the answer names its plan (`"late"`), so the phone withdraws its copy if it still can.
-        var late: Set<String> = []
+        // Likewise one of a plan whose run was cancelled (`"cancelled"`): the cancel push may
+        // never reach the phone, so the answer is its last chance to drop the plan.
+        var late: Set<String> = [], cancelled: Set<String> = []
         if !deviceWords.isEmpty {
             let (commands, tenantId, words) = (api.commands, principal.tenant.id, deviceWords)
-            late = try await api.blocking { try commands.recordDeviceWords(tenantId: tenantId, words) }
+            (late, cancelled) = try await api.blocking { try commands.recordDeviceWords(tenantId: tenantId, words) }
         }
         let accepted = messages.count + deviceWords.count
         api.metrics.increment("buzzkit_events_accepted_total", ["lane": bulk ? "bulk" : "interactive"], by: Double(accepted),
                               help: "Events accepted by the API (recorded, or confirmed by RabbitMQ), by the route's lane")
-        guard !late.isEmpty else { return .json(["accepted": accepted], status: 202) }
-        return .json(AcceptedEvents(accepted: accepted, late: late.sorted()), status: 202)
+        guard !late.isEmpty || !cancelled.isEmpty else { return .json(["accepted": accepted], status: 202) }
+        return .json(AcceptedEvents(accepted: accepted, late: late.isEmpty ? nil : late.sorted(),
+                                    cancelled: cancelled.isEmpty ? nil : cancelled.sorted()), status: 202)
     }
 
     /// The body's events with their JSON paths: one event, or `{"events": [...]}`.

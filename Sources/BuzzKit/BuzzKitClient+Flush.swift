@@ -46,9 +46,9 @@ extension BuzzKitClient {
             inFlightEventIds = []
             switch result {
             case .accepted:
-                let late = Set(answer?.late ?? [])
-                delivered(ids, late: late)
-                await applyAnswers(acknowledgmentIds: ids, late: late)
+                let late = Set(answer?.late ?? []), cancelled = Set(answer?.cancelled ?? [])
+                delivered(ids, notCounted: late.union(cancelled))
+                await applyAnswers(acknowledgmentIds: ids, late: late, cancelled: cancelled)
             case .unauthorized(let error):
                 cachedToken = nil
                 if reauthorized {
@@ -159,13 +159,13 @@ extension BuzzKitClient {
     }
 
     /// The batch `ids` was accepted: it leaves the queue, and its acknowledgments are
-    /// confirmed, except those of plans in `late` (not counted by the server: see
-    /// ``applyAnswers(acknowledgmentIds:late:)``).
-    private func delivered(_ ids: Set<String>, late: Set<String>) {
+    /// confirmed, except those of plans in `notCounted` (late, or of a cancelled run: see
+    /// ``applyAnswers(acknowledgmentIds:late:cancelled:)``).
+    private func delivered(_ ids: Set<String>, notCounted: Set<String>) {
         queue.remove(ids: ids)
         saveQueue()
-        let lateIds = Set(late.compactMap { book.records[$0]?.acknowledgmentEventId })
-        let confirmed = book.confirmAcknowledgments(ids.subtracting(lateIds))
+        let notCountedIds = Set(notCounted.compactMap { book.records[$0]?.acknowledgmentEventId })
+        let confirmed = book.confirmAcknowledgments(ids.subtracting(notCountedIds))
         if !confirmed.isEmpty {
             for id in confirmed { finalAttempts.remove(id) }
             saveBook()

@@ -62,18 +62,27 @@ extension BuzzKitClient {
     }
 
     /// The server answered a batch holding the acknowledgments `acknowledgmentIds`; `late`
-    /// names the plans whose acknowledgment it did not count. In the gate, ahead of ordinary
-    /// work: a late plan's copy leaves the notification center (it may be about to fire), and
-    /// a plan taken out at its last call whose acknowledgment counted is shown.
-    func applyAnswers(acknowledgmentIds: Set<String>, late: Set<String>) async {
+    /// names the plans whose acknowledgment came after their fallback, `cancelled` those whose
+    /// run was cancelled (neither counted). In the gate, ahead of ordinary work: a late plan's
+    /// copy leaves the notification center (it may be about to fire), a cancelled run's plan
+    /// leaves it as a cancel push would have removed it, and a plan taken out at its last call
+    /// whose acknowledgment counted is shown.
+    func applyAnswers(acknowledgmentIds: Set<String>, late: Set<String>, cancelled: Set<String> = []) async {
         let answered = book.records.values.filter { $0.acknowledgmentEventId.map(acknowledgmentIds.contains) ?? false }
-        guard answered.contains(where: { late.contains($0.localId) || $0.state == .awaitingAnswer }) else { return }
+        guard answered.contains(where: { late.contains($0.localId) || cancelled.contains($0.localId) || $0.state == .awaitingAnswer }) else { return }
         await withGate(urgent: true) {
             let now = clock.now
             let zone = clock.timeZone
+            var removed: [String] = []
             for answer in answered {
                 guard let record = book.records[answer.localId], record.acknowledgmentEventId == answer.acknowledgmentEventId else { continue }
-                if late.contains(record.localId) {
+                if cancelled.contains(record.localId) {
+                    if record.state == .scheduled { await center.removePendingRequests(withIdentifiers: [record.localId]) }
+                    book.remove(localId: record.localId)
+                    book.addTombstone(CancelTombstone(id: record.localId, matchesPrefix: false, recordedAt: now))
+                    finalAttempts.remove(record.localId)
+                    removed.append(record.localId)
+                } else if late.contains(record.localId) {
                     if record.state == .scheduled { await center.removePendingRequests(withIdentifiers: [record.localId]) }
                     book.remove(localId: record.localId)
                     finalAttempts.remove(record.localId)
@@ -84,6 +93,9 @@ extension BuzzKitClient {
                 }
             }
             saveBook()
+            for localId in removed.sorted() {
+                report(.notificationsCancelled(localIds: [localId], trigger: .runCancelled(localId)))
+            }
         }
     }
 

@@ -14,6 +14,7 @@ extension BuzzKitClient {
         }
         desired.timezone = clock.timeZone.identifier
         desired.installId = installId
+        desired.replacesInstallId = replacedInstallId
         guard desired.isWellFormed else {
             throw BuzzKitError(.invalidConfiguration, context: "device token",
                                message: "the device token must be hex (an even number of at least 16 digits)")
@@ -77,12 +78,14 @@ extension BuzzKitClient {
 
     /// Reads the phone's time zone and, when it changed (a flight, the person changed it in
     /// Settings), registers it with the device: the server moves the subscriber's zone with it.
-    /// The install id goes with the registration the same way.
+    /// The install ids go with the registration the same way.
     func refreshTimeZone() {
         let zone = clock.timeZone.identifier
-        guard registration.desired != nil, registration.desired?.timezone != zone || registration.desired?.installId != installId else { return }
+        guard registration.desired != nil, registration.desired?.timezone != zone || registration.desired?.installId != installId
+                || registration.desired?.replacesInstallId != replacedInstallId else { return }
         registration.desired?.timezone = zone
         registration.desired?.installId = installId
+        registration.desired?.replacesInstallId = replacedInstallId
         registrationRefused = false
         registrationRetryAt = nil
         saveRegistration()

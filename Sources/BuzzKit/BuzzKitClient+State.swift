@@ -32,6 +32,7 @@ extension BuzzKitClient {
         identity = merged.identity
         cachedToken = identity?.lastToken ?? cachedToken
         if let stored = stored.installId { installId = stored }
+        replacedInstallId = stored.replacedInstall(by: installId)
         stateUnreadable = false
         saveQueue()
         saveBook()
@@ -39,7 +40,7 @@ extension BuzzKitClient {
         saveLogouts()
         save(inbox, StorageKey.inbox)
         saveIdentity()
-        save(installId, StorageKey.installId)
+        saveInstall()
         if !queue.isEmpty { flushDueAt = clock.now }
         return true
     }

@@ -103,6 +103,10 @@ public actor BuzzKitClient: PushEventHandling {
     /// deleted, and its local notifications with it) retires what the old one acknowledged.
     /// Kept in the store, not the Keychain, which would outlive the app.
     var installId: String
+    /// The install of the app this one replaced on the phone (the app was deleted and
+    /// installed again; the Keychain kept the old id), sent with the registration so the
+    /// server retires what the old install acknowledged under its own, now dead, token.
+    var replacedInstallId: String?
 
     /// An instance with its persisted state loaded from `ports.store`. Nothing is sent until
     /// ``start()``, a push, a tap or a tracked event.
@@ -131,6 +135,7 @@ public actor BuzzKitClient: PushEventHandling {
         loadErrors = state.errors
         stateUnreadable = state.unreadable
         installId = state.installId ?? UUID().uuidString.lowercased()
+        replacedInstallId = state.replacedInstall(by: installId)
         flushDueAt = queue.isEmpty ? nil : ports.clock.now
     }
 
@@ -153,7 +158,7 @@ public actor BuzzKitClient: PushEventHandling {
         loadErrors = []
         if registration.desired != nil { saveRegistration() }
         saveIdentity()
-        save(installId, StorageKey.installId)
+        saveInstall()
         attachToPushEvents()
         let wake = WakeDeadline(began: clock.now, budget: configuration.backgroundBudget)
         wakeBegan(wake)
@@ -261,6 +266,13 @@ public actor BuzzKitClient: PushEventHandling {
         save(identity?.lastToken, StorageKey.token, in: ports.secrets)
     }
     func saveLogouts() { save(pendingLogouts, StorageKey.logouts) }
+    /// This install's id in the files, the one it replaced, and this install as the phone's
+    /// last in the secrets store (which outlives the app).
+    func saveInstall() {
+        save(installId, StorageKey.installId)
+        save(replacedInstallId, StorageKey.replacedInstallId)
+        save(installId, StorageKey.lastInstallOnPhone, in: ports.secrets)
+    }
 
     func save<Value: Encodable>(_ value: Value, _ name: String, in store: (any KeyValueStore)? = nil) {
         guard !stateUnreadable else { return }

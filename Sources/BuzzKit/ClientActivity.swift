@@ -130,5 +130,8 @@ public enum ClientActivity: Sendable, Hashable {
         /// The fallback alert for this local id reached the app, so the local copy would have
         /// been a second one.
         case fallbackArrived(String)
+        /// The server answered this plan's acknowledgment: its run was cancelled (the cancel
+        /// push had not reached the phone; APNs may have kept an older push instead).
+        case runCancelled(String)
     }
 }

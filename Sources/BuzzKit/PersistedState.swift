@@ -18,6 +18,13 @@ struct PersistedState: Sendable {
     var identity: Identity?
     /// This install of the app (kept in the app's files, so a reinstall gets a new one).
     var installId: String?
+    /// The install this one replaced on the phone, until the server has been told (kept in the
+    /// app's files beside ``installId``).
+    var replacedInstallId: String?
+    /// The last install of the app on this phone, as the secrets store (the Keychain) kept it:
+    /// iOS keeps an app's Keychain items when the app is deleted, so a new install finds its
+    /// predecessor's id there.
+    var lastInstallOnPhone: String?
     /// What could not be read, or was not valid.
     var errors: [BuzzKitError] = []
 
@@ -33,6 +40,9 @@ struct PersistedState: Sendable {
         static let logouts = "logouts"
         static let inbox = "inbox"
         static let installId = "install-id"
+        static let replacedInstallId = "replaced-install-id"
+        /// In the secrets store.
+        static let lastInstallOnPhone = "last-install-on-phone"
         /// In the secrets store.
         static let token = "subscriber-token"
     }
@@ -58,10 +68,21 @@ struct PersistedState: Sendable {
         inbox = load([[String: JSONValue]].self, Key.inbox) ?? []
         identity = load(Identity?.self, Key.identity) ?? nil
         installId = load(String.self, Key.installId)
+        replacedInstallId = load(String.self, Key.replacedInstallId)
+        lastInstallOnPhone = load(String.self, Key.lastInstallOnPhone, from: secrets)
         // The token lives in the secrets store; state written before it did kept it in the
         // identity (moved at the next save).
         if let token = load(String.self, Key.token, from: secrets) { identity?.lastToken = token }
         self.errors = errors
+    }
+
+    /// The install `current` replaced on this phone: the one already known, or, for a new
+    /// install (no install id in the files), the one the Keychain outlived (`nil` when the
+    /// secrets store went with the app, as it does where it is the plain store).
+    func replacedInstall(by current: String) -> String? {
+        if let replacedInstallId { return replacedInstallId }
+        guard installId == nil, let lastInstallOnPhone, lastInstallOnPhone != current else { return nil }
+        return lastInstallOnPhone
     }
 
     /// `self` with what an instance did in memory while its state could not be read put back

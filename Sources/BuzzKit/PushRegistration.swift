@@ -2,7 +2,7 @@ import Foundation
 
 /// The device's push subscription, registered with
 /// `PUT /v1/subscribers/{id}/devices` as `{"platform": "ios", "token", "topic", "environment",
-/// "authorization"?, "timezone"?, "installId"?}`.
+/// "authorization"?, "timezone"?, "installId"?, "replacesInstallId"?}`.
 public struct PushRegistration: Sendable, Hashable, Codable {
     /// The APNs device token in lowercase hex.
     public var token: String
@@ -18,6 +18,9 @@ public struct PushRegistration: Sendable, Hashable, Codable {
     /// This install of the app (a new install on the same token retires what the old one
     /// acknowledged); `nil`: not known yet.
     public var installId: String?
+    /// The install of the app this one replaced on the phone (deleted and installed again,
+    /// with a new token): the server retires what that install acknowledged for open runs.
+    public var replacesInstallId: String?
 
     /// A registration from a hex token (normalised to lowercase).
     public init(token: String, topic: String, environment: Environment = .production) {
@@ -42,6 +45,7 @@ public struct PushRegistration: Sendable, Hashable, Codable {
         if let authorization { body["authorization"] = authorization.rawValue }
         if let timezone { body["timezone"] = timezone }
         if let installId { body["installId"] = installId }
+        if let replacesInstallId { body["replacesInstallId"] = replacesInstallId }
         return body
     }
 

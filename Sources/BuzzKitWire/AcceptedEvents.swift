@@ -1,11 +1,14 @@
 import Foundation
 
-/// The answer to `POST /v1/events` (`202`): `{"accepted": n}`, and `"late"` when some of the
-/// batch's acknowledgments (`$local.scheduled`) came after their window's fallback was
-/// decided. Those are not counted, so the phone must not show its local copy: the fallback is
-/// the one shown.
+/// The answer to `POST /v1/events` (`202`): `{"accepted": n}`, with two lists of local ids
+/// when some of the batch's acknowledgments (`$local.scheduled`) were not counted:
+/// - `"late"`: they came after their window's fallback was decided, so the phone must not
+///   show its local copy: the fallback is the one shown;
+/// - `"cancelled"`: their plan's run was cancelled, and the cancel push may never reach the
+///   phone (APNs keeps one push per app for an offline phone, not always the newest), so the
+///   phone drops the plan as if the cancel had come.
 ///
-/// An additive field: clients that read only `accepted` keep working. Repeats are answered
+/// Additive fields: clients that read only `accepted` keep working. Repeats are answered
 /// alike (an acknowledgment recorded before the decision is never late, however often it is
 /// sent again; one that came after is late every time).
 public struct AcceptedEvents: Sendable, Hashable, Codable {
@@ -14,9 +17,13 @@ public struct AcceptedEvents: Sendable, Hashable, Codable {
     /// The local ids of acknowledgments not counted because their window's fallback was
     /// decided first; absent when none.
     public var late: [String]?
+    /// The local ids of acknowledgments not counted because their plan's run was cancelled;
+    /// absent when none.
+    public var cancelled: [String]?
 
-    public init(accepted: Int, late: [String]? = nil) {
+    public init(accepted: Int, late: [String]? = nil, cancelled: [String]? = nil) {
         self.accepted = accepted
         self.late = late
+        self.cancelled = cancelled
     }
 }

@@ -118,7 +118,7 @@ public struct InMemoryDirectory: Directory {
     }
 
     @discardableResult
-    public func putDevice(_ device: DeviceRecord, maxActive: Int) throws -> UUID {
+    public func putDevice(_ device: DeviceRecord, maxActive: Int, replacing: String?) throws -> UUID {
         store.withState { state in
             let owner = InMemoryStore.key(device.tenantId, device.subscriberId)
             if state.subscribers[owner] == nil { state.subscribers[owner] = SubscriberRecord(tenantId: device.tenantId, id: device.subscriberId) }
@@ -132,16 +132,20 @@ public struct InMemoryDirectory: Directory {
                 // A new install of the app on this token: the old install's acknowledgments of
                 // open runs' windows no longer hold (as PostgresDirectory does).
                 if let installId = device.installId, let previous = existing.installId, previous != installId {
-                    state.acknowledgments = state.acknowledgments.filter { key, holding in
-                        guard holding.device == device.token, key.hasPrefix(InMemoryStore.key(device.tenantId) + "\u{0}"),
-                              let plan = state.plans[InMemoryStore.key(device.tenantId, holding.localId)],
-                              let run = UUID(uuidString: plan.delivery.runId).flatMap({ state.runs[$0] }) else { return true }
-                        return run.state.status.isFinal
-                    }
+                    Self.retireAcknowledgments(of: [device.token], tenantId: device.tenantId, in: &state)
                 }
                 record.installId = device.installId ?? existing.installId
             } else {
                 state.deviceOrder.append(device.id)
+            }
+            // The install this one replaced on the phone: its tokens are dead (as PostgresDirectory).
+            if let replacing, replacing != device.installId {
+                let replaced = state.devices.values.filter { $0.tenantId == device.tenantId && $0.installId == replacing && $0.token != device.token }
+                Self.retireAcknowledgments(of: Set(replaced.map(\.token)), tenantId: device.tenantId, in: &state)
+                for old in replaced where old.active {
+                    state.devices[old.id]?.active = false
+                    state.deactivated[old.id] = (DeviceRecord.reinstalledReason, clock.now())
+                }
             }
             record.active = true
             state.deactivated[record.id] = nil
@@ -157,6 +161,17 @@ public struct InMemoryDirectory: Directory {
                 state.deactivated[extra.id] = ("device limit", clock.now())
             }
             return record.id
+        }
+    }
+
+    /// Drops what `tokens` acknowledged for the windows of open runs (a deleted install's).
+    private static func retireAcknowledgments(of tokens: Set<String>, tenantId: String, in state: inout InMemoryStore.State) {
+        guard !tokens.isEmpty else { return }
+        state.acknowledgments = state.acknowledgments.filter { key, holding in
+            guard tokens.contains(holding.device), key.hasPrefix(InMemoryStore.key(tenantId) + "\u{0}"),
+                  let plan = state.plans[InMemoryStore.key(tenantId, holding.localId)],
+                  let run = UUID(uuidString: plan.delivery.runId).flatMap({ state.runs[$0] }) else { return true }
+            return run.state.status.isFinal
         }
     }
 

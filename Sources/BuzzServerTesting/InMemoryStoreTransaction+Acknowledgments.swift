@@ -1,3 +1,4 @@
+import BuzzEngine
 import BuzzServer
 import Foundation
 
@@ -11,6 +12,10 @@ extension InMemoryStoreTransaction {
             for var fact in DeviceAcknowledgment.latest(facts) {
                 // Only for a plan of that subscriber, as PostgreSQL's driver does.
                 guard let plan = state.plans[InMemoryStore.key(tenantId, fact.localId)], plan.subscriberId == fact.subscriberId else { continue }
+                if let run = UUID(uuidString: plan.delivery.runId).flatMap({ state.runs[$0] }), run.state.status == .cancelled {
+                    if fact.scheduledAt != nil { outcome.cancelled.insert(fact.localId) }
+                    continue
+                }
                 if state.fallbacksDecided.contains(InMemoryStore.key(tenantId, fact.localId)) {
                     if fact.scheduledAt != nil { outcome.late.insert(fact.localId) }
                     fact.scheduledAt = nil

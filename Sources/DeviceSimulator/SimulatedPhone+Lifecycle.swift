@@ -146,7 +146,7 @@ extension SimulatedPhone {
     private func launch() async -> AppProcess {
         let gate = AppGate()
         gate.set(running: true)
-        let (owner, token, center, store) = locked { (ownerStorage, tokenStorage, centerStorage, storeStorage) }
+        let (owner, token, center, store, keychain) = locked { (ownerStorage, tokenStorage, centerStorage, storeStorage, keychainStorage) }
         var sdk = Configuration(apiBaseURL: configuration.apiBaseURL, publishableKey: configuration.publishableKey,
                                 subscriberId: owner, subscriberToken: tokenProvider(for: owner), pushTopic: configuration.topic)
         sdk.pushEnvironment = .production
@@ -157,6 +157,7 @@ extension SimulatedPhone {
         let ports = BuzzKitPorts(notificationCenter: UserNotificationCenterScheduler(center: center),
                                  clock: AppClock(system: systemClock, gate: gate),
                                  store: DataProtectedStore(store, device: device) { [weak self] in self?.locked { self?.protectedRefusals += 1 } },
+                                 secrets: DataProtectedStore(keychain, device: device) { [weak self] in self?.locked { self?.protectedRefusals += 1 } },
                                  transport: AppTransport(base: baseTransport, network: network, gate: gate))
         let application = UIApplication(modelDevice: device, deviceToken: Self.data(hex: token))
         let environment = ApplicationEnvironment(

@@ -77,7 +77,8 @@ extension SimulatedPhone {
     }
 
     /// The person deletes the app and installs it again: iOS drops its pending notifications
-    /// and its files, the new install gets a new device token, the old one answers 410. The
+    /// and its files (not its Keychain items), the new install gets a new device token, the
+    /// old one answers 410. The
     /// new install gets no silent push until the person opens it.
     func reinstall() async {
         note("person deletes and reinstalls the app")

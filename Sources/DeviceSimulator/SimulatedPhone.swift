@@ -43,6 +43,11 @@ final class SimulatedPhone: @unchecked Sendable {
     var centerStorage: UNUserNotificationCenter
     var firing: Task<Void, Never>?
     var storeStorage = InMemoryKeyValueStore()
+    /// The app's Keychain items: iOS keeps them when the app is deleted, so a reinstall finds
+    /// them (Apple Developer Forums thread 36442, DTS: "All versions of iOS prior to 10.3 beta
+    /// preserve keychain items when an app is deleted"; the 10.3 beta's change "was rolled back
+    /// before 10.3 GM"; "an implementation detail", so BuzzKit uses it only as a hint).
+    var keychainStorage = InMemoryKeyValueStore()
     var state: AppState = .notRunning
     var forceQuit: Bool
     var policy: SilentPushPolicy

@@ -44,6 +44,28 @@ final class RegistrationTests: XCTestCase {
         XCTAssertNotEqual(second, first, "a new install")
     }
 
+    /// A reinstall on the same phone: the files went with the app, the Keychain stayed (as on
+    /// iOS), so the new install names the one it replaced, on every registration until a
+    /// later install replaces it in turn; where the secrets went too, it names none.
+    func testANewInstallNamesTheInstallItReplacedOnThePhone() async throws {
+        let keychain = InMemoryKeyValueStore()
+        let phone = try await TestPhone(secrets: keychain) { $0.deviceToken = TestPhone.deviceToken }
+        let first = try XCTUnwrap(try body(phone.transport.registrationRequests.last)["installId"])
+        XCTAssertNil(try body(phone.transport.registrationRequests.last)["replacesInstallId"], "a first install replaces nothing")
+        try await phone.restart()
+        XCTAssertNil(try body(phone.transport.registrationRequests.last)["replacesInstallId"], "the same install, relaunched")
+        let newToken = String(repeating: "cd", count: 32)
+        let reinstalled = try await TestPhone(secrets: keychain) { $0.deviceToken = newToken }
+        let sent = try body(reinstalled.transport.registrationRequests.last)
+        XCTAssertNotEqual(sent["installId"], first)
+        XCTAssertEqual(sent["replacesInstallId"], first, "the install the Keychain outlived")
+        try await reinstalled.restart()
+        XCTAssertEqual(try body(reinstalled.transport.registrationRequests.last)["replacesInstallId"], first,
+                       "still named after a relaunch (the server may not have taken it yet)")
+        let withoutKeychain = try await TestPhone(secrets: InMemoryKeyValueStore()) { $0.deviceToken = newToken }
+        XCTAssertNil(try body(withoutKeychain.transport.registrationRequests.last)["replacesInstallId"])
+    }
+
     /// The phone's zone goes with the device (the server moves the subscriber's with it), and a
     /// change of zone (a flight) registers it again at once.
     func testTheTimeZoneIsRegisteredAndAChangeRegistersAgain() async throws {

@@ -10,9 +10,10 @@ import XCTest
 /// token, what the old install acknowledged for windows still ahead no longer counts, and the
 /// fallback covers them. The same install registering again changes nothing.
 final class ReinstallTests: InMemoryAPITestCase {
-    private func register(_ token: String, install: String, expect status: Int = 200) async throws {
-        try await call("PUT", "/v1/subscribers/maya/devices", ["platform": "ios", "token": token, "topic": "com.example.gym", "installId": install],
-                       device: "maya", expect: status)
+    private func register(_ token: String, install: String, replacing: String? = nil, expect status: Int = 200) async throws {
+        var body = ["platform": "ios", "token": token, "topic": "com.example.gym", "installId": install]
+        body["replacesInstallId"] = replacing
+        try await call("PUT", "/v1/subscribers/maya/devices", body, device: "maya", expect: status)
     }
 
     private func acknowledgedWindow() async throws -> String {
@@ -50,7 +51,32 @@ final class ReinstallTests: InMemoryAPITestCase {
         XCTAssertEqual(pushes(to: token, .alert).count, 0, "the phone shows its own")
     }
 
+    /// The app deleted and installed again with a new token (iOS issues one): the new install
+    /// names the one it replaced (its Keychain outlived the app), so the old token's
+    /// acknowledgment no longer counts, the old token gets nothing more, and the fallback goes
+    /// to the new install, which had not acknowledged yet (`make chaos`: its acknowledgment
+    /// met an outage, and the reminder was never shown).
+    func testANewInstallWithANewTokenRetiresTheInstallItReplaced() async throws {
+        let old = try await acknowledgedWindow()
+        let new = String(repeating: "cd", count: 32)
+        try await register(new, install: "install-b", replacing: "install-a")
+        try passTheMoment()
+        XCTAssertEqual(pushes(to: new, .alert).count, 1, "the fallback reaches the new install")
+        XCTAssertEqual(pushes(to: old, .alert).count, 0, "nothing more to the deleted app's token")
+    }
+
+    /// Another phone of the same person registering (its own install, replacing nothing) leaves
+    /// the first phone's acknowledgment alone: that phone shows its own.
+    func testAnotherPhoneRegisteringKeepsTheFirstPhonesAcknowledgment() async throws {
+        let first = try await acknowledgedWindow()
+        try await register(String(repeating: "cd", count: 32), install: "install-b")
+        try passTheMoment()
+        XCTAssertEqual(pushes(to: first, .alert).count, 0)
+        XCTAssertEqual(pushes(to: String(repeating: "cd", count: 32), .alert).count, 0, "acknowledged by a device of the subscriber")
+    }
+
     func testAnInstallIdIsLettersDigitsAndDashes() async throws {
         try await register(String(repeating: "ab", count: 32), install: "no spaces", expect: 400)
+        try await register(String(repeating: "ab", count: 32), install: "install-a", replacing: "", expect: 400)
     }
 }

@@ -27,11 +27,16 @@ extension APIHarness {
     /// counted because the window's fallback was decided first).
     @discardableResult
     func say(_ name: String, _ plan: LocalPlan, subscriber: String, token: String, at: Date) -> [String] {
+        answer(name, plan, subscriber: subscriber, token: token, at: at)?.late ?? []
+    }
+
+    /// Posts a device's word on `plan`; returns the whole `202` answer.
+    func answer(_ name: String, _ plan: LocalPlan, subscriber: String, token: String, at: Date) -> AcceptedEvents? {
         let body: [String: Any] = ["id": UUID().uuidString.lowercased(), "event": name, "subscriberId": subscriber, "timestamp": RFC3339.format(at),
                                    "properties": ["localId": plan.id, "messageId": plan.messageId, "device": token]]
         let answer = call("POST", "/v1/events", body: body, key: publishableKey, headers: deviceHeaders(subscriber))
         XCTAssertEqual(answer.status, 202, String(decoding: answer.data, as: UTF8.self))
-        return (try? JSONDecoder().decode(AcceptedEvents.self, from: answer.data))?.late ?? []
+        return try? JSONDecoder().decode(AcceptedEvents.self, from: answer.data)
     }
 
     /// `GET /v1/runs/{id}`: the window's `local` member and the run's status.

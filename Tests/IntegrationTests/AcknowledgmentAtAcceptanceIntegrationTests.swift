@@ -68,6 +68,22 @@ final class AcknowledgmentAtAcceptanceIntegrationTests: APITestCase {
                        "a repeat of a counted acknowledgment (a retry after a lost answer) is counted still")
     }
 
+    /// A plan pushed before its run was cancelled can reach an offline phone without the cancel
+    /// (APNs keeps one push per app, not always the newest; `make chaos` showed two reminders
+    /// after a cancel that way): the answer to its acknowledgment names the plan, which the
+    /// phone then drops, and nothing counts it.
+    func testAnAcknowledgmentOfACancelledRunsPlanIsAnsweredCancelled() throws {
+        let (plan, runId, tokens, moment) = try api.window("noa", devices: 1, lead: 6)
+        XCTAssertEqual(api.call("POST", "/v1/runs/\(runId)/cancel", body: [:], key: api.secretKey).status, 200)
+        XCTAssertTrue(TestServices.eventually(timeout: 5) { self.api.summary(runId).status == "cancelled" })
+        let answer = api.answer(BuzzEvent.localScheduled, plan, subscriber: "noa", token: tokens[0], at: Date())
+        XCTAssertEqual(answer?.cancelled, [plan.id], "the phone is told to drop it")
+        XCTAssertNil(answer?.late)
+        XCTAssertNil(try api.standing(plan, token: tokens[0]), "not recorded")
+        Thread.sleep(until: moment.addingTimeInterval(1.5))
+        XCTAssertEqual(pipeline.pushes(to: tokens[0]).filter { $0.pushType == .alert }.count, 0, "and no fallback: the run was cancelled")
+    }
+
     /// A phone that is told its acknowledgment failed withdraws its copy before the moment,
     /// so an acknowledgment answered 503 must not count (else nobody shows the reminder).
     func testAnAcknowledgmentInABatchRabbitMQRefusedIsNotRecorded() throws {

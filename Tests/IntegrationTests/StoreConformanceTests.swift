@@ -191,6 +191,46 @@ final class StoreConformanceTests: ConformanceTestCase {
         }
     }
 
+    /// An acknowledgment of a plan whose run was cancelled is not counted, and the outcome names
+    /// it (the API tells the phone to drop the plan: its cancel push may never arrive).
+    func testAnAcknowledgmentOfACancelledRunsPlanIsNamedNotCounted() throws {
+        try eachDriver { s in
+            var (run, devices, localId) = try s.storedRun("u1", devices: 1)
+            _ = run.state.handle(.cancel, now: s.now)
+            try s.store.transaction { tx in try tx.updateRun(run) }
+            let word = DeviceAcknowledgment(subscriberId: "u1", localId: localId, device: devices[0].token, messageId: nil, kind: .scheduled, at: s.now)
+            try s.store.transaction { tx in
+                XCTAssertEqual(try tx.recordAcknowledgments(tenantId: s.tenantId, [word], at: s.now), AcknowledgmentOutcome(cancelled: [localId]))
+                XCTAssertEqual((try tx.acknowledgments(tenantId: s.tenantId, windows: [("u1", run.id, localId)])[run.id] ?? []).count, 0)
+            }
+        }
+    }
+
+    /// A new install naming the install it replaced on the phone (under another token) retires
+    /// that install's devices and what they acknowledged for open runs; another tenant's device
+    /// with the same install id is untouched.
+    func testAReplacedInstallRetiresItsDevicesAndAcknowledgments() throws {
+        try eachDriver { s in
+            let (run, devices, localId) = try s.storedRun("u1", devices: 1)
+            var old = devices[0]
+            old.installId = "install-a"
+            _ = try s.driver.directory.putDevice(old)
+            let word = DeviceAcknowledgment(subscriberId: "u1", localId: localId, device: old.token, messageId: nil, kind: .scheduled, at: s.now)
+            try s.store.transaction { tx in _ = try tx.recordAcknowledgments(tenantId: s.tenantId, [word], at: s.now) }
+            let other = try s.driver.directory.createTenant(name: "other")
+            _ = try s.driver.directory.putDevice(DeviceRecord(tenantId: other.tenantId, subscriberId: "u1", token: old.token, topic: old.topic,
+                                                              installId: "install-a"))
+            let new = DeviceRecord(tenantId: s.tenantId, subscriberId: "u1", token: String(repeating: "cd", count: 32), topic: old.topic,
+                                   installId: "install-b")
+            _ = try s.driver.directory.putDevice(new, maxActive: 10, replacing: "install-a")
+            try s.store.transaction { tx in
+                XCTAssertEqual((try tx.acknowledgments(tenantId: s.tenantId, windows: [("u1", run.id, localId)])[run.id] ?? []).count, 0)
+                XCTAssertEqual(try tx.activeDevices(tenantId: s.tenantId, subscriberId: "u1").map(\.token), [new.token])
+                XCTAssertEqual(try tx.activeDevices(tenantId: other.tenantId, subscriberId: "u1").map(\.token), [old.token], "another tenant's")
+            }
+        }
+    }
+
     /// APNs' 410 says when it last found the token dead: a device registered after that
     /// instant (the app re-registered the same token) stays active; one registered before goes.
     func testA410OlderThanTheDevicesRegistrationLeavesItActive() throws {

@@ -159,6 +159,10 @@ struct EventProcessor {
             metrics.increment("buzzkit_acknowledgments_late_total", by: Double(counts.late.count),
                               help: "Acknowledgments that came after their window's fallback was decided (not counted; the device is told)")
         }
+        if !counts.cancelled.isEmpty {
+            metrics.increment("buzzkit_acknowledgments_cancelled_total", by: Double(counts.cancelled.count),
+                              help: "Acknowledgments of plans whose run was cancelled (not counted; the device is told to drop the plan)")
+        }
     }
 
     /// Whether the event is a device's word on a plan it holds: `$local.scheduled` or `$local.released`.

@@ -16,18 +16,19 @@ extension RunCommands {
     /// client's retry records nothing twice. `ack-ingest` records the device words that
     /// arrive over AMQP.
     ///
-    /// Returns the local ids of acknowledgments that came after their window's fallback was
-    /// decided: not counted (``AcknowledgmentOutcome/late``).
+    /// Returns what the device is told: the local ids of acknowledgments that came after their
+    /// window's fallback was decided (``AcknowledgmentOutcome/late``) and of plans whose run was
+    /// cancelled (``AcknowledgmentOutcome/cancelled``), neither counted.
     ///
     /// - Throws: the store's error when PostgreSQL cannot record them (the API answers 503,
     ///   nothing is accepted, and the device retries).
     @discardableResult
-    public func recordDeviceWords(tenantId: String, _ events: [BuzzEvent]) throws -> Set<String> {
-        guard !events.isEmpty else { return [] }
+    public func recordDeviceWords(tenantId: String, _ events: [BuzzEvent]) throws -> (late: Set<String>, cancelled: Set<String>) {
+        guard !events.isEmpty else { return ([], []) }
         let facts = try events.map(EventProcessor.deviceAcknowledgment)
         let now = context.clock.now()
         let outcome = try context.store.transaction { tx in try tx.recordAcknowledgments(tenantId: tenantId, facts, at: now) }
         EventProcessor.countDeviceWords(outcome, metrics: context.metrics)
-        return outcome.late
+        return (outcome.late, outcome.cancelled)
     }
 }

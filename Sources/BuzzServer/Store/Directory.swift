@@ -48,9 +48,12 @@ public protocol Directory: Sendable {
     /// subscriber of the same tenant), creating the subscriber if need be without touching a
     /// timezone or properties written meanwhile; past `maxActive` active devices the least
     /// recently registered turn inactive ("device limit"). A nil `authorization` keeps the one
-    /// stored before. Returns the device id.
+    /// stored before. A new `installId` on the token retires what the old install acknowledged
+    /// for open runs' windows; so does `replacing`, the install this one replaced on the phone
+    /// (deleted and installed again, under another token), whose devices turn inactive
+    /// ("reinstalled"). Returns the device id.
     @discardableResult
-    func putDevice(_ device: DeviceRecord, maxActive: Int) throws -> UUID
+    func putDevice(_ device: DeviceRecord, maxActive: Int, replacing: String?) throws -> UUID
     /// Makes the subscriber's device with `token` inactive (an inactive one keeps its first
     /// reason and time).
     func deactivateDevice(tenantId: String, subscriberId: String, token: String, reason: String, at: Date) throws -> DeviceDeactivation
@@ -79,7 +82,10 @@ extension Directory {
     }
 
     @discardableResult
-    public func putDevice(_ device: DeviceRecord) throws -> UUID { try putDevice(device, maxActive: 10) }
+    public func putDevice(_ device: DeviceRecord) throws -> UUID { try putDevice(device, maxActive: 10, replacing: nil) }
+
+    @discardableResult
+    public func putDevice(_ device: DeviceRecord, maxActive: Int) throws -> UUID { try putDevice(device, maxActive: maxActive, replacing: nil) }
 }
 
 /// A tenant's API key as listed (never its secret, which is stored only as a hash).

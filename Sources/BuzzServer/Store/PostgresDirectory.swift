@@ -148,7 +148,7 @@ public struct PostgresDirectory: Directory {
     /// devices the subscriber's least recently registered ones turn inactive ("device limit").
     /// A nil `authorization` keeps the one stored before. Returns the device id.
     @discardableResult
-    public func putDevice(_ device: DeviceRecord, maxActive: Int) throws -> UUID {
+    public func putDevice(_ device: DeviceRecord, maxActive: Int, replacing: String?) throws -> UUID {
         try pool.withTransaction { db in
             try db.execute("""
                 INSERT INTO subscribers (tenant_id, id, timezone, properties) VALUES (\(device.tenantId), \(device.subscriberId), NULL, '{}'::jsonb)
@@ -165,6 +165,22 @@ public struct PostgresDirectory: Directory {
                       AND a.tenant_id = d.tenant_id AND a.device = d.token
                       AND p.tenant_id = a.tenant_id AND p.local_id = a.local_id
                       AND r.id = p.run_id AND r.status IN ('running', 'waiting')
+                    """)
+            }
+            // The install this one replaced on the phone (its Keychain outlived it): the deleted
+            // app's tokens are dead and its local notifications gone, so what it acknowledged for
+            // open runs no longer holds, and nothing more goes to it.
+            if let replacing, replacing != device.installId {
+                try db.execute("""
+                    DELETE FROM acknowledgments a USING devices d, local_plans p, runs r
+                    WHERE d.tenant_id = \(device.tenantId) AND d.install_id = \(replacing) AND d.token <> \(device.token)
+                      AND a.tenant_id = d.tenant_id AND a.device = d.token
+                      AND p.tenant_id = a.tenant_id AND p.local_id = a.local_id
+                      AND r.id = p.run_id AND r.status IN ('running', 'waiting')
+                    """)
+                try db.execute("""
+                    UPDATE devices SET active = false, inactive_at = now(), inactive_reason = \(DeviceRecord.reinstalledReason), updated_at = now()
+                    WHERE tenant_id = \(device.tenantId) AND install_id = \(replacing) AND token <> \(device.token) AND active
                     """)
             }
             // "authorization" is a reserved word in PostgreSQL, hence the quotes.

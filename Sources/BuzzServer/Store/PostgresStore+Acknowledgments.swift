@@ -1,3 +1,4 @@
+import BuzzKitWire
 import Foundation
 import PostgresClient
 
@@ -17,18 +18,24 @@ extension PostgresStoreTransaction {
         guard !latest.isEmpty else { return AcknowledgmentOutcome() }
         // Only for a plan of that subscriber (its row, by primary key): an acknowledgment
         // naming any other local id, or a plan swept with its run, stores nothing.
-        var plans: [String: (subscriberId: String?, fallbackDecided: Bool)] = [:]
+        var plans: [String: (subscriberId: String?, fallbackDecided: Bool, runCancelled: Bool)] = [:]
         for row in try db.query("""
-            SELECT local_id, subscriber_id, fallback_decided_at IS NOT NULL AS decided FROM local_plans
-            WHERE tenant_id = \(tenantId) AND local_id = ANY(\(Array(Set(latest.map(\.localId))).sorted())::text[])
-            ORDER BY local_id FOR KEY SHARE
+            SELECT p.local_id, p.subscriber_id, p.fallback_decided_at IS NOT NULL AS decided, r.status = \(RunStatus.cancelled.rawValue) AS cancelled
+            FROM local_plans p JOIN runs r ON r.id = p.run_id
+            WHERE p.tenant_id = \(tenantId) AND p.local_id = ANY(\(Array(Set(latest.map(\.localId))).sorted())::text[])
+            ORDER BY p.local_id FOR KEY SHARE OF p
             """) {
-            plans[try row.decode("local_id")] = (try row.decode("subscriber_id"), try row.decode("decided"))
+            plans[try row.decode("local_id")] = (try row.decode("subscriber_id"), try row.decode("decided"), try row.decode("cancelled"))
         }
-        var late: Set<String> = []
+        var late: Set<String> = [], cancelled: Set<String> = []
         var words: [DeviceAcknowledgment.Latest] = []
         for var word in latest {
             guard let plan = plans[word.localId], plan.subscriberId == word.subscriberId else { continue }
+            if plan.runCancelled {
+                // Its run was cancelled: the phone is told to drop the plan; nothing to count.
+                if word.scheduledAt != nil { cancelled.insert(word.localId) }
+                continue
+            }
             if plan.fallbackDecided {
                 // After the fallback: the acknowledgment is late; a release is still recorded.
                 if word.scheduledAt != nil { late.insert(word.localId) }
@@ -37,7 +44,7 @@ extension PostgresStoreTransaction {
             }
             words.append(word)
         }
-        guard !words.isEmpty else { return AcknowledgmentOutcome(late: late) }
+        guard !words.isEmpty else { return AcknowledgmentOutcome(late: late, cancelled: cancelled) }
         // Each device's latest time of each kind wins (GREATEST ignores NULLs); a row is written
         // only when one of them moves forward, so repeats cost no write and return nothing.
         let rows = try db.query("""
@@ -60,7 +67,7 @@ extension PostgresStoreTransaction {
         for entry in words {
             byKey[entry.subscriberId + "\u{0}" + entry.localId + "\u{0}" + entry.device] = (entry.scheduledAt != nil, entry.releasedAt != nil)
         }
-        var outcome = AcknowledgmentOutcome(late: late)
+        var outcome = AcknowledgmentOutcome(late: late, cancelled: cancelled)
         for row in rows {
             let key = try row.decode("subscriber_id", as: String.self) + "\u{0}" + row.decode("local_id", as: String.self) + "\u{0}" + row.decode("device", as: String.self)
             if byKey[key]?.scheduled == true { outcome.acknowledged += 1 }

@@ -69,6 +69,9 @@ public struct DeviceRecord: Sendable, Equatable {
     /// The app install that registered the token last (device registration's `installId`); nil
     /// when it did not say.
     public var installId: String?
+    /// `inactive_reason` of a device whose app was deleted and installed again on the phone
+    /// (the new install said it replaced this one).
+    public static let reinstalledReason = "reinstalled"
 
     public init(id: UUID = RandomIdentifier.uuid(), tenantId: String, subscriberId: String, platform: String = "ios", token: String,
                 topic: String, environment: String = "production", active: Bool = true, authorization: String? = nil,

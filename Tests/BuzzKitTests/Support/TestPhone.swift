@@ -17,6 +17,8 @@ final class TestPhone {
     let clock: ManualClock
     let center: InMemoryNotificationCenter
     let store: InMemoryKeyValueStore
+    /// The secrets store (the Keychain), when apart from ``store``.
+    let secrets: InMemoryKeyValueStore?
     let transport = RecordingTransport()
     let network: NetworkConditionedTransport
     let source = InMemoryPushEventSource()
@@ -31,12 +33,13 @@ final class TestPhone {
     /// `authorization` is the notification permission at launch, `answerWhenAsked` what the
     /// person answers when asked while it is `notDetermined`.
     init(subscriberId: String? = "u_123", capacity: Int = 64, store: InMemoryKeyValueStore = InMemoryKeyValueStore(),
-         start: Bool = true, foreground: Bool = true, authorization: NotificationAuthorization = .authorized,
+         secrets: InMemoryKeyValueStore? = nil, start: Bool = true, foreground: Bool = true, authorization: NotificationAuthorization = .authorized,
          answerWhenAsked: NotificationAuthorization = .authorized, _ adjust: (inout Configuration) -> Void = { _ in }) async throws {
         clock = ManualClock(now: Self.start, timeZone: Self.berlin)
         center = InMemoryNotificationCenter(clock: clock, capacity: capacity, authorization: authorization,
                                             answerWhenAsked: answerWhenAsked)
         self.store = store
+        self.secrets = secrets
         network = NetworkConditionedTransport(wrapping: transport)
         let api = URL(string: "https://api.buzzkit.test/")!
         var configuration = if let subscriberId {
@@ -48,7 +51,7 @@ final class TestPhone {
         configuration.retryPolicy = RetryPolicy(initialDelay: 2, multiplier: 2, maximumDelay: 60, jitter: 0.5)
         adjust(&configuration)
         self.configuration = configuration
-        client = try Self.makeClient(configuration, clock, center, store, network, source, activity)
+        client = try Self.makeClient(configuration, clock, center, store, secrets, network, source, activity)
         await client.setActivityObserver { [activity] in activity.record($0) }
         if start {
             await client.start()
@@ -57,9 +60,9 @@ final class TestPhone {
     }
 
     private static func makeClient(_ configuration: Configuration, _ clock: ManualClock, _ center: InMemoryNotificationCenter,
-                                   _ store: InMemoryKeyValueStore, _ network: NetworkConditionedTransport,
+                                   _ store: InMemoryKeyValueStore, _ secrets: InMemoryKeyValueStore?, _ network: NetworkConditionedTransport,
                                    _ source: InMemoryPushEventSource, _ activity: ActivityLog) throws -> BuzzKitClient {
-        let ports = BuzzKitPorts(notificationCenter: center, clock: clock, store: store, transport: network,
+        let ports = BuzzKitPorts(notificationCenter: center, clock: clock, store: store, secrets: secrets, transport: network,
                                  pushEvents: source, random: { 0 })
         let client = try BuzzKitClient(configuration: configuration, ports: ports)
         return client
@@ -69,7 +72,7 @@ final class TestPhone {
     /// shut down first.
     func restart(foreground: Bool = true) async throws {
         await client.shutdown()
-        client = try Self.makeClient(configuration, clock, center, store, network, source, activity)
+        client = try Self.makeClient(configuration, clock, center, store, secrets, network, source, activity)
         await client.setActivityObserver { [activity] in activity.record($0) }
         await client.start()
         if foreground { await client.applicationDidBecomeActive() }
