@@ -1,16 +1,18 @@
 /// An ordinary alert push body, used for the fallback of a local window and for
 /// `deliver: "push"` sends:
-/// `{"aps": {"alert": {"title", "body"}, "sound": "default"}, "bk": {"messageId", "localId"?, "deepLink"?, "data"}}`.
+/// `{"aps": {"alert": {"title", "body"}, "sound"?, "interruption-level"?, "thread-id"?, "badge"?, "category"?},
+///   "bk": {"messageId", "localId"?, "deepLink"?, "data"}}`.
 ///
 /// `localId` is present for a fallback (it names the local window it replaces) and absent
-/// for an ordinary push; `deepLink` is omitted when there is none.
+/// for an ordinary push; `deepLink` is omitted when there is none. The `aps` members after
+/// `alert` are the send's presentation (``NotificationPresentation``), the same a plan carries.
 public struct AlertPayload: APNsPayload, Hashable {
     /// The alert title.
     public var title: String
     /// The alert body.
     public var body: String
-    /// The APNs sound name (`default`).
-    public var sound: String
+    /// Interruption level, sound, thread, badge and category.
+    public var presentation: NotificationPresentation
     /// The message id, tracked again with `$push.opened`.
     public var messageId: String
     /// The local window this alert replaces, for a fallback.
@@ -21,51 +23,23 @@ public struct AlertPayload: APNsPayload, Hashable {
     public var data: [String: JSONValue]
 
     /// An alert from its parts.
-    public init(title: String, body: String, sound: String = "default", messageId: String,
+    public init(title: String, body: String, presentation: NotificationPresentation = .standard, messageId: String,
                 localId: String? = nil, deepLink: String? = nil, data: [String: JSONValue] = [:]) {
         self.title = title
         self.body = body
-        self.sound = sound
+        self.presentation = presentation
         self.messageId = messageId
         self.localId = localId
         self.deepLink = deepLink
         self.data = data
     }
 
-    private enum CodingKeys: String, CodingKey { case aps, bk }
-    private enum APSKeys: String, CodingKey { case alert, sound }
-    private enum AlertKeys: String, CodingKey { case title, body }
-    private enum BKKeys: String, CodingKey { case messageId, localId, deepLink, data }
+    /// The APNs sound name (`nil`: silent).
+    public var sound: String? { presentation.sound }
 
-    /// Decodes the body.
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        let aps = try container.nestedContainer(keyedBy: APSKeys.self, forKey: .aps)
-        let alert = try aps.nestedContainer(keyedBy: AlertKeys.self, forKey: .alert)
-        title = try alert.decode(String.self, forKey: .title)
-        body = try alert.decode(String.self, forKey: .body)
-        sound = try aps.decodeIfPresent(String.self, forKey: .sound) ?? "default"
-        let bk = try container.nestedContainer(keyedBy: BKKeys.self, forKey: .bk)
-        messageId = try bk.decode(String.self, forKey: .messageId)
-        localId = try bk.decodeIfPresent(String.self, forKey: .localId)
-        deepLink = try bk.decodeIfPresent(String.self, forKey: .deepLink)
-        data = try bk.decodeIfPresent([String: JSONValue].self, forKey: .data) ?? [:]
-    }
-
-    /// Encodes the body.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        var aps = container.nestedContainer(keyedBy: APSKeys.self, forKey: .aps)
-        var alert = aps.nestedContainer(keyedBy: AlertKeys.self, forKey: .alert)
-        try alert.encode(title, forKey: .title)
-        try alert.encode(body, forKey: .body)
-        try aps.encode(sound, forKey: .sound)
-        var bk = container.nestedContainer(keyedBy: BKKeys.self, forKey: .bk)
-        try bk.encode(messageId, forKey: .messageId)
-        try bk.encodeIfPresent(localId, forKey: .localId)
-        try bk.encodeIfPresent(deepLink, forKey: .deepLink)
-        try bk.encode(data, forKey: .data)
-    }
+    /// The wire form (``init(json:path:)`` and ``write(to:)``: one mapping for Codable too).
+    public init(from decoder: any Decoder) throws { try self.init(decodingWith: decoder) }
+    public func encode(to encoder: any Encoder) throws { try encode(with: encoder) }
 
     /// Writes the body in the contract's key order.
     public func write(to writer: inout JSONWriter) {
@@ -77,7 +51,7 @@ public struct AlertPayload: APNsPayload, Hashable {
         writer.key(literal: "title"); writer.string(title)
         writer.key(literal: "body"); writer.string(body)
         writer.endObject()
-        writer.key(literal: "sound"); writer.string(sound)
+        presentation.writeAPSMembers(to: &writer)
         writer.endObject()
         writer.key(literal: "bk")
         writer.beginObject()

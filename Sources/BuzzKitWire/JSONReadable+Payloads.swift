@@ -16,13 +16,22 @@ extension CancelPayload: JSONReadable {
     }
 }
 
-extension AlertPayload: JSONReadable {
+extension AlertPayload: JSONReadable, JSONWritable {
     public init(json: JSONValue, path: String) throws {
         let fields = try JSONFields(json, path: path)
         let aps = try JSONFields(.object(try fields.object("aps")), path: path + ".aps")
         let alert = try JSONFields(.object(try aps.object("alert")), path: path + ".aps.alert")
         let bk = try JSONFields(.object(try fields.object("bk")), path: path + ".bk")
-        self.init(title: try alert.string("title"), body: try alert.string("body"), sound: try aps.optionalString("sound") ?? "default",
+        let level = try aps.optionalString("interruption-level").map { text -> NotificationPresentation.InterruptionLevel in
+            guard let level = NotificationPresentation.InterruptionLevel(apnsValue: text) else {
+                throw JSONFields.Failure(path: path + ".aps.interruption-level", reason: "expected passive, active, time-sensitive or critical, got \(text)")
+            }
+            return level
+        }
+        let presentation = NotificationPresentation(interruptionLevel: level ?? .active, sound: try aps.optionalString("sound"),
+                                                    threadId: try aps.optionalString("thread-id"), badge: try aps.optionalInt("badge"),
+                                                    category: try aps.optionalString("category"))
+        self.init(title: try alert.string("title"), body: try alert.string("body"), presentation: presentation,
                   messageId: try bk.string("messageId"), localId: try bk.optionalString("localId"), deepLink: try bk.optionalString("deepLink"),
                   data: try bk.optionalObject("data") ?? [:])
     }

@@ -25,7 +25,8 @@ extension LocalPlan: JSONReadable, JSONWritable {
         self.init(id: try fields.string("id"), messageId: try fields.string("messageId"), fireAt: try fields.read("fireAt"),
                   title: try fields.string("title"), body: try fields.string("body"), deepLink: try fields.optionalString("deepLink"),
                   data: try fields.optionalObject("data") ?? [:], cancelOn: fields.value("cancelOn") == nil ? [] : try fields.strings("cancelOn"),
-                  expiresAt: try fields.optionalInstant("expiresAt"))
+                  expiresAt: try fields.optionalInstant("expiresAt"), presentation: try NotificationPresentation(planFields: fields),
+                  actions: fields.value("actions") == nil ? [] : try fields.readArray("actions"))
     }
 }
 

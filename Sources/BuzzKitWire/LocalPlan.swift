@@ -3,8 +3,11 @@ import Foundation
 /// The `bk.local` member of a silent plan push: everything a device needs to schedule a
 /// local notification and cancel it itself.
 ///
-/// Wire form: `{"id", "messageId", "fireAt", "title", "body", "deepLink"?, "data", "cancelOn", "expiresAt"?}`.
-/// `deepLink` is omitted when there is none; `data` is always an object.
+/// Wire form: `{"id", "messageId", "fireAt", "title", "body", "deepLink"?, "data", "cancelOn", "expiresAt"?,
+/// "interruptionLevel"?, "sound"?, "threadId"?, "badge"?, "category"?, "actions"?}`.
+/// `deepLink` is omitted when there is none; `data` is always an object; the presentation's
+/// members only when not at their defaults (``NotificationPresentation``), `actions` only
+/// when there are some.
 public struct LocalPlan: Sendable, Hashable, Codable {
     /// The local id, `<runId>/<stepName>`; the device uses it as the request id.
     public var id: String
@@ -25,10 +28,15 @@ public struct LocalPlan: Sendable, Hashable, Codable {
     /// Until when the notification is worth showing (the moment plus the send's
     /// `expiresAfter`); plans made before lifetimes existed have none.
     public var expiresAt: Date?
+    /// Interruption level, sound, thread, badge and the category of ``actions``.
+    public var presentation: NotificationPresentation
+    /// The buttons (the category ``NotificationPresentation/category`` names).
+    public var actions: [NotificationAction]
 
     /// A plan from its parts.
     public init(id: String, messageId: String, fireAt: FireAt, title: String, body: String,
-                deepLink: String? = nil, data: [String: JSONValue] = [:], cancelOn: [String] = [], expiresAt: Date? = nil) {
+                deepLink: String? = nil, data: [String: JSONValue] = [:], cancelOn: [String] = [], expiresAt: Date? = nil,
+                presentation: NotificationPresentation = .standard, actions: [NotificationAction] = []) {
         self.id = id
         self.messageId = messageId
         self.fireAt = fireAt
@@ -38,6 +46,14 @@ public struct LocalPlan: Sendable, Hashable, Codable {
         self.data = data
         self.cancelOn = cancelOn
         self.expiresAt = expiresAt
+        self.presentation = presentation
+        self.actions = actions
+    }
+
+    /// The category a device registers for this plan's buttons (`nil` when it has none).
+    public var notificationCategory: NotificationCategory? {
+        guard let id = presentation.category, !actions.isEmpty else { return nil }
+        return NotificationCategory(id: id, actions: actions)
     }
 
     /// The wire form (``init(json:path:)`` and ``write(to:)``: one mapping for Codable too).
@@ -59,6 +75,13 @@ public struct LocalPlan: Sendable, Hashable, Codable {
         for name in cancelOn { writer.string(name) }
         writer.endArray()
         if let expiresAt { writer.key(literal: "expiresAt"); writer.string(RFC3339.format(expiresAt)) }
+        presentation.writePlanMembers(to: &writer)
+        if !actions.isEmpty {
+            writer.key(literal: "actions")
+            writer.beginArray()
+            for action in actions { action.write(to: &writer) }
+            writer.endArray()
+        }
         writer.endObject()
     }
 }

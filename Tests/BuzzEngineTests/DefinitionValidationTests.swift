@@ -130,8 +130,8 @@ final class DefinitionValidationTests: XCTestCase {
         assertProblem(legDay { $0["descripton"] = "typo" }, .unknownField, at: "descripton", containing: "unknown field")
         assertProblem(steps([["name": "w", "waitUntil": ["time": "07:00", "timezone": "subscriber", "tz": "UTC"]]]),
                       .unknownField, at: "steps[0].waitUntil.tz", containing: "expected one of time, timezone, at, offset")
-        assertProblem(steps([["name": "s", "send": ["deliver": "push", "title": "T", "body": "B", "badge": 1]]]),
-                      .unknownField, at: "steps[0].send.badge", containing: "unknown field")
+        assertProblem(steps([["name": "s", "send": ["deliver": "push", "title": "T", "body": "B", "badges": 1]]]),
+                      .unknownField, at: "steps[0].send.badges", containing: "unknown field")
         assertProblem(legDay { $0["cancelOn"] = [["event": "x", "when": [:]]] }, .unknownField, at: "cancelOn[0].when", containing: "event, where")
         assertProblem(steps([["name": "d", "delay": ["weeks": 1]]]), .unknownField, at: "steps[0].delay.weeks", containing: "unknown field")
     }

@@ -192,7 +192,7 @@ extension DefinitionParser {
 
     mutating func parseSend(_ value: JSONValue, at path: String, stepName: String) -> Step.Send? {
         guard let members = object(value, at: path, expected: "an object: {\"deliver\", \"title\", \"body\", …}") else { return nil }
-        refuseUnknown(members, allowed: ["deliver", "title", "body", "deepLink", "data", "quietHours", "expiresAfter"], at: path)
+        refuseUnknown(members, allowed: ["deliver", "title", "body", "deepLink", "data", "quietHours", "expiresAfter"] + Self.presentationMembers, at: path)
         let deliver = required(members, "deliver", at: path, hint: "use \"local\" or \"push\"").flatMap { value -> Step.Send.Delivery? in
             guard case .string(let text) = value, let delivery = Step.Send.Delivery(rawValue: text) else {
                 report(.invalidValue, join(path, "deliver"), "expected \"local\" or \"push\", got \(describe(value))")
@@ -235,13 +235,14 @@ extension DefinitionParser {
                 valid = false
             }
         }
-        guard valid, let deliver, let title, let body else { return nil }
+        let presentation = parsePresentation(members, at: path)
+        guard valid, let deliver, let title, let body, let presentation else { return nil }
         let send = Step.Send(deliver: deliver, title: title, body: body, deepLink: deepLink, data: data, quietHours: quietHours,
-                             expiresAfter: expiresAfter)
+                             expiresAfter: expiresAfter, presentation: presentation.0, actions: presentation.1)
         let size = PayloadBuilder.largestBodySize(of: send, stepName: stepName, deviceCancelOn: deviceCancelOn)
         guard size <= PayloadBuilder.apnsPayloadLimit else {
             report(.payloadTooLarge, path,
-                   "the notification would be \(size) bytes before templates are filled in, over APNs' \(PayloadBuilder.apnsPayloadLimit)-byte limit; shorten the title, body or data")
+                   "the notification would be \(size) bytes before templates are filled in, over APNs' \(PayloadBuilder.apnsPayloadLimit)-byte limit; shorten the title, body, data or buttons")
             return nil
         }
         return send

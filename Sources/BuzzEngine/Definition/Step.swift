@@ -113,7 +113,7 @@ public struct Step: Sendable, Hashable {
     }
 
     /// A `send` step: `{"deliver": "local"|"push", "title", "body", "deepLink"?, "data"?, "quietHours"?,
-    /// "expiresAfter"?}`.
+    /// "expiresAfter"?, "interruptionLevel"?, "sound"?, "threadId"?, "badge"?, "actions"?}`.
     public struct Send: Sendable, Hashable {
         /// How the notification reaches the person.
         public enum Delivery: String, Sendable, Hashable, CaseIterable {
@@ -141,6 +141,14 @@ public struct Step: Sendable, Hashable {
         /// carry `apns-expiration` at the moment plus this, the plan `expiresAt`; a push that
         /// keeps failing is retried until then and recorded `expired` after.
         public var expiresAfter: Int64
+        /// Interruption level, sound, thread, badge, and the category of ``actions`` (DESIGN
+        /// §4c): the plan and the fallback carry the same.
+        public var presentation: NotificationPresentation
+        /// The buttons (at most ``maximumActions``).
+        public var actions: [NotificationAction]
+
+        /// The most buttons a send may have (iOS shows four on a notification).
+        public static let maximumActions = 4
 
         /// `expiresAfter` when a send leaves it out: one hour.
         public static let defaultExpiresAfter: Int64 = 3600
@@ -150,7 +158,8 @@ public struct Step: Sendable, Hashable {
         /// A send from its parts.
         public init(deliver: Delivery, title: Template, body: Template, deepLink: String? = nil,
                     data: [String: JSONValue] = [:], quietHours: QuietHours.Policy = .shift,
-                    expiresAfter: Int64 = Send.defaultExpiresAfter) {
+                    expiresAfter: Int64 = Send.defaultExpiresAfter, presentation: NotificationPresentation = .standard,
+                    actions: [NotificationAction] = []) {
             self.deliver = deliver
             self.title = title
             self.body = body
@@ -158,6 +167,10 @@ public struct Step: Sendable, Hashable {
             self.data = data
             self.quietHours = quietHours
             self.expiresAfter = expiresAfter
+            self.actions = actions
+            var presentation = presentation
+            presentation.category = actions.isEmpty ? nil : PayloadBuilder.categoryId(for: actions)
+            self.presentation = presentation
         }
     }
 }

@@ -64,6 +64,21 @@ extension WorkflowDefinition: Codable {
             ]
             if let deepLink = send.deepLink { members["deepLink"] = .string(deepLink) }
             if send.expiresAfter != Step.Send.defaultExpiresAfter { members["expiresAfter"] = .string("\(send.expiresAfter)s") }
+            let presentation = send.presentation
+            if presentation.interruptionLevel != .active { members["interruptionLevel"] = .string(presentation.interruptionLevel.rawValue) }
+            if presentation.sound != NotificationPresentation.defaultSound { members["sound"] = presentation.sound.map(JSONValue.string) ?? .null }
+            if let threadId = presentation.threadId { members["threadId"] = .string(threadId) }
+            if let badge = presentation.badge { members["badge"] = .number(.int(Int64(badge))) }
+            if !send.actions.isEmpty {
+                members["actions"] = .array(send.actions.map { action in
+                    var button: [String: JSONValue] = ["id": .string(action.id), "title": .string(action.title)]
+                    if let event = action.event { button["event"] = .string(event) }
+                    if action.foreground { button["foreground"] = .bool(true) }
+                    if action.destructive { button["destructive"] = .bool(true) }
+                    if let snooze = action.snooze { button["snooze"] = .string(snooze) }
+                    return .object(button)
+                })
+            }
             body = .object(members)
         }
         return .object(["name": .string(step.name), step.kind.name: body])

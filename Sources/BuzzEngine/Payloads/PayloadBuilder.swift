@@ -1,4 +1,5 @@
 import BuzzKitWire
+import Foundation
 
 /// Builds the pushes of docs/contract.md §4 and the ids and keys that go with them.
 ///
@@ -60,6 +61,16 @@ public enum PayloadBuilder {
         }
     }
 
+    /// The category id of a set of buttons: `bk.` and the first 16 hex digits of the SHA-256 of
+    /// their wire form, so equal sets share one category and a changed set gets a new one.
+    public static func categoryId(for actions: [NotificationAction]) -> String {
+        var writer = JSONWriter(capacity: 256)
+        writer.beginArray()
+        for action in actions { action.write(to: &writer) }
+        writer.endArray()
+        return NotificationCategory.idPrefix + String(SHA256.hex(String(decoding: writer.bytes, as: UTF8.self)).prefix(16))
+    }
+
     /// The silent plan push for a plan.
     public static func silentPlan(_ plan: LocalPlan, path: String = "") throws(EngineError) -> EncodedPayload<SilentPlanPayload> {
         try EncodedPayload(SilentPlanPayload(local: plan), path: path)
@@ -74,7 +85,7 @@ public enum PayloadBuilder {
     /// The fallback alert for a plan: same message id, title, body, deep link and data, with
     /// `bk.localId` naming the window it replaces.
     public static func fallback(for plan: LocalPlan, path: String = "") throws(EngineError) -> EncodedPayload<AlertPayload> {
-        try EncodedPayload(AlertPayload(title: plan.title, body: plan.body, messageId: plan.messageId,
+        try EncodedPayload(AlertPayload(title: plan.title, body: plan.body, presentation: plan.presentation, messageId: plan.messageId,
                                         localId: plan.id, deepLink: plan.deepLink, data: plan.data), path: path)
     }
 
@@ -91,8 +102,9 @@ public enum PayloadBuilder {
         let plan = LocalPlan(id: localId, messageId: messageId,
                              fireAt: FireAt(year: 2026, month: 12, day: 31, hour: 23, minute: 59, second: 59),
                              title: send.title.source, body: send.body.source, deepLink: send.deepLink,
-                             data: send.data, cancelOn: deviceCancelOn)
-        let alert = AlertPayload(title: send.title.source, body: send.body.source, messageId: messageId,
+                             data: send.data, cancelOn: deviceCancelOn, expiresAt: Date(timeIntervalSince1970: 1_798_761_599),
+                             presentation: send.presentation, actions: send.actions)
+        let alert = AlertPayload(title: send.title.source, body: send.body.source, presentation: send.presentation, messageId: messageId,
                                  localId: localId, deepLink: send.deepLink, data: send.data)
         return max(SilentPlanPayload(local: plan).jsonBytes.count, alert.jsonBytes.count)
     }

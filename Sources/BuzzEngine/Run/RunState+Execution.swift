@@ -116,7 +116,7 @@ extension RunState {
     mutating func performPush(_ send: Step.Send, recordIndex index: Int, now: Date, actions: inout [RunAction]) -> Bool {
         let name = steps[index].name
         let alert = AlertPayload(title: send.title.render(trigger: trigger.properties),
-                                 body: send.body.render(trigger: trigger.properties),
+                                 body: send.body.render(trigger: trigger.properties), presentation: send.presentation,
                                  messageId: PayloadBuilder.messageId(localId: PayloadBuilder.localId(runId: runId, stepName: name)),
                                  deepLink: send.deepLink, data: send.data)
         let encoded: EncodedPayload<AlertPayload>

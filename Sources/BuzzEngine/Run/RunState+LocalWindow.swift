@@ -34,7 +34,8 @@ extension RunState {
                              title: send.title.render(trigger: trigger.properties),
                              body: send.body.render(trigger: trigger.properties),
                              deepLink: send.deepLink, data: send.data, cancelOn: workflow.deviceCancelOn,
-                             expiresAt: moment.addingTimeInterval(Double(send.expiresAfter)))
+                             expiresAt: moment.addingTimeInterval(Double(send.expiresAfter)),
+                             presentation: send.presentation, actions: send.actions)
         let encoded: EncodedPayload<SilentPlanPayload>
         do {
             // The fallback body is always smaller than the plan body (same strings, less
