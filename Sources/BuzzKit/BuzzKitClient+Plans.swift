@@ -74,6 +74,7 @@ extension BuzzKitClient {
         case .accept(let evicting):
             for id in evicting { await evict(id) }
         }
+        await registerCategories(of: [plan])
         do {
             try await center.add(NotificationRequest(plan: plan))
         } catch {

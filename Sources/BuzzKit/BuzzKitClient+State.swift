@@ -33,6 +33,7 @@ extension BuzzKitClient {
         cachedToken = identity?.lastToken ?? cachedToken
         if let stored = stored.installId { installId = stored }
         replacedInstallId = stored.replacedInstall(by: installId)
+        for category in stored.categories where knownCategories[category.id] == nil { knownCategories[category.id] = category }
         stateUnreadable = false
         saveQueue()
         saveBook()
@@ -41,6 +42,7 @@ extension BuzzKitClient {
         save(inbox, StorageKey.inbox)
         saveIdentity()
         saveInstall()
+        if !knownCategories.isEmpty { save(Array(knownCategories.values).sorted { $0.id < $1.id }, StorageKey.categories) }
         if !queue.isEmpty { flushDueAt = clock.now }
         return true
     }

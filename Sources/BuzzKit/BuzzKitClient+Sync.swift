@@ -5,6 +5,9 @@ extension BuzzKitClient {
     /// The body of `GET /v1/subscribers/{id}/plans`.
     private struct PlanList: Decodable {
         var plans: [LocalPlan]
+        /// Every category the subscriber's live plans use (DESIGN §4c), so a fallback's
+        /// buttons show even when its plan never reached the phone.
+        var categories: [NotificationCategory]?
         var asOf: String?
     }
 
@@ -81,7 +84,10 @@ extension BuzzKitClient {
             return
         }
         let asOf = list.asOf.flatMap(RFC3339.parse)
-        await withGate { await applySync(list.plans, requestedAt: requestedAt, asOf: asOf, subscriberId: subscriberId) }
+        await withGate {
+            await registerCategories(of: list.plans, list.categories ?? [])
+            await applySync(list.plans, requestedAt: requestedAt, asOf: asOf, subscriberId: subscriberId)
+        }
         lastSyncAt = clock.now
         await tick()
     }

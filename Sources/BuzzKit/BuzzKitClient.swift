@@ -107,6 +107,9 @@ public actor BuzzKitClient: PushEventHandling {
     /// installed again; the Keychain kept the old id), sent with the registration so the
     /// server retires what the old install acknowledged under its own, now dead, token.
     var replacedInstallId: String?
+    /// BuzzKit's categories (buttons) by id, as plans and sync answers named them: what a
+    /// chosen button does (``handleNotificationAction(_:on:receivedAt:)``).
+    var knownCategories: [String: NotificationCategory] = [:]
 
     /// An instance with its persisted state loaded from `ports.store`. Nothing is sent until
     /// ``start()``, a push, a tap or a tracked event.
@@ -136,6 +139,7 @@ public actor BuzzKitClient: PushEventHandling {
         stateUnreadable = state.unreadable
         installId = state.installId ?? UUID().uuidString.lowercased()
         replacedInstallId = state.replacedInstall(by: installId)
+        knownCategories = Dictionary(state.categories.map { ($0.id, $0) }) { $1 }
         flushDueAt = queue.isEmpty ? nil : ports.clock.now
     }
 
@@ -270,7 +274,7 @@ public actor BuzzKitClient: PushEventHandling {
     /// last in the secrets store (which outlives the app).
     func saveInstall() {
         save(installId, StorageKey.installId)
-        save(replacedInstallId, StorageKey.replacedInstallId)
+        if let replacedInstallId { save(replacedInstallId, StorageKey.replacedInstallId) }
         save(installId, StorageKey.lastInstallOnPhone, in: ports.secrets)
     }
 

@@ -33,6 +33,11 @@ public struct CancelOnRegistry: Sendable, Hashable, Codable {
         }
     }
 
+    /// The names `localId` is registered under, sorted.
+    public func eventNames(for localId: String) -> [String] {
+        localIdsByEvent.filter { $0.value.contains(localId) }.keys.sorted()
+    }
+
     /// Every registered event name, sorted.
     public var eventNames: [String] {
         localIdsByEvent.keys.sorted()

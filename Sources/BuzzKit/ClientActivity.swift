@@ -43,6 +43,9 @@ public enum ClientActivity: Sendable, Hashable {
     case notificationsCancelled(localIds: [String], trigger: CancelTrigger)
     /// A notification was opened; `$push.opened` was queued.
     case notificationOpened(messageId: String, deepLink: String?, origin: DeliveredNotification.Origin)
+    /// The person chose a notification's button (`$push.action` was queued, and the button's
+    /// event); `snoozedUntil` when it was a snooze that scheduled the notification again.
+    case notificationAction(messageId: String, actionId: String, event: String?, snoozedUntil: Date?)
     /// An event was queued.
     case eventQueued(name: String, eventId: String)
     /// The server accepted a batch.

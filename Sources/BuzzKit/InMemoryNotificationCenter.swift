@@ -30,6 +30,7 @@ public actor InMemoryNotificationCenter: NotificationScheduling {
     private var loopMaximumSleep: TimeInterval = 1
     private var permission: NotificationAuthorization
     private var answerWhenAsked: NotificationAuthorization
+    private var categories: [String: NotificationCategory] = [:]
 
     /// A center firing by `clock`, keeping at most `capacity` pending requests.
     /// `authorization` is the permission now; `answerWhenAsked` what the person answers
@@ -54,6 +55,21 @@ public actor InMemoryNotificationCenter: NotificationScheduling {
     public func requestAuthorization() async throws -> NotificationAuthorization {
         if permission == .notDetermined { permission = answerWhenAsked }
         return permission
+    }
+
+    /// Registers categories as iOS keeps them: one per id (the app's own included).
+    public func registerCategories(_ categories: [NotificationCategory]) {
+        for category in categories { self.categories[category.id] = category }
+    }
+
+    /// The ids of the registered categories.
+    public func registeredCategoryIds() -> Set<String> {
+        Set(categories.keys)
+    }
+
+    /// The registered category with this id (the buttons a notification of it shows).
+    public func category(_ id: String) -> NotificationCategory? {
+        categories[id]
     }
 
     /// Calls `observer` for every notification shown from now on (synchronously, inside the

@@ -11,8 +11,8 @@ public struct NotificationRequest: Sendable, Hashable, Codable {
     public var title: String
     /// The body shown.
     public var body: String
-    /// The sound name, `default` unless silent.
-    public var sound: String?
+    /// Interruption level, sound, thread, badge and category (the buttons).
+    public var presentation: NotificationPresentation
     /// The user info kept with the request; BuzzKit's requests carry a `bk` object
     /// (see ``NotificationMessage``).
     public var userInfo: [String: JSONValue]
@@ -20,21 +20,33 @@ public struct NotificationRequest: Sendable, Hashable, Codable {
     public var fireAt: FireAt
 
     /// A request from its parts.
-    public init(id: String, title: String, body: String, sound: String? = "default",
+    public init(id: String, title: String, body: String, sound: String? = NotificationPresentation.defaultSound,
+                userInfo: [String: JSONValue] = [:], fireAt: FireAt) {
+        self.init(id: id, title: title, body: body, presentation: NotificationPresentation(sound: sound), userInfo: userInfo, fireAt: fireAt)
+    }
+
+    /// A request with a whole presentation.
+    public init(id: String, title: String, body: String, presentation: NotificationPresentation,
                 userInfo: [String: JSONValue] = [:], fireAt: FireAt) {
         self.id = id
         self.title = title
         self.body = body
-        self.sound = sound
+        self.presentation = presentation
         self.userInfo = userInfo
         self.fireAt = fireAt
     }
 
-    /// The request for a plan: id = local id, the plan's title and body, user info
-    /// `{"bk": {messageId, localId, deepLink?, data}}`, fired at the plan's floating `fireAt`.
+    /// The request for a plan: id = local id, the plan's title, body and presentation, user
+    /// info `{"bk": {messageId, localId, deepLink?, data}}`, fired at the plan's floating `fireAt`.
     public init(plan: LocalPlan) {
-        self.init(id: plan.id, title: plan.title, body: plan.body,
+        self.init(id: plan.id, title: plan.title, body: plan.body, presentation: plan.presentation,
                   userInfo: NotificationMessage(plan: plan).userInfo, fireAt: plan.fireAt)
+    }
+
+    /// The sound name (`nil`: silent).
+    public var sound: String? {
+        get { presentation.sound }
+        set { presentation.sound = newValue }
     }
 
     /// The instant the request fires at in `zone`.

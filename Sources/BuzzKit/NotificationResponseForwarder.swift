@@ -32,9 +32,11 @@ public final class NotificationResponseForwarder: NSObject, @preconcurrency UNUs
         self.relay = relay
     }
 
-    /// A tap (or another action): BuzzKit's default action goes to the SDK, the rest to the
-    /// app's delegate (which then owns the completion handler). iOS calls this on launch by a
-    /// tap too, after `application(_:didFinishLaunchingWithOptions:)`.
+    /// A tap or a button: on BuzzKit's notifications a tap goes to the SDK as an open and a
+    /// button as an action (``BuzzKitClient/handleNotificationAction(_:on:receivedAt:)``); the
+    /// app's own go to the app's delegate (which then owns the completion handler). iOS calls
+    /// this on launch by a tap or a foreground button too, after
+    /// `application(_:didFinishLaunchingWithOptions:)`.
     public func userNotificationCenter(_ center: UNUserNotificationCenter, didReceive response: UNNotificationResponse,
                                        withCompletionHandler completionHandler: @escaping @Sendable () -> Void) {
         let userInfo = (try? JSONValue.members(userInfo: response.notification.request.content.userInfo)) ?? [:]
@@ -43,14 +45,25 @@ public final class NotificationResponseForwarder: NSObject, @preconcurrency UNUs
             completionHandler()
             return
         }
-        guard response.actionIdentifier == UNNotificationDefaultActionIdentifier else {
-            completionHandler()
-            return
-        }
         let relay = self.relay
-        Task { @MainActor in
-            await relay.open(userInfo: userInfo)
+        switch response.actionIdentifier {
+        case UNNotificationDefaultActionIdentifier:
+            Task { @MainActor in
+                await relay.open(userInfo: userInfo)
+                completionHandler()
+            }
+        case UNNotificationDismissActionIdentifier:
             completionHandler()
+        default:
+            // A button: the SDK tracks it (and its event, or a snooze) before the completion
+            // handler, after which iOS may suspend an app the button ran in the background.
+            let request = UserNotificationCenterScheduler.request(from: response.notification.request)
+            let actionId = response.actionIdentifier
+            let receivedAt = Date()
+            Task { @MainActor in
+                await relay.action(actionId, on: request, receivedAt: receivedAt)
+                completionHandler()
+            }
         }
     }
 

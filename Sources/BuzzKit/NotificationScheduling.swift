@@ -1,3 +1,5 @@
+import BuzzKitWire
+
 /// The device's notification center, the seam between the SDK and the platform
 /// (`UNUserNotificationCenter` on Apple platforms, ``InMemoryNotificationCenter`` on Linux).
 ///
@@ -20,4 +22,9 @@ public protocol NotificationScheduling: Sendable {
     /// Asks the person for permission (alert, sound, badge) when not asked yet, and returns
     /// the permission afterwards.
     func requestAuthorization() async throws -> NotificationAuthorization
+    /// Registers BuzzKit's categories (buttons) beside the app's own, never replacing those;
+    /// a category with the same id is replaced.
+    func registerCategories(_ categories: [NotificationCategory]) async
+    /// The ids of every registered category (the app's and BuzzKit's).
+    func registeredCategoryIds() async -> Set<String>
 }

@@ -25,6 +25,8 @@ struct PersistedState: Sendable {
     /// iOS keeps an app's Keychain items when the app is deleted, so a new install finds its
     /// predecessor's id there.
     var lastInstallOnPhone: String?
+    /// BuzzKit's categories (buttons) seen in plans and sync answers, by id.
+    var categories: [NotificationCategory] = []
     /// What could not be read, or was not valid.
     var errors: [BuzzKitError] = []
 
@@ -41,6 +43,7 @@ struct PersistedState: Sendable {
         static let inbox = "inbox"
         static let installId = "install-id"
         static let replacedInstallId = "replaced-install-id"
+        static let categories = "categories"
         /// In the secrets store.
         static let lastInstallOnPhone = "last-install-on-phone"
         /// In the secrets store.
@@ -69,6 +72,7 @@ struct PersistedState: Sendable {
         identity = load(Identity?.self, Key.identity) ?? nil
         installId = load(String.self, Key.installId)
         replacedInstallId = load(String.self, Key.replacedInstallId)
+        categories = load([NotificationCategory].self, Key.categories) ?? []
         lastInstallOnPhone = load(String.self, Key.lastInstallOnPhone, from: secrets)
         // The token lives in the secrets store; state written before it did kept it in the
         // identity (moved at the next save).

@@ -28,6 +28,12 @@ public struct PlanBook: Sendable, Hashable, Codable {
         registry.register(record.plan.cancelOn, localId: record.localId)
     }
 
+    /// Registers a request that is not a plan (a snoozed notification) under `eventNames`, so
+    /// tracking one of them removes it too.
+    mutating func register(_ eventNames: [String], requestId: String) {
+        registry.register(eventNames, localId: requestId)
+    }
+
     /// Removes a record and its registrations.
     @discardableResult
     mutating func remove(localId: String) -> PlanRecord? {

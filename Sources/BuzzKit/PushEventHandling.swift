@@ -9,6 +9,8 @@ public protocol PushEventHandling: AnyObject, Sendable {
     func handleRemoteNotification(payload: [String: JSONValue], receivedAt: Date?) async -> PushOutcome
     /// The person tapped a notification with this user info.
     func handleNotificationOpen(userInfo: [String: JSONValue]) async
+    /// The person chose the button `actionId` of the notification `request` (as shown).
+    func handleNotificationAction(_ actionId: String, on request: NotificationRequest, receivedAt: Date?) async
     /// The platform issued (or renewed) the device token, in hex.
     func handleDeviceToken(_ hexToken: String) async
 }

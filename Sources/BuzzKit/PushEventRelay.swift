@@ -90,6 +90,14 @@ public final class PushEventRelay: Sendable {
         return true
     }
 
+    /// Delivers a chosen button; `false` when no handler came in time.
+    @discardableResult
+    public func action(_ actionId: String, on request: NotificationRequest, receivedAt: Date? = nil) async -> Bool {
+        guard let handler = await handler() else { return false }
+        await handler.handleNotificationAction(actionId, on: request, receivedAt: receivedAt)
+        return true
+    }
+
     /// Delivers a new device token (hex); `false` when no handler came in time.
     @discardableResult
     public func updateDeviceToken(_ hexToken: String) async -> Bool {

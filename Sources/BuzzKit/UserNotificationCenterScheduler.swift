@@ -29,7 +29,7 @@ public struct UserNotificationCenterScheduler: NotificationScheduling, @unchecke
         let content = UNMutableNotificationContent()
         content.title = request.title
         content.body = request.body
-        if request.sound != nil { content.sound = .default }
+        Self.apply(request.presentation, to: content)
         content.userInfo = JSONValue.foundationObject(request.userInfo)
         // iOS: a pending request with the same identifier is replaced; past the app's 64
         // pending requests, the ones firing last are dropped silently.
@@ -87,6 +87,63 @@ public struct UserNotificationCenterScheduler: NotificationScheduling, @unchecke
         return await authorizationStatus()
     }
 
+    /// Sets the presentation on the content: sound (`UNNotificationSound.default` or a bundled
+    /// file), interruption level (iOS 15), thread, badge and category.
+    static func apply(_ presentation: NotificationPresentation, to content: UNMutableNotificationContent) {
+        switch presentation.sound {
+        case nil: content.sound = nil
+        case NotificationPresentation.defaultSound?: content.sound = .default
+        case let name?: content.sound = UNNotificationSound(named: UNNotificationSoundName(rawValue: name))
+        }
+        switch presentation.interruptionLevel {
+        case .passive: content.interruptionLevel = .passive
+        case .active: content.interruptionLevel = .active
+        case .timeSensitive: content.interruptionLevel = .timeSensitive
+        }
+        if let threadId = presentation.threadId { content.threadIdentifier = threadId }
+        if let badge = presentation.badge { content.badge = NSNumber(value: badge) }
+        if let category = presentation.category { content.categoryIdentifier = category }
+    }
+
+    /// The presentation the content shows (the sound file's name is not readable back: a
+    /// custom sound reads as the default one).
+    static func presentation(of content: UNNotificationContent) -> NotificationPresentation {
+        var presentation = NotificationPresentation(sound: content.sound == nil ? nil : NotificationPresentation.defaultSound)
+        switch content.interruptionLevel {
+        case .passive: presentation.interruptionLevel = .passive
+        case .timeSensitive, .critical: presentation.interruptionLevel = .timeSensitive
+        default: presentation.interruptionLevel = .active
+        }
+        presentation.threadId = content.threadIdentifier.isEmpty ? nil : content.threadIdentifier
+        presentation.badge = content.badge?.intValue
+        presentation.category = content.categoryIdentifier.isEmpty ? nil : content.categoryIdentifier
+        return presentation
+    }
+
+    /// Registers `categories` beside the ones the app registered: iOS keeps one set, which
+    /// `setNotificationCategories(_:)` replaces whole ("Calling this method replaces the existing
+    /// categories"), so the set is read, BuzzKit's are put in (a category with the same id
+    /// replaced), and the app's own are kept.
+    public func registerCategories(_ categories: [NotificationCategory]) async {
+        guard !categories.isEmpty else { return }
+        let ids = Set(categories.map(\.id))
+        let existing = await center.notificationCategories().filter { !ids.contains($0.identifier) }
+        let added = categories.map { category in
+            UNNotificationCategory(identifier: category.id, actions: category.actions.map { action in
+                var options: UNNotificationActionOptions = []
+                if action.foreground { options.insert(.foreground) }
+                if action.destructive { options.insert(.destructive) }
+                return UNNotificationAction(identifier: action.id, title: action.title, options: options)
+            }, intentIdentifiers: [], options: [])
+        }
+        center.setNotificationCategories(existing.union(added))
+    }
+
+    /// The category identifiers registered now (the app's and BuzzKit's).
+    public func registeredCategoryIds() async -> Set<String> {
+        Set(await center.notificationCategories().map(\.identifier))
+    }
+
     static func request(from request: UNNotificationRequest) -> NotificationRequest {
         let content = request.content
         let fireAt: FireAt
@@ -100,7 +157,7 @@ public struct UserNotificationCenterScheduler: NotificationScheduling, @unchecke
             fireAt = FireAt(year: 9999, month: 12, day: 31, hour: 23, minute: 59, second: 59)
         }
         return NotificationRequest(id: request.identifier, title: content.title, body: content.body,
-                                   sound: content.sound == nil ? nil : "default",
+                                   presentation: presentation(of: content),
                                    userInfo: (try? JSONValue.members(userInfo: content.userInfo)) ?? [:],
                                    fireAt: fireAt)
     }

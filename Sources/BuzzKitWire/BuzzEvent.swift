@@ -24,6 +24,12 @@ public struct BuzzEvent: Sendable, Hashable, Codable {
     /// The SDK's release: the phone no longer holds a plan it acknowledged (properties
     /// `localId`, `messageId`, `device`: the phone's push token). docs/contract.md §4b "Released plans".
     public static let localReleased = "$local.released"
+    /// The person chose a notification's button; properties `{messageId, localId?, actionId}`
+    /// (DESIGN §4c).
+    public static let pushAction = "$push.action"
+    /// A snooze button scheduled the notification again; properties `{messageId, localId?,
+    /// actionId, snoozeId, until}`.
+    public static let localSnoozed = "$local.snoozed"
 
     /// An event from its parts.
     public init(id: String? = nil, event: String, subscriberId: String,

@@ -8,9 +8,9 @@ import Foundation
 /// `"category"`; in an alert's `aps`, APNs' `"interruption-level"`, `"sound"`, `"thread-id"`,
 /// `"badge"` and `"category"`. A member at its default (`active`, sound `"default"`) is left
 /// out of `bk.local`; `"sound": null` there means no sound (an alert then has no `sound`).
-public struct NotificationPresentation: Sendable, Hashable {
+public struct NotificationPresentation: Sendable, Hashable, Codable {
     /// `UNNotificationInterruptionLevel`, as a send names it.
-    public enum InterruptionLevel: String, Sendable, Hashable, CaseIterable {
+    public enum InterruptionLevel: String, Sendable, Hashable, CaseIterable, Codable {
         /// Added to the list without lighting the screen or a sound.
         case passive
         /// The usual: sound and banner (the default).

@@ -68,8 +68,10 @@ final class CancelOnTests: XCTestCase {
         await phone.receivePlan("run-1/nudge", in: 3_600, cancelOn: ["workout.completed"])
         let book = try XCTUnwrap(try store.value(PlanBook.self, forKey: "buzzkit.plans"))
         XCTAssertEqual(book.registry.localIds(for: "workout.completed"), ["run-1/nudge"])
-        // The token too: without a secrets store of its own (the Keychain on iOS) it shares this one.
-        XCTAssertEqual(store.keys, ["buzzkit.events", "buzzkit.identity", "buzzkit.install-id", "buzzkit.plans", "buzzkit.subscriber-token"])
+        // The token and the phone's last install too: without a secrets store of its own (the
+        // Keychain on iOS) they share this one.
+        XCTAssertEqual(store.keys, ["buzzkit.events", "buzzkit.identity", "buzzkit.install-id", "buzzkit.last-install-on-phone", "buzzkit.plans",
+                                    "buzzkit.subscriber-token"])
     }
 
     func testPlanArrivingAfterItsCancelEventIsNotScheduled() async throws {

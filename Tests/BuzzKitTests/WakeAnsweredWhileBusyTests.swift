@@ -143,4 +143,6 @@ final class StallingCenter: NotificationScheduling, @unchecked Sendable {
     func removeDeliveredNotifications(withIdentifiers ids: [String]) async { await inner.removeDeliveredNotifications(withIdentifiers: ids) }
     func authorizationStatus() async -> NotificationAuthorization { await inner.authorizationStatus() }
     func requestAuthorization() async throws -> NotificationAuthorization { try await inner.requestAuthorization() }
+    func registerCategories(_ categories: [NotificationCategory]) async { await inner.registerCategories(categories) }
+    func registeredCategoryIds() async -> Set<String> { await inner.registeredCategoryIds() }
 }

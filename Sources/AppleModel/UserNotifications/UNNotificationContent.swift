@@ -13,6 +13,14 @@ open class UNNotificationContent: NSObject, @unchecked Sendable {
     /// The payload: property-list values only (Apple: "the keys and values must be of a
     /// property-list type"). A remote notification's is the whole APNs JSON.
     open internal(set) var userInfo: [AnyHashable: Any] = [:]
+    /// "The notification's importance and required delivery timing" (iOS 15).
+    open internal(set) var interruptionLevel: UNNotificationInterruptionLevel = .active
+    /// "The identifier that groups related notifications."
+    open internal(set) var threadIdentifier: String = ""
+    /// "The number that your app's icon displays"; `nil` leaves the badge as it is.
+    open internal(set) var badge: NSNumber?
+    /// "The identifier of the app-defined category object": the buttons shown.
+    open internal(set) var categoryIdentifier: String = ""
 
     override public init() { super.init() }
 
@@ -21,6 +29,10 @@ open class UNNotificationContent: NSObject, @unchecked Sendable {
         body = other.body
         sound = other.sound
         userInfo = other.userInfo
+        interruptionLevel = other.interruptionLevel
+        threadIdentifier = other.threadIdentifier
+        badge = other.badge
+        categoryIdentifier = other.categoryIdentifier
         super.init()
     }
 }
@@ -40,6 +52,22 @@ open class UNMutableNotificationContent: UNNotificationContent, @unchecked Senda
         get { super.sound }
         set { super.sound = newValue }
     }
+    override open var interruptionLevel: UNNotificationInterruptionLevel {
+        get { super.interruptionLevel }
+        set { super.interruptionLevel = newValue }
+    }
+    override open var threadIdentifier: String {
+        get { super.threadIdentifier }
+        set { super.threadIdentifier = newValue }
+    }
+    override open var badge: NSNumber? {
+        get { super.badge }
+        set { super.badge = newValue }
+    }
+    override open var categoryIdentifier: String {
+        get { super.categoryIdentifier }
+        set { super.categoryIdentifier = newValue }
+    }
     override open var userInfo: [AnyHashable: Any] {
         get { super.userInfo }
         set {
@@ -53,15 +81,40 @@ open class UNMutableNotificationContent: UNNotificationContent, @unchecked Senda
 /// Model of `UNNotificationSound`.
 open class UNNotificationSound: NSObject, @unchecked Sendable {
     /// The name of the sound file, or `nil` for the system's default sound.
-    public let named: String?
+    public let modelName: String?
 
-    init(named: String?) {
-        self.named = named
+    init(modelName: String?) {
+        self.modelName = modelName
         super.init()
     }
 
+    /// "Creates a sound object that represents a custom sound file" in the app's bundle.
+    public convenience init(named name: UNNotificationSoundName) {
+        self.init(modelName: name.rawValue)
+    }
+
     /// The default sound.
-    open class var `default`: UNNotificationSound { UNNotificationSound(named: nil) }
+    open class var `default`: UNNotificationSound { UNNotificationSound(modelName: nil) }
+}
+
+/// Model of `UNNotificationSoundName`: a sound file's name.
+public struct UNNotificationSoundName: RawRepresentable, Hashable, Sendable {
+    public let rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+    public init(_ rawValue: String) { self.rawValue = rawValue }
+}
+
+/// Model of `UNNotificationInterruptionLevel` (iOS 15): "the importance and delivery timing of
+/// a notification".
+public enum UNNotificationInterruptionLevel: UInt, Sendable {
+    /// "Added to the notification list without lighting up the screen or playing a sound."
+    case passive = 0
+    /// "Presented immediately, lights up the screen, and can play a sound."
+    case active = 1
+    /// "Presented immediately … can break through system controls such as Focus."
+    case timeSensitive = 2
+    /// "Presented immediately … bypasses the mute switch" (needs Apple's entitlement).
+    case critical = 3
 }
 
 /// Property-list values, as `userInfo` must hold (Apple, "Property List Programming Guide":

@@ -45,6 +45,20 @@ extension UNUserNotificationCenter {
         let content = UNMutableNotificationContent()
         content.title = title
         content.body = body
+        // iOS reads the presentation from `aps` (Apple, "Generating a remote notification":
+        // `sound`, `interruption-level`, `thread-id`, `badge`, `category`).
+        if let aps = userInfo["aps"] as? [AnyHashable: Any] {
+            if let sound = aps["sound"] as? String { content.sound = sound == "default" ? .default : UNNotificationSound(named: UNNotificationSoundName(sound)) }
+            switch aps["interruption-level"] as? String {
+            case "passive": content.interruptionLevel = .passive
+            case "time-sensitive": content.interruptionLevel = .timeSensitive
+            case "critical": content.interruptionLevel = .critical
+            default: content.interruptionLevel = .active
+            }
+            if let thread = aps["thread-id"] as? String { content.threadIdentifier = thread }
+            if let badge = aps["badge"] as? Int { content.badge = NSNumber(value: badge) }
+            if let category = aps["category"] as? String { content.categoryIdentifier = category }
+        }
         content.userInfo = userInfo
         let request = UNNotificationRequest(identifier: identifier, content: content, trigger: UNPushNotificationTrigger())
         return await present(UNNotification(request: request, date: date ?? modelDevice.now))
@@ -52,12 +66,19 @@ extension UNUserNotificationCenter {
 
     /// The person taps a notification in Notification Center (or on the lock screen), or
     /// answers one of its actions. Call it once the app has launched. Returns whether the
-    /// delegate answered before iOS stopped waiting (30 s).
+    /// delegate answered before iOS stopped waiting (30 s); false too when the notification
+    /// shows no such button (its category is not registered, or lacks the action: iOS shows
+    /// only a registered category's actions). iOS removes the notification from the list when
+    /// the person taps it or chooses one of its buttons.
     @discardableResult
     public func modelRespond(toNotificationWithIdentifier identifier: String,
                              actionIdentifier: String = UNNotificationDefaultActionIdentifier) async -> Bool {
         guard let notification = await deliveredNotifications().last(where: { $0.request.identifier == identifier }) else { return false }
-        if actionIdentifier == UNNotificationDefaultActionIdentifier { removeDeliveredNotifications(withIdentifiers: [identifier]) }
+        if actionIdentifier != UNNotificationDefaultActionIdentifier {
+            let buttons = modelActions(forCategory: notification.request.content.categoryIdentifier)
+            guard buttons.contains(where: { $0.identifier == actionIdentifier }) else { return false }
+        }
+        removeDeliveredNotifications(withIdentifiers: [identifier])
         let response = UNNotificationResponse(notification: notification, actionIdentifier: actionIdentifier)
         let check = CompletionCheck<Bool>("userNotificationCenter(_:didReceive:withCompletionHandler:)", on: modelDevice)
         let handler = check.handler()

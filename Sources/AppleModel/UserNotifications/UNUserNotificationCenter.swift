@@ -38,6 +38,7 @@ open class UNUserNotificationCenter: NSObject, @unchecked Sendable {
     private var pending: [(request: UNNotificationRequest, sequence: Int)] = []
     private var sequence = 0
     private var delivered: [UNNotification] = []
+    private var categories: Set<UNNotificationCategory> = []
     private var status: UNAuthorizationStatus
     private let answer: UNAuthorizationStatus
     private weak var storedDelegate: (any UNUserNotificationCenterDelegate)?
@@ -100,6 +101,28 @@ open class UNUserNotificationCenter: NSObject, @unchecked Sendable {
     open func removeDeliveredNotifications(withIdentifiers identifiers: [String]) {
         let ids = Set(identifiers)
         lock.withLock { delivered.removeAll { ids.contains($0.request.identifier) } }
+    }
+
+    /// "Registers the notification categories that your app supports": the whole set, replacing
+    /// the one registered before (Apple: "Calling this method replaces the existing categories").
+    open func setNotificationCategories(_ categories: Set<UNNotificationCategory>) {
+        lock.withLock { self.categories = categories }
+    }
+
+    /// "Fetches the app's registered notification categories."
+    open func notificationCategories() async -> Set<UNNotificationCategory> {
+        lock.withLock { categories }
+    }
+
+    /// The completion-handler form of ``notificationCategories()``.
+    open func getNotificationCategories(completionHandler: @escaping @Sendable (Set<UNNotificationCategory>) -> Void) {
+        completionHandler(lock.withLock { categories })
+    }
+
+    /// The buttons iOS shows under a notification of `categoryIdentifier`: its registered
+    /// category's actions, none when no registered category has that identifier.
+    public func modelActions(forCategory categoryIdentifier: String) -> [UNNotificationAction] {
+        lock.withLock { categories.first { $0.identifier == categoryIdentifier }?.actions ?? [] }
     }
 
     /// The settings, read anew each time (the person may have changed them in Settings).

@@ -90,6 +90,12 @@ final class ModelPhone {
         return await center.modelRespond(toNotificationWithIdentifier: identifier)
     }
 
+    /// The person chooses a button of a shown notification on the lock screen: iOS runs the app
+    /// in the background (it stays off screen) and hands the response to the delegate.
+    func choose(_ actionIdentifier: String, on identifier: String) async -> Bool {
+        await center.modelRespond(toNotificationWithIdentifier: identifier, actionIdentifier: actionIdentifier)
+    }
+
     /// Waits on the real clock until `instant`, then lets the center fire what is due.
     func deliver(at instant: Date) async -> [ModelPresentation] {
         let wait = instant.timeIntervalSinceNow + 0.05
