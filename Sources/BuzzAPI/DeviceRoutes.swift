@@ -97,13 +97,19 @@ enum DeviceRoutes {
         }
     }
 
-    /// `{"plans": [bk.local, …], "asOf": "<RFC 3339>"}`, each plan written as the push wrote it.
+    /// `{"plans": [bk.local, …], "categories": [{id, actions}, …], "asOf": "<RFC 3339>"}`, each
+    /// plan written as the push wrote it, and each category (buttons) the plans use once.
     static func syncBody(_ plans: [LocalPlan], asOf: Date) -> Data {
         var writer = JSONWriter(capacity: 64 + plans.count * 384)
         writer.beginObject()
         writer.key(literal: "plans")
         writer.beginArray()
         for plan in plans { plan.write(to: &writer) }
+        writer.endArray()
+        var seen: Set<String> = []
+        writer.key(literal: "categories")
+        writer.beginArray()
+        for category in plans.compactMap(\.notificationCategory) where seen.insert(category.id).inserted { category.write(to: &writer) }
         writer.endArray()
         writer.key(literal: "asOf"); writer.string(RFC3339.format(asOf))
         writer.endObject()

@@ -77,6 +77,11 @@ public struct RunSummary: Sendable, Hashable, Codable {
         public var local: LocalWindow?
         /// Every push sent for the step, in the order they were sent (the server fills it in).
         public var deliveries: [Delivery] = []
+        /// The first open of the step's notification (local or fallback alike, by message id);
+        /// explicit `null` when none (the server fills it in).
+        public var opened: Opened?
+        /// The buttons chosen on the step's notification, in order (the server fills it in).
+        public var actions: [ActionTaken] = []
 
         /// A step summary from its parts.
         public init(name: String, status: StepStatus, startedAt: Date, finishedAt: Date? = nil,
@@ -88,7 +93,7 @@ public struct RunSummary: Sendable, Hashable, Codable {
             self.local = local
         }
 
-        private enum CodingKeys: String, CodingKey { case name, status, startedAt, finishedAt, local, deliveries }
+        private enum CodingKeys: String, CodingKey { case name, status, startedAt, finishedAt, local, deliveries, opened, actions }
 
         /// Decodes the wire form.
         public init(from decoder: any Decoder) throws {
@@ -99,6 +104,8 @@ public struct RunSummary: Sendable, Hashable, Codable {
             finishedAt = try container.decodeInstantIfPresent(forKey: .finishedAt)
             local = try container.decodeIfPresent(LocalWindow.self, forKey: .local)
             deliveries = try container.decodeIfPresent([Delivery].self, forKey: .deliveries) ?? []
+            opened = try container.decodeIfPresent(Opened.self, forKey: .opened)
+            actions = try container.decodeIfPresent([ActionTaken].self, forKey: .actions) ?? []
         }
 
         /// Encodes the wire form with explicit `null`s.
@@ -110,6 +117,33 @@ public struct RunSummary: Sendable, Hashable, Codable {
             try container.encodeInstantOrNull(finishedAt, forKey: .finishedAt)
             try container.encodeOrNull(local, forKey: .local)
             try container.encode(deliveries, forKey: .deliveries)
+            try container.encodeOrNull(opened, forKey: .opened)
+            try container.encode(actions, forKey: .actions)
+        }
+    }
+
+    /// A button chosen on a step's notification: `{"actionId", "at"}` (DESIGN §4c).
+    public struct ActionTaken: Sendable, Hashable, Codable {
+        public var actionId: String
+        public var at: Date
+
+        public init(actionId: String, at: Date) {
+            self.actionId = actionId
+            self.at = at
+        }
+
+        private enum CodingKeys: String, CodingKey { case actionId, at }
+
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            actionId = try container.decode(String.self, forKey: .actionId)
+            at = try container.decodeInstant(forKey: .at)
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(actionId, forKey: .actionId)
+            try container.encodeInstant(at, forKey: .at)
         }
     }
 

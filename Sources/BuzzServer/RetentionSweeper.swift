@@ -3,7 +3,7 @@ import PostgresClient
 
 /// Removes what BuzzKit no longer needs (``RetentionSettings``), run by `buzzkit scheduler`:
 /// processed event ids past their deduplication window, finished runs past theirs with
-/// their deliveries, acknowledgments, opens and plans, devices inactive past theirs, and a tenant's previous signing secret
+/// their deliveries, acknowledgments, opens, chosen buttons and plans, devices inactive past theirs, and a tenant's previous signing secret
 /// once its grace after a rotation has ended (it verifies nothing any more; kept, it would
 /// be one more secret to leak).
 ///
@@ -74,6 +74,7 @@ public final class RetentionSweeper: Service, @unchecked Sendable {
                 planned AS (DELETE FROM local_plans WHERE run_id IN (SELECT id FROM gone)),
                 sent AS (DELETE FROM deliveries WHERE run_id IN (SELECT id FROM gone)),
                 opened AS (DELETE FROM opens WHERE run_id IN (SELECT id FROM gone)),
+                acted AS (DELETE FROM notification_actions WHERE run_id IN (SELECT id FROM gone)),
                 decided AS (DELETE FROM window_decisions WHERE run_id IN (SELECT id FROM gone)),
                 removed AS (DELETE FROM runs WHERE id IN (SELECT id FROM gone) RETURNING 1)
                 SELECT count(*) AS n FROM removed

@@ -37,6 +37,7 @@ public final class InMemoryStore: Store, @unchecked Sendable {
         /// Plans whose window's fallback was decided, by tenant and local id (``InMemoryStore/key(_:)``).
         public var fallbacksDecided: Set<String> = []
         public var opens: [(tenantId: String, messageId: String, at: Date)] = []
+        public var actions: [(tenantId: String, messageId: String, actionId: String, at: Date)] = []
         public var outbox: [(id: Int64, runId: UUID?, message: OutboxMessage)] = []
         /// Windows the scheduler settled, by run id and local id (``InMemoryStore/key(_:)``).
         public var windowDecisions: [String: WindowDecision] = [:]

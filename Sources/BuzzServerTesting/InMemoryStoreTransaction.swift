@@ -85,6 +85,11 @@ struct InMemoryStoreTransaction: StoreTransaction {
                     delivery.messageId == open.messageId && delivery.runId.map(runs.contains) == true
                 }
             }
+            state.actions.removeAll { action in
+                action.tenantId == tenantId && state.deliveries.values.contains { delivery in
+                    delivery.messageId == action.messageId && delivery.runId.map(runs.contains) == true
+                }
+            }
             state.deliveries = state.deliveries.filter { !($0.value.runId.map(runs.contains) ?? false) }
             state.plans = state.plans.filter { !runs.contains(UUID(uuidString: $0.value.delivery.runId) ?? UUID()) }
             state.windowDecisions = state.windowDecisions.filter { !runs.contains($0.value.runId) }
@@ -331,9 +336,14 @@ struct InMemoryStoreTransaction: StoreTransaction {
                     apnsId: delivery.outcome?.apnsId, at: delivery.at, reason: delivery.outcome?.reason, tokenSuffix: device.map { String($0.token.suffix(8)) } ?? ""))
             }
             for open in state.opens.sorted(by: { $0.at < $1.at }) where open.tenantId == tenantId {
-                guard let runId = state.deliveries.values.first(where: { $0.messageId == open.messageId })?.runId, wanted.contains(runId),
-                      out[runId]?.opened == nil else { continue }
-                out[runId, default: RunActivity()].opened = RunSummary.Opened(messageId: open.messageId, at: open.at)
+                guard let runId = state.deliveries.values.first(where: { $0.messageId == open.messageId })?.runId, wanted.contains(runId) else { continue }
+                let first = RunSummary.Opened(messageId: open.messageId, at: open.at)
+                if out[runId]?.opened == nil { out[runId, default: RunActivity()].opened = first }
+                if !(out[runId]?.opens.contains { $0.messageId == open.messageId } ?? false) { out[runId, default: RunActivity()].opens.append(first) }
+            }
+            for action in state.actions.sorted(by: { ($0.at, $0.actionId) < ($1.at, $1.actionId) }) where action.tenantId == tenantId {
+                guard let runId = state.deliveries.values.first(where: { $0.messageId == action.messageId })?.runId, wanted.contains(runId) else { continue }
+                out[runId, default: RunActivity()].actions.append(RunActivity.Action(messageId: action.messageId, actionId: action.actionId, at: action.at))
             }
             return out
         }

@@ -46,4 +46,32 @@ final class NotificationButtonTests: XCTestCase {
         XCTAssertFalse(phone.server.eventNames.contains("$push.opened"), "a button is not an open")
         XCTAssertEqual(phone.device.violations, [])
     }
+
+    /// A fallback as the server writes it shows with its presentation and buttons (iOS reads
+    /// them from `aps`); a key iOS could not read is a broken rule.
+    func testAFallbacksApsIsReadAsAppleDocumentsIt() async throws {
+        let device = ModelDevice(timeZone: TimeZone(identifier: "Europe/Berlin")!)
+        let center = UNUserNotificationCenter(modelDevice: device)
+        center.setNotificationCategories([UNNotificationCategory(identifier: "bk.00000000000000aa",
+                                                                 actions: [UNNotificationAction(identifier: "done", title: "Done")],
+                                                                 intentIdentifiers: [])])
+        let alert = AlertPayload(title: "Leg day", body: "6:00 with Maya.",
+                                 presentation: NotificationPresentation(interruptionLevel: .timeSensitive, sound: "chime.caf", threadId: "workouts",
+                                                                        badge: 2, category: "bk.00000000000000aa"),
+                                 messageId: "m-1", localId: "run-1/nudge")
+        let shown = await center.modelDeliverRemote(identifier: "run-1/nudge/fallback", title: alert.title, body: alert.body,
+                                                    userInfo: ModelPhone.userInfo(alert))
+        let content = shown.notification.request.content
+        XCTAssertEqual(content.interruptionLevel, .timeSensitive)
+        XCTAssertEqual(content.threadIdentifier, "workouts")
+        XCTAssertEqual(content.badge, 2)
+        XCTAssertEqual(content.categoryIdentifier, "bk.00000000000000aa")
+        XCTAssertEqual(center.modelActions(forCategory: content.categoryIdentifier).map(\.identifier), ["done"], "its buttons show")
+        XCTAssertEqual(device.violations, [])
+
+        var wrong = ModelPhone.userInfo(alert)
+        wrong["aps"] = ["alert": ["title": "x", "body": "y"], "interruption-level": "timeSensitive", "badge": "2"]
+        _ = await center.modelDeliverRemote(identifier: "x", title: "x", body: "y", userInfo: wrong)
+        XCTAssertEqual(device.violations.count, 2, "the engine's spelling is not APNs' and a badge is a number: \(device.violations)")
+    }
 }

@@ -206,6 +206,26 @@ final class StoreConformanceTests: ConformanceTestCase {
         }
     }
 
+    /// A chosen button and an open are recorded for a message of the subscriber's run only, once
+    /// per repeat, and read back with the run's activity (the step's `actions` and `opened`).
+    func testButtonsAndOpensAreRecordedForTheSubscribersOwnMessagesOnly() throws {
+        try eachDriver { s in
+            let (run, devices, localId) = try s.storedRun("u1", devices: 1)
+            let request = DeliveryRequest(tenantId: s.tenantId, runId: run.id, idempotencyKey: localId, deviceId: devices[0].id, kind: "plan", messageId: "m1")
+            try s.store.transaction { tx in
+                _ = try tx.claimDeliveries([request], at: s.now)
+                try tx.recordAction(tenantId: s.tenantId, subscriberId: "u1", messageId: "m1", actionId: "done", at: s.now)
+                try tx.recordAction(tenantId: s.tenantId, subscriberId: "u1", messageId: "m1", actionId: "done", at: s.now)  // a retry
+                try tx.recordAction(tenantId: s.tenantId, subscriberId: "u2", messageId: "m1", actionId: "snooze", at: s.now)  // not u2's
+                try tx.recordOpen(tenantId: s.tenantId, subscriberId: "u1", messageId: "m1", at: s.now.addingTimeInterval(1))
+            }
+            let activity = try s.store.transaction { tx in try tx.activity(tenantId: s.tenantId, runIds: [run.id])[run.id] }
+            XCTAssertEqual(activity?.actions, [RunActivity.Action(messageId: "m1", actionId: "done", at: s.now)])
+            XCTAssertEqual(activity?.opens.map(\.messageId), ["m1"])
+            XCTAssertEqual(activity?.opened?.messageId, "m1")
+        }
+    }
+
     /// A new install naming the install it replaced on the phone (under another token) retires
     /// that install's devices and what they acknowledged for open runs; another tenant's device
     /// with the same install id is untouched.

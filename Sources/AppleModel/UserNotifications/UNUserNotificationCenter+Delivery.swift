@@ -48,6 +48,7 @@ extension UNUserNotificationCenter {
         // iOS reads the presentation from `aps` (Apple, "Generating a remote notification":
         // `sound`, `interruption-level`, `thread-id`, `badge`, `category`).
         if let aps = userInfo["aps"] as? [AnyHashable: Any] {
+            APSDictionary.check(aps, on: modelDevice)
             if let sound = aps["sound"] as? String { content.sound = sound == "default" ? .default : UNNotificationSound(named: UNNotificationSoundName(sound)) }
             switch aps["interruption-level"] as? String {
             case "passive": content.interruptionLevel = .passive

@@ -6,7 +6,8 @@ import Foundation
 public enum EventInput {
     static let allowed: Set<String> = ["id", "event", "subscriberId", "properties", "timestamp"]
     /// The SDK's own events: the only names that may start with `$`.
-    static let sdkEvents: Set<String> = [BuzzEvent.localScheduled, BuzzEvent.localReleased, BuzzEvent.pushOpened]
+    static let sdkEvents: Set<String> = [BuzzEvent.localScheduled, BuzzEvent.localReleased, BuzzEvent.pushOpened,
+                                         BuzzEvent.pushAction, BuzzEvent.localSnoozed]
     /// The largest event body accepted, over HTTP (the server's body limit) and over AMQP alike.
     public static let maxBodyBytes = 1 << 20
     /// The longest `properties.device` accepted (the limit device registration applies).
@@ -34,7 +35,7 @@ public enum EventInput {
             throw ServerError.input("\(fields.field("event")) may not contain spaces, * or #", reason: "invalid_value", field: fields.field("event"))
         }
         if name.hasPrefix("$") && !sdkEvents.contains(name) {
-            throw ServerError.input("\(fields.field("event")): names starting with $ are reserved for the SDK ($local.scheduled, $local.released, $push.opened)",
+            throw ServerError.input("\(fields.field("event")): names starting with $ are reserved for the SDK (\(sdkEvents.sorted().joined(separator: ", ")))",
                                        reason: "invalid_value", field: fields.field("event"))
         }
         let subscriberId = try fields.requiredString("subscriberId", maxLength: 200)
@@ -64,8 +65,17 @@ public enum EventInput {
                 }
             }
         }
-        if name == BuzzEvent.pushOpened, properties["messageId"]?.stringValue == nil {
-            throw ServerError.input("$push.opened needs properties.messageId (a string)", reason: "missing_field", field: InputFields.join(fields.field("properties"), "messageId"))
+        if name == BuzzEvent.pushOpened || name == BuzzEvent.pushAction || name == BuzzEvent.localSnoozed {
+            guard case .string(let messageId)? = properties["messageId"], !messageId.isEmpty, messageId.utf8.count <= 200 else {
+                throw ServerError.input("\(name) needs properties.messageId (a string of at most 200 bytes)", reason: "missing_field",
+                                        field: InputFields.join(fields.field("properties"), "messageId"))
+            }
+        }
+        if name == BuzzEvent.pushAction || name == BuzzEvent.localSnoozed {
+            guard case .string(let actionId)? = properties["actionId"], !actionId.isEmpty, actionId.utf8.count <= 64 else {
+                throw ServerError.input("\(name) needs properties.actionId (the button's id, at most 64 bytes)", reason: "missing_field",
+                                        field: InputFields.join(fields.field("properties"), "actionId"))
+            }
         }
         return BuzzEvent(id: try fields.string("id", required: false, maxLength: 200), event: name, subscriberId: subscriberId,
                          properties: properties, timestamp: timestamp)

@@ -50,7 +50,7 @@ struct EventProcessor {
         var touched: Set<UUID> = []
         for item in work {
             switch item.event.event {
-            case BuzzEvent.localScheduled, BuzzEvent.localReleased, BuzzEvent.pushOpened:
+            case BuzzEvent.localScheduled, BuzzEvent.localReleased, BuzzEvent.pushOpened, BuzzEvent.pushAction, BuzzEvent.localSnoozed:
                 continue
             default:
                 if try settings.cancels(tenantId: item.tenantId, event: item.event.event) {
@@ -59,7 +59,7 @@ struct EventProcessor {
             }
         }
         // Events that may start runs need their subscribers: one query per tenant.
-        let starting = work.filter { !Self.isDeviceWord($0.event) && $0.event.event != BuzzEvent.pushOpened }
+        let starting = work.filter { !Self.isDeviceWord($0.event) && !Self.isTracking($0.event) }
         for (tenantId, group) in Dictionary(grouping: starting, by: \.tenantId) {
             try settings.preloadSubscribers(tenantId: tenantId, ids: group.map(\.event.subscriberId))
         }
@@ -90,6 +90,14 @@ struct EventProcessor {
                     try tx.recordOpen(tenantId: item.tenantId, subscriberId: item.event.subscriberId, messageId: messageId, at: now)
                     context.metrics.increment("buzzkit_opens_total", help: "Notification opens ($push.opened)")
                 }
+            case BuzzEvent.pushAction:
+                if case .string(let messageId)? = item.event.properties["messageId"], case .string(let actionId)? = item.event.properties["actionId"] {
+                    try tx.recordAction(tenantId: item.tenantId, subscriberId: item.event.subscriberId, messageId: messageId, actionId: actionId,
+                                        at: item.event.timestamp)
+                    context.metrics.increment("buzzkit_actions_total", help: "Buttons chosen on notifications ($push.action)")
+                }
+            case BuzzEvent.localSnoozed:
+                context.metrics.increment("buzzkit_snoozes_total", help: "Notifications snoozed on a device ($local.snoozed)")
             default:
                 try cancelRuns(item, batch: &batch, tx: tx, now: now)
                 try startRuns(item, batch: &batch, tx: tx, settings: settings, marks: marks, now: now)
@@ -163,6 +171,12 @@ struct EventProcessor {
             metrics.increment("buzzkit_acknowledgments_cancelled_total", by: Double(counts.cancelled.count),
                               help: "Acknowledgments of plans whose run was cancelled (not counted; the device is told to drop the plan)")
         }
+    }
+
+    /// Whether the event only records what a person did with a notification (`$push.opened`,
+    /// `$push.action`, `$local.snoozed`): it starts and cancels no run.
+    static func isTracking(_ event: BuzzEvent) -> Bool {
+        event.event == BuzzEvent.pushOpened || event.event == BuzzEvent.pushAction || event.event == BuzzEvent.localSnoozed
     }
 
     /// Whether the event is a device's word on a plan it holds: `$local.scheduled` or `$local.released`.

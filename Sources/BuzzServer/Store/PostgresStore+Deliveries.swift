@@ -92,11 +92,22 @@ extension PostgresStoreTransaction {
                 idempotencyKey: try row.decode("idempotency_key"), kind: try row.decode("kind"), status: try row.decode("status"),
                 apnsId: try row.decode("apns_id"), at: try row.decode("at"), reason: try row.decode("reason"), tokenSuffix: try row.decode("suffix")))
         }
+        // The first open of each message; the run's first open is the earliest of them.
         for row in try db.query("""
-            SELECT DISTINCT ON (run_id) run_id, message_id, opened_at FROM opens
-            WHERE tenant_id = \(tenantId) AND run_id = ANY(\(runIds)::uuid[]) ORDER BY run_id, opened_at
+            SELECT DISTINCT ON (run_id, message_id) run_id, message_id, opened_at FROM opens
+            WHERE tenant_id = \(tenantId) AND run_id = ANY(\(runIds)::uuid[]) ORDER BY run_id, message_id, opened_at
             """) {
-            out[try row.decode("run_id"), default: RunActivity()].opened = RunSummary.Opened(messageId: try row.decode("message_id"), at: try row.decode("opened_at"))
+            let runId: UUID = try row.decode("run_id")
+            let open = RunSummary.Opened(messageId: try row.decode("message_id"), at: try row.decode("opened_at"))
+            out[runId, default: RunActivity()].opens.append(open)
+            if out[runId]?.opened.map({ open.at < $0.at }) ?? true { out[runId]?.opened = open }
+        }
+        for row in try db.query("""
+            SELECT run_id, message_id, action_id, acted_at FROM notification_actions
+            WHERE tenant_id = \(tenantId) AND run_id = ANY(\(runIds)::uuid[]) ORDER BY run_id, acted_at, action_id
+            """) {
+            out[try row.decode("run_id"), default: RunActivity()].actions.append(RunActivity.Action(
+                messageId: try row.decode("message_id"), actionId: try row.decode("action_id"), at: try row.decode("acted_at")))
         }
         return out
     }

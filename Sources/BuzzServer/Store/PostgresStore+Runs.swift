@@ -223,13 +223,13 @@ extension PostgresStoreTransaction {
         let runs = try db.query("SELECT id FROM runs WHERE tenant_id = \(tenantId) AND subscriber_id = \(subscriberId)")
             .map { try $0.decode("id", as: UUID.self) }
         if !runs.isEmpty {
-            for table in ["local_plans", "deliveries", "opens", "window_decisions", "outbox", "runs"] {
+            for table in ["local_plans", "deliveries", "opens", "notification_actions", "window_decisions", "outbox", "runs"] {
                 let column = table == "runs" ? "id" : "run_id"
                 // Table and column names come from the lists here, never from input.
                 try db.execute("DELETE FROM \(unsafeRaw: table) WHERE \(unsafeRaw: column) = ANY(\(runs)::uuid[])")
             }
         }
-        for table in ["devices", "acknowledgments", "opens", "cancel_marks", "local_plans", "subscribers"] {
+        for table in ["devices", "acknowledgments", "opens", "notification_actions", "cancel_marks", "local_plans", "subscribers"] {
             let column = table == "subscribers" ? "id" : "subscriber_id"
             try db.execute("DELETE FROM \(unsafeRaw: table) WHERE tenant_id = \(tenantId) AND \(unsafeRaw: column) = \(subscriberId)")
         }
@@ -309,6 +309,17 @@ extension PostgresStoreTransaction {
         try db.execute("""
             INSERT INTO opens (tenant_id, message_id, subscriber_id, run_id, opened_at)
             SELECT \(tenantId), \(messageId), \(subscriberId), d.run_id, \(at)
+            FROM deliveries d JOIN runs r ON r.id = d.run_id AND r.tenant_id = d.tenant_id
+            WHERE d.tenant_id = \(tenantId) AND d.message_id = \(messageId) AND r.subscriber_id = \(subscriberId)
+            LIMIT 1
+            ON CONFLICT DO NOTHING
+            """)
+    }
+
+    func recordAction(tenantId: String, subscriberId: String, messageId: String, actionId: String, at: Date) throws {
+        try db.execute("""
+            INSERT INTO notification_actions (tenant_id, message_id, action_id, subscriber_id, run_id, acted_at)
+            SELECT \(tenantId), \(messageId), \(actionId), \(subscriberId), d.run_id, \(at)
             FROM deliveries d JOIN runs r ON r.id = d.run_id AND r.tenant_id = d.tenant_id
             WHERE d.tenant_id = \(tenantId) AND d.message_id = \(messageId) AND r.subscriber_id = \(subscriberId)
             LIMIT 1

@@ -28,12 +28,32 @@ public struct RunActivity: Sendable, Equatable {
         }
     }
 
+    /// A button chosen on one of the run's notifications (`$push.action`).
+    public struct Action: Sendable, Equatable {
+        public var messageId: String
+        public var actionId: String
+        public var at: Date
+
+        public init(messageId: String, actionId: String, at: Date) {
+            self.messageId = messageId
+            self.actionId = actionId
+            self.at = at
+        }
+    }
+
     /// In the order they were claimed.
     public var deliveries: [Entry] = []
+    /// The run's first open.
     public var opened: RunSummary.Opened?
+    /// The first open of each of the run's messages.
+    public var opens: [RunSummary.Opened] = []
+    /// The buttons chosen, in time order.
+    public var actions: [Action] = []
 
-    public init(deliveries: [Entry] = [], opened: RunSummary.Opened? = nil) {
+    public init(deliveries: [Entry] = [], opened: RunSummary.Opened? = nil, opens: [RunSummary.Opened] = [], actions: [Action] = []) {
         self.deliveries = deliveries
         self.opened = opened
+        self.opens = opens
+        self.actions = actions
     }
 }

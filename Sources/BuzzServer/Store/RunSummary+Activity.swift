@@ -1,3 +1,4 @@
+import BuzzEngine
 import BuzzKitWire
 import Foundation
 
@@ -29,6 +30,12 @@ extension RunSummary {
             for index in summary.steps.indices where stepNames.contains(summary.steps[index].name) {
                 summary.steps[index].deliveries.append(delivery)
             }
+        }
+        // Opens and buttons by the step's message id (the plan's and the fallback's alike).
+        for index in summary.steps.indices {
+            let messageId = PayloadBuilder.messageId(localId: PayloadBuilder.localId(runId: id, stepName: summary.steps[index].name))
+            summary.steps[index].opened = activity.opens.first { $0.messageId == messageId }
+            summary.steps[index].actions = activity.actions.filter { $0.messageId == messageId }.map { RunSummary.ActionTaken(actionId: $0.actionId, at: $0.at) }
         }
         return summary
     }

@@ -116,6 +116,9 @@ public protocol StoreTransaction {
     func recordPlans(_ plans: [(tenantId: String, subscriberId: String?, delivery: LocalPlanDelivery)], at: Date) throws
     /// Records a `$push.opened`.
     func recordOpen(tenantId: String, subscriberId: String, messageId: String, at: Date) throws
+    /// Records a `$push.action` (a button chosen at `at`), for a message sent for one of the
+    /// subscriber's runs only.
+    func recordAction(tenantId: String, subscriberId: String, messageId: String, actionId: String, at: Date) throws
 
     // Messages.
     /// Outbox rows committed with this transaction, for many runs at once (`runIds[i]` tags
