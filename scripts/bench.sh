@@ -100,7 +100,7 @@ FLEET_WAVES=${BENCH_FLEET_WAVES:-10}
 if [ "$FLEET" -gt 0 ]; then
   echo
   echo "fleet of $FLEET subscribers in $FLEET_WAVES waves (release build, server as separate processes)..." >&2
-  BASE=healthy,force-quit,low-power,offline,completes,two-devices,offline-through-cancel,budget-exhausted,traveller,last-second,logout-switch,reinstalled,denied,app-own-requests,tapper,locked
+  BASE=healthy,force-quit,low-power,offline,completes,two-devices,offline-through-cancel,budget-exhausted,traveller,last-second,logout-switch,reinstalled,denied,app-own-requests,tapper,locked,done-from-the-lock-screen,snoozer
   # The crowded behaviours (72 plans a subscriber) a sixth as often as the others: about 19,000 of
   # the fleet's 29,000 windows.
   DEMO_MIX=$BASE,$BASE,$BASE,$BASE,$BASE,$BASE,crowded,crowded-two-devices DEMO_CONFIGURATION=release DEMO_PHONES=$FLEET \

@@ -13,7 +13,7 @@ WAVES=${DEMO_WAVES:-1}
 WAVE_INTERVAL=${DEMO_WAVE_INTERVAL:-20}
 # Every behaviour, the crowded ones (72 plans a subscriber) dealt out a third as often as the
 # others so a large fleet's plans still reach their phones well before the moment.
-BASE_MIX=healthy,force-quit,low-power,offline,completes,two-devices,offline-through-cancel,budget-exhausted,traveller,last-second,logout-switch,reinstalled,denied,app-own-requests,tapper,locked
+BASE_MIX=healthy,force-quit,low-power,offline,completes,two-devices,offline-through-cancel,budget-exhausted,traveller,last-second,logout-switch,reinstalled,denied,app-own-requests,tapper,locked,done-from-the-lock-screen,snoozer
 DEMO_MIX=${DEMO_MIX:-$BASE_MIX,$BASE_MIX,$BASE_MIX,crowded,crowded-two-devices}
 MIX="--mix $DEMO_MIX"
 PORT=${DEMO_PORT:-18480}

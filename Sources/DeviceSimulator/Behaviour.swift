@@ -72,4 +72,14 @@ public enum Behaviour: String, Sendable, CaseIterable, Codable {
     /// nothing and acknowledges nothing. Every other person unlocks and opens the app before
     /// the moment (the sync brings the plan); the others after it, and see the fallback.
     case locked
+    /// The person chooses "Done" on the reminder from the lock screen (a button that tracks the
+    /// workflow's cancelling event, DESIGN §4c): iOS runs the app in the background, the SDK
+    /// tracks `$push.action` and `workout.completed` before it is suspended, and the run's
+    /// summary shows the button (the fleet's workflow ends with the reminder; a later step
+    /// cancelled by Done is covered by the API tests).
+    case doneFromLockScreen = "done-from-the-lock-screen"
+    /// The person chooses "Snooze" on the reminder: the phone shows the same notification again
+    /// once, the snooze's duration later (``FleetConfiguration/snoozeSeconds``: the fleet runs
+    /// in real time, so its snooze is seconds, not the ten minutes an app would use).
+    case snoozer
 }

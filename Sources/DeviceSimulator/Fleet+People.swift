@@ -134,6 +134,22 @@ extension Fleet {
                 }
                 try? await Task.sleep(nanoseconds: 100_000_000)
             }
+        case .doneFromLockScreen, .snoozer:
+            await waitForPlan(phone, until: wave.moment.addingTimeInterval(-lead * 0.4))
+            let deadline = wave.moment.addingTimeInterval(configuration.settleSeconds)
+            var original: String?
+            while Date() < deadline, original == nil {
+                original = phone.shown.first?.id
+                if original == nil { try? await Task.sleep(nanoseconds: 100_000_000) }
+            }
+            guard let original else { return }
+            await phone.choose(behaviour == .snoozer ? Self.snoozeAction : Self.doneAction, on: original)
+            guard behaviour == .snoozer else { return }
+            // The report is made once every script ended: wait for the snoozed reminder.
+            let again = Date().addingTimeInterval(Double(configuration.snoozeSeconds) + configuration.settleSeconds)
+            while Date() < again, !phone.shown.contains(where: { $0.id.contains("/snooze/") }) {
+                try? await Task.sleep(nanoseconds: 100_000_000)
+            }
         case .locked:
             let unlockAt = nth % 2 == 0 ? wave.moment.addingTimeInterval(-lead * 0.6) : wave.moment.addingTimeInterval(1)
             await Self.at(unlockAt) {

@@ -30,18 +30,28 @@ public final class Fleet: @unchecked Sendable {
         random = SplitMix64(seed: configuration.seed)
     }
 
-    static var workflow: [String: Any] { [
+    /// The leg-day workflow: a time-sensitive reminder with a "Done" button (the workflow's
+    /// cancelling event) and a snooze.
+    static func workflow(snoozeSeconds: Int) -> [String: Any] { [
         "trigger": ["event": "workout.scheduled"],
         "cancelOn": [["event": "workout.completed"], ["event": "workout.moved", "where": ["workoutId": ["$trigger": "workoutId"]]]],
         "steps": [["name": "morning-of", "waitUntil": ["at": "{{trigger.at}}"]],
                   ["name": "nudge", "send": ["deliver": "local", "title": "Leg day", "body": "{{trigger.coach}} is waiting ({{trigger.workoutId}}).",
-                                             "deepLink": "gym://workouts/legs", "data": [:] as [String: Any], "quietHours": "ignore"]]],
+                                             "deepLink": "gym://workouts/legs", "data": [:] as [String: Any], "quietHours": "ignore",
+                                             "interruptionLevel": "timeSensitive", "threadId": "workouts",
+                                             "actions": [["id": Self.doneAction, "title": "Done", "event": "workout.completed"],
+                                                         ["id": Self.snoozeAction, "title": "Snooze", "snooze": "\(snoozeSeconds)s"]]]]],
     ] }
+
+    /// The reminder's buttons.
+    static let doneAction = "done"
+    static let snoozeAction = "snooze"
+
 
     /// Runs the whole scenario and returns the report.
     public func run() async throws -> FleetReport {
         let backend = BackendClient(baseURL: configuration.apiBaseURL, secretKey: configuration.secretKey)
-        try await backend.expect("PUT", "/v1/workflows/leg-day", body: Self.workflow)
+        try await backend.expect("PUT", "/v1/workflows/leg-day", body: Self.workflow(snoozeSeconds: configuration.snoozeSeconds))
         try await createPhones(backend)
         let waves = FleetWave.plan(count: configuration.waves, start: Date(), interval: configuration.waveInterval,
                                    lead: configuration.leadSeconds)
@@ -85,6 +95,7 @@ public final class Fleet: @unchecked Sendable {
             }
         }
         report.travellersUnacknowledged = await travellersTheServerWouldRepeat(backend, report)
+        report.doneNotRecorded = await doneNotRecorded(backend, report)
         if waves.count == 1, let plansDoneAt, let postedAt {
             let phonesWithPlans = bySubscriber.count - behaviours.values.filter { $0 == .forceQuit || $0 == .budgetExhausted }.count
             report.plansPerSecond = Double(phonesWithPlans) / plansDoneAt.timeIntervalSince(postedAt)
@@ -219,6 +230,10 @@ public final class Fleet: @unchecked Sendable {
             platform.taps += apple.taps
             platform.opensTracked += apple.opensTracked
             platform.throttledDelivered += apple.throttledDelivered
+            let buttons = phone.actionCounts
+            platform.actionsChosen += buttons.chosen
+            platform.actionsTracked += buttons.tracked
+            platform.snoozes += buttons.snoozes
             wakeTimes += phone.answeredWakes.map { (began: $0.began, seconds: $0.seconds, phone: number) }
             handOverDelays += phone.alertHandOverDelays
             let sdk = phone.sdkCounts
@@ -247,6 +262,7 @@ public final class Fleet: @unchecked Sendable {
         platform.wakeP99 = FleetReport.percentile(wakeSeconds, 0.99) ?? 0
         platform.longestWake = wakeSeconds.max() ?? 0
         var report = FleetReport(outcomes: outcomes)
+        report.snoozeSeconds = TimeInterval(configuration.snoozeSeconds)
         let violating = Set(report.violating.prefix(10).map(\.window.workoutId))
         for index in report.outcomes.indices where violating.contains(report.outcomes[index].window.workoutId) {
             let outcome = report.outcomes[index]

@@ -40,6 +40,8 @@ public struct FleetConfiguration: Sendable {
     public var crowdedSpacing: Double = 0.25
     /// The app's own far-ahead reminders on the crowded one of two phones.
     public var crowdedAppRequests = 24
+    /// The reminder's snooze button's duration, in seconds (the fleet runs in real time).
+    public var snoozeSeconds = 4
     /// The seed of the fleet's random choices (who opens the app when, which push APNs keeps).
     public var seed: UInt64 = 7
     /// Called once the wave times are fixed (after every phone registered).

@@ -25,7 +25,10 @@ extension FleetReport {
                             platform.throttled, platform.discardedOffline, platform.expiredOffline))
         lines.append(String(format: "wakes: the SDK answered silent pushes p50 %.2f s, p99 %.2f s, the slowest %.1f s after iOS handed them over (iOS allows about 30 s)",
                             platform.wakeP50, platform.wakeP99, platform.longestWake))
+        let snoozed = rows.reduce(0) { $0 + $1.snoozedOnce }
         lines.append("Apple layer (on the model): \(platform.taps) tap(s), \(platform.opensTracked) tracked as $push.opened; "
+                     + "\(platform.actionsChosen) button(s) chosen, \(platform.actionsTracked) tracked as $push.action "
+                     + "(\(platform.snoozes) snooze(s), \(snoozed) reminder(s) shown again once after it); "
                      + "\(platform.throttledDelivered) kept-back silent push(es) handed over when the app next ran; "
                      + "\(platform.budgetOverruns) wake(s) cut off by iOS at 30 s; "
                      + "\(platform.appleRulesBroken.count) broken rule(s) of iOS (completion handlers, main thread, background tasks)")

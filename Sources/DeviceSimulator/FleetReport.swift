@@ -34,16 +34,29 @@ public struct FleetReport: Sendable, Codable {
 
         /// Shown more than once: a local notification and its fallback both, or the same
         /// notification twice on one phone. (One fallback push shown on each of a person's
-        /// phones is one notification: a push goes to every device.)
+        /// phones is one notification: a push goes to every device. A snoozed reminder shown
+        /// again is the person's choice, judged apart: ``snoozedAgain``.)
         var shownTwice: Bool {
-            if Set(shown.map { $0.id.hasSuffix("/fallback") ? String($0.id.dropLast("/fallback".count)) + "#remote" : $0.id }).count > 1 { return true }
-            return Dictionary(grouping: shown, by: { "\($0.device)|\($0.id)" }).values.contains { $0.count > 1 }
+            let first = shownFirst
+            if Set(first.map { $0.id.hasSuffix("/fallback") ? String($0.id.dropLast("/fallback".count)) + "#remote" : $0.id }).count > 1 { return true }
+            return Dictionary(grouping: first, by: { "\($0.device)|\($0.id)" }).values.contains { $0.count > 1 }
         }
+
+        /// The showings of the notification itself (not of a snooze).
+        var shownFirst: [Shown] { shown.filter { !Self.isSnooze($0.id) } }
+        /// The showings of a snooze (`<localId>/snooze/<n>`).
+        var snoozedAgain: [Shown] { shown.filter { Self.isSnooze($0.id) } }
+
+        static func isSnooze(_ id: String) -> Bool { id.contains("/snooze/") }
     }
 
     public var outcomes: [Outcome]
     /// Seconds a notification may be shown before its moment (fire-time rounding).
     public var earlyTolerance: TimeInterval = 0.05
+    /// The snooze button's duration (a snoozed reminder is not shown again sooner).
+    public var snoozeSeconds: TimeInterval = 0
+    /// Done-from-the-lock-screen windows whose run summary does not show the button chosen.
+    public var doneNotRecorded: [String] = []
     /// Plans that reached phones per second, from the first event posted to the last plan.
     public var plansPerSecond: Double?
     /// Alerts that repeated one a phone already showed under the same collapse id (shown once).
@@ -100,6 +113,11 @@ public struct FleetReport: Sendable, Codable {
         /// Reads and writes of the apps' protected files refused on phones not unlocked since
         /// they restarted.
         public var protectedRefusals = 0
+        /// Buttons people chose on the Apple model, the `$push.action` events the SDKs queued
+        /// for them, and the snoozes they scheduled.
+        public var actionsChosen = 0
+        public var actionsTracked = 0
+        public var snoozes = 0
     }
 
     public struct Row: Sendable {
@@ -116,6 +134,10 @@ public struct FleetReport: Sendable, Codable {
         public var notJudged = 0
         public var early = 0
         public var lateness: [Double] = []
+        /// Snoozed reminders shown again exactly once, not before the snooze ended; and those
+        /// shown again never, twice or early (a violation).
+        public var snoozedOnce = 0
+        public var snoozeBroken = 0
     }
 
     /// Rows per behaviour (in the enum's order).
@@ -142,7 +164,12 @@ public struct FleetReport: Sendable, Codable {
                 } else {
                     row.exactlyOnce += 1
                 }
-                for shown in outcome.shown {
+                if outcome.behaviour == .snoozer, let first = outcome.shownFirst.first {
+                    let again = outcome.snoozedAgain
+                    let onTime = again.allSatisfy { $0.at.timeIntervalSince(first.at) >= snoozeSeconds - earlyTolerance }
+                    if again.count == 1 && onTime { row.snoozedOnce += 1 } else { row.snoozeBroken += 1 }
+                }
+                for shown in outcome.shownFirst {
                     let late = shown.at.timeIntervalSince(window.moment)
                     if late < -earlyTolerance { row.early += 1 }
                     row.lateness.append(late)
@@ -168,6 +195,7 @@ public struct FleetReport: Sendable, Codable {
             if row.afterLogout > 0 { out.append("\(name): \(row.afterLogout) notification(s) were shown after their person signed out") }
             if row.wrongPerson > 0 { out.append("\(name): \(row.wrongPerson) notification(s) were shown to someone they were not for") }
             if row.early > 0 { out.append("\(name): \(row.early) notification(s) were shown before their moment") }
+            if row.snoozeBroken > 0 { out.append("\(name): \(row.snoozeBroken) snoozed reminder(s) were not shown again exactly once, after the snooze") }
             return out
         }
         if !travellersUnacknowledged.isEmpty {
@@ -178,6 +206,12 @@ public struct FleetReport: Sendable, Codable {
         }
         if platform.budgetOverruns > 0 {
             out.append("iOS cut off \(platform.budgetOverruns) silent push wake(s) at 30 s: the SDK had not answered")
+        }
+        if !doneNotRecorded.isEmpty {
+            out.append("done-from-the-lock-screen: \(doneNotRecorded.count) run summary(ies) without the Done chosen on the lock screen")
+        }
+        if platform.actionsTracked < platform.actionsChosen {
+            out.append("\(platform.actionsChosen - platform.actionsTracked) button(s) chosen on a BuzzKit notification were not tracked ($push.action)")
         }
         if platform.opensTracked < platform.taps {
             out.append("tapper: \(platform.taps - platform.opensTracked) tap(s) on a BuzzKit notification were not tracked ($push.opened)")

@@ -123,4 +123,23 @@ extension SimulatedPhone {
         try? await Task.sleep(nanoseconds: 1_000_000_000)
         await leave()
     }
+
+    /// The person chooses the button `actionId` of the notification `id` on the lock screen:
+    /// iOS runs the app in the background for it (launching it if it is not running; Apple,
+    /// `UNNotificationActionOptions`: only a `.foreground` action brings the app to the screen)
+    /// and hands the response to the notification delegate; the app is suspended again once the
+    /// delegate called the completion handler.
+    func choose(_ actionId: String, on id: String) async {
+        note("person chooses \(actionId) on \(id)")
+        locked {
+            actionsChosen += 1
+            wakes += 1
+        }
+        _ = await ensureProcess(foreground: false)
+        if await !center.modelRespond(toNotificationWithIdentifier: id, actionIdentifier: actionId) {
+            note("the button \(actionId) on \(id) was not answered (not shown: its category is not registered, or the delegate kept iOS waiting)")
+        }
+        locked { wakes -= 1 }
+        suspendIfIdle()
+    }
 }

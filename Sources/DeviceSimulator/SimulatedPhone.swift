@@ -79,6 +79,11 @@ final class SimulatedPhone: @unchecked Sendable {
     /// Taps the person made, and the `$push.opened` events the SDK queued for them.
     var taps = 0
     var opensTracked = 0
+    /// Buttons the person chose, and the `$push.action` events the SDK queued for them; the
+    /// snoozes it scheduled.
+    var actionsChosen = 0
+    var actionsTracked = 0
+    var snoozesScheduled = 0
     /// The newest silent push iOS throttled, kept for the app's next run in the foreground.
     var heldThrottledPush: [String: JSONValue]?
     /// Throttled pushes iOS handed over later, when the app ran.
@@ -193,6 +198,11 @@ final class SimulatedPhone: @unchecked Sendable {
             locked { released += 1 }
         case .eventQueued(let name, _) where name == "$push.opened":
             locked { opensTracked += 1 }
+        case .notificationAction(_, _, _, let snoozedUntil):
+            locked {
+                actionsTracked += 1
+                if snoozedUntil != nil { snoozesScheduled += 1 }
+            }
         case .eventsDelivered:
             locked { deliveredAt.append(Date()) }
         case .planRestored:
@@ -225,6 +235,8 @@ final class SimulatedPhone: @unchecked Sendable {
     /// Taps, `$push.opened` events the SDK queued, and throttled silent pushes handed over
     /// when the app next ran.
     var appleCounts: (taps: Int, opensTracked: Int, throttledDelivered: Int) { locked { (taps, opensTracked, throttledDelivered) } }
+    /// Buttons chosen, tracked by the SDK, and snoozes it scheduled.
+    var actionCounts: (chosen: Int, tracked: Int, snoozes: Int) { locked { (actionsChosen, actionsTracked, snoozesScheduled) } }
 
     /// Plans the phone acknowledged and then lost without telling the server.
     var plansLostAfterAcknowledging: Set<String> { locked { lostPlans } }

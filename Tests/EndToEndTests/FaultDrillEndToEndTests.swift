@@ -20,7 +20,7 @@ final class FaultDrillEndToEndTests: XCTestCase {
             servicesScript: root.appendingPathComponent("scripts/services.sh").path,
             databaseURL: databaseURL, amqpURL: environment["BUZZKIT_AMQP_URL"] ?? "amqp://guest:guest@127.0.0.1:55672/%2f",
             workDirectory: NSTemporaryDirectory() + tag, tag: tag, httpPort: 20_000 + Int.random(in: 0..<10_000))
-        configuration.subscribers = 128
+        configuration.subscribers = 144
         configuration.waves = 12
         configuration.waveInterval = 6
         configuration.lead = 10
@@ -41,9 +41,9 @@ final class FaultDrillEndToEndTests: XCTestCase {
         keepLogs = !report.violations.isEmpty
         XCTAssertEqual(report.violations, [], report.text)
         XCTAssertEqual(report.faults.count, 8, "every fault was injected")
-        // 128 subscribers dealt over 16 behaviours, plus each of the 8 logout-switch phones'
+        // 144 subscribers dealt over 18 behaviours, plus each of the 8 logout-switch phones'
         // second person and the 4 returning offline-through-cancel phones' second workout.
-        XCTAssertEqual(report.fleet.outcomes.count, 128 + 8 + 4)
+        XCTAssertEqual(report.fleet.outcomes.count, 144 + 8 + 4)
         XCTAssertGreaterThan(report.fleet.rows.reduce(0) { $0 + $1.exactlyOnce }, 70, "the fleet's plans were shown")
         XCTAssertGreaterThan(report.probes, 7, "the canary kept probing through the faults")
     }

@@ -45,14 +45,14 @@ final class FleetEndToEndTests: XCTestCase {
 
         let configuration = FleetConfiguration(apiBaseURL: URL(string: "http://127.0.0.1:\(port)")!, secretKey: keys["secretKey"]!,
                                                publishableKey: keys["publishableKey"]!, signingSecret: keys["signingSecret"]!,
-                                               subscribers: 72, leadSeconds: 12, offlineSeconds: 2, settleSeconds: 8, tag: tag)
+                                               subscribers: 80, leadSeconds: 12, offlineSeconds: 2, settleSeconds: 8, tag: tag)
         let report = try await Fleet(configuration: configuration, router: router).run()
         print(report.text)
         XCTAssertEqual(report.violations, [], report.text)
-        // 72 subscribers, 4 per behaviour; each logout-switch phone's second person and each
+        // 80 subscribers, 4 per behaviour; each logout-switch phone's second person and each
         // returning offline-through-cancel phone's second workout add one notification, each
         // crowded subscriber 71 more doses.
-        XCTAssertEqual(report.outcomes.count, 72 + 4 + 2 + 8 * 71)
+        XCTAssertEqual(report.outcomes.count, 80 + 4 + 2 + 8 * 71)
         let rows = Dictionary(uniqueKeysWithValues: report.rows.map { ($0.behaviour, $0) })
         XCTAssertEqual(rows[.healthy]?.exactlyOnce, 4)
         XCTAssertEqual(rows[.forceQuit]?.exactlyOnce, 4, "force-quit phones see the fallback")
@@ -78,6 +78,13 @@ final class FleetEndToEndTests: XCTestCase {
         XCTAssertEqual(report.platform.taps, 4, "each tapper tapped their reminder (two of them launching the app)")
         XCTAssertGreaterThanOrEqual(report.platform.opensTracked, 4, "every tap went through BuzzKit's notification delegate")
         XCTAssertEqual(report.platform.appleRulesBroken, [], "no completion handler called twice or off the main thread")
+        XCTAssertEqual(rows[.doneFromLockScreen]?.exactlyOnce, 4)
+        XCTAssertEqual(report.doneNotRecorded, [], "each Done chosen on the lock screen reached the run summary")
+        XCTAssertEqual(rows[.snoozer]?.exactlyOnce, 4)
+        XCTAssertEqual(rows[.snoozer]?.snoozedOnce, 4, "each snoozed reminder came back once, after the snooze")
+        XCTAssertEqual(report.platform.actionsChosen, 8)
+        XCTAssertEqual(report.platform.actionsTracked, 8, "every button went through BuzzKit's notification delegate")
+        XCTAssertEqual(report.platform.snoozes, 4)
         let pushedOut = report.outcomes.filter { $0.behaviour == .appOwnRequests && $0.shown.count == 1 && $0.shown[0].kind == "remote" }
         XCTAssertEqual(pushedOut.count, 4, "the SDK let go of the plan iOS dropped, so the server sent its fallback")
         let travellers = report.outcomes.filter { $0.behaviour == .traveller }
