@@ -20,8 +20,9 @@ extension PostgresStoreTransaction {
         // naming any other local id, or a plan swept with its run, stores nothing.
         var plans: [String: (subscriberId: String?, fallbackDecided: Bool, runCancelled: Bool)] = [:]
         for row in try db.query("""
-            SELECT p.local_id, p.subscriber_id, p.fallback_decided_at IS NOT NULL AS decided, r.status = \(RunStatus.cancelled.rawValue) AS cancelled
-            FROM local_plans p JOIN runs r ON r.id = p.run_id
+            SELECT p.local_id, p.subscriber_id, p.fallback_decided_at IS NOT NULL AS decided,
+                   coalesce(r.status = \(RunStatus.cancelled.rawValue), false) AS cancelled
+            FROM local_plans p LEFT JOIN runs r ON r.id = p.run_id
             WHERE p.tenant_id = \(tenantId) AND p.local_id = ANY(\(Array(Set(latest.map(\.localId))).sorted())::text[])
             ORDER BY p.local_id FOR KEY SHARE OF p
             """) {
