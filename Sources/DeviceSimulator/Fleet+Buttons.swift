@@ -6,25 +6,31 @@ extension Fleet {
     /// screen, so `$push.action` and `workout.completed` must have reached the server from an
     /// app iOS ran in the background. (The fleet's workflow ends with the reminder, so its run
     /// is complete by then; a later step being cancelled by Done is covered by the API tests.)
-    /// Events go through the trigger queue, so each summary is read until it shows the button,
-    /// for up to 15 s.
+    /// Events go through the trigger queue, so the summaries not showing it yet are read again
+    /// until all do, for up to 15 s in all. A Done whose events an outage refused before the app
+    /// was suspended is not judged: they wait on the phone for its next run.
     func doneNotRecorded(_ backend: BackendClient, _ report: FleetReport) async -> [String] {
-        var missing: [String] = []
-        for outcome in report.outcomes where outcome.behaviour == .doneFromLockScreen {
-            guard let shown = outcome.shownFirst.first, let runId = shown.id.split(separator: "/").first else { continue }
-            let deadline = Date().addingTimeInterval(15)
-            var recorded = false
-            while !recorded, Date() < deadline {
-                if let summary = try? await backend.call("GET", "/v1/runs/\(runId)").json as? [String: Any] {
-                    let steps = summary["steps"] as? [[String: Any]] ?? []
-                    let buttons = steps.flatMap { ($0["actions"] as? [[String: Any]] ?? []).compactMap { $0["actionId"] as? String } }
-                    let open = ["running", "waiting"].contains(summary["status"] as? String ?? "")
-                    recorded = buttons.contains(Self.doneAction) && !open
-                }
-                if !recorded { try? await Task.sleep(nanoseconds: 250_000_000) }
-            }
-            if !recorded { missing.append(outcome.window.workoutId) }
+        var waiting: [(workoutId: String, runId: String)] = report.outcomes.compactMap { outcome in
+            guard outcome.behaviour == .doneFromLockScreen, outcome.window.eventsHeldByOutage != true, let shown = outcome.shownFirst.first,
+                  let runId = shown.id.split(separator: "/").first else { return nil }
+            return (outcome.window.workoutId, String(runId))
         }
-        return missing
+        let deadline = Date().addingTimeInterval(15)
+        while !waiting.isEmpty {
+            var still: [(workoutId: String, runId: String)] = []
+            for window in waiting where !(await Self.summaryShowsDone(window.runId, backend)) { still.append(window) }
+            waiting = still
+            guard !waiting.isEmpty, Date() < deadline else { break }
+            try? await Task.sleep(nanoseconds: 500_000_000)
+        }
+        return waiting.map(\.workoutId)
+    }
+
+    /// Whether the run's summary shows Done chosen on a step and the run is no longer open.
+    static func summaryShowsDone(_ runId: String, _ backend: BackendClient) async -> Bool {
+        guard let summary = try? await backend.call("GET", "/v1/runs/\(runId)").json as? [String: Any] else { return false }
+        let steps = summary["steps"] as? [[String: Any]] ?? []
+        let buttons = steps.flatMap { ($0["actions"] as? [[String: Any]] ?? []).compactMap { $0["actionId"] as? String } }
+        return buttons.contains(doneAction) && !["running", "waiting"].contains(summary["status"] as? String ?? "")
     }
 }

@@ -84,6 +84,8 @@ final class SimulatedPhone: @unchecked Sendable {
     var actionsChosen = 0
     var actionsTracked = 0
     var snoozesScheduled = 0
+    /// Event batches the API refused for now (an outage): those events wait on the phone.
+    var flushFailures = 0
     /// The newest silent push iOS throttled, kept for the app's next run in the foreground.
     var heldThrottledPush: [String: JSONValue]?
     /// Throttled pushes iOS handed over later, when the app ran.
@@ -205,6 +207,8 @@ final class SimulatedPhone: @unchecked Sendable {
             }
         case .eventsDelivered:
             locked { deliveredAt.append(Date()) }
+        case .flushFailed:
+            locked { flushFailures += 1 }
         case .planRestored:
             locked { restored += 1 }
         case .plansHeld(let ids):
