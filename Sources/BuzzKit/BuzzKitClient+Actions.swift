@@ -29,7 +29,7 @@ extension BuzzKitClient {
     /// and on the server); a snooze shows the same notification again that much later
     /// (`<localId>/snooze/<n>`) and tracks `$local.snoozed`. It is a wake: a button chosen on
     /// the lock screen runs the app in the background, so the events go out before iOS
-    /// suspends it.
+    /// suspends it, retried within the wake's budget when the server cannot take them yet.
     public func handleNotificationAction(_ actionId: String, on request: NotificationRequest, receivedAt: Date? = nil) async {
         guard let message = request.message else { return }
         let now = clock.now
@@ -55,6 +55,8 @@ extension BuzzKitClient {
             report(.notificationAction(messageId: message.messageId, actionId: actionId, event: action?.event, snoozedUntil: snoozedUntil))
         }
         await beginWake(until: wake.workUntil, syncing: false)
+        await settle(until: wake.workUntil)
+        await retryEvents(until: wake.workUntil)
         await endWake(wake)
     }
 

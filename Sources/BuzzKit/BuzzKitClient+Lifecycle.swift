@@ -80,6 +80,19 @@ extension BuzzKitClient {
         }
     }
 
+    /// Sends the queued events again at each retry time before `deadline`, while the app is not
+    /// on screen (a button chosen on the lock screen: the person's word should reach the server
+    /// before iOS suspends the app, not at its next run; `make chaos` had one Done in ten wait
+    /// on the phone through a PostgreSQL or RabbitMQ restart without it).
+    func retryEvents(until deadline: Date) async {
+        while !inForeground, hasSendableEvents, let retry = retryAt, retry < deadline {
+            try? await clock.sleep(until: retry)
+            guard !stopped, clock.now >= retry else { return }  // shut down, or the sleep was cancelled
+            await tick()
+            await settle(until: deadline)
+        }
+    }
+
     /// Waits until no flush, sync or registration is in flight, or until `deadline`,
     /// whichever comes first (the requests go on; their results are used when they arrive).
     func settle(until deadline: Date) async {
