@@ -70,7 +70,9 @@ extension BuzzKitClient {
         let pending = await center.pendingRequests().map(\.id)
         let shown = await center.deliveredNotifications().map(\.id)
         let n = Set((pending + shown).filter { $0.hasPrefix(prefix) }).count + 1
-        let until = now.addingTimeInterval(Double(seconds))
+        // A calendar trigger fires on a whole second: the next one at or after the snooze's end,
+        // so the reminder never comes back sooner than the person asked.
+        let until = Date(timeIntervalSince1970: (now.timeIntervalSince1970 + Double(seconds)).rounded(.up))
         var again = request
         again.id = prefix + String(n)
         again.fireAt = FireAt(instant: until, in: clock.timeZone)

@@ -90,10 +90,12 @@ extension SimulatedPhone {
         note(answer != nil ? String(format: "wake answered after %.2f s", took)
              : ended ? "wake ended with the app's process" : "wake cut off by iOS after 30 s")
         locked {
-            wakes -= 1
             if answer != nil { wakeTimes.append((began: started, seconds: took)) }
             if answer == nil && !ended { overruns += 1 }
         }
+        // iOS suspends the app once no silent push and no background task holds it.
+        await process.application.modelWhenIdle()
+        locked { wakes -= 1 }
         suspendIfIdle()
     }
 
@@ -135,10 +137,11 @@ extension SimulatedPhone {
             actionsChosen += 1
             wakes += 1
         }
-        _ = await ensureProcess(foreground: false)
+        let process = await ensureProcess(foreground: false)
         if await !center.modelRespond(toNotificationWithIdentifier: id, actionIdentifier: actionId) {
             note("the button \(actionId) on \(id) was not answered (not shown: its category is not registered, or the delegate kept iOS waiting)")
         }
+        await process.application.modelWhenIdle()
         locked { wakes -= 1 }
         suspendIfIdle()
     }
