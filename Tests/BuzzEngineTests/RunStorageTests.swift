@@ -71,14 +71,14 @@ final class RunStorageTests: XCTestCase {
         let steps = try XCTUnwrap(summary["steps"]?.arrayValue)
         XCTAssertEqual(steps.count, 2)
         XCTAssertEqual(steps[0], ["name": "morning-of", "status": "completed", "startedAt": "2026-11-30T09:00:00Z",
-                                  "finishedAt": "2026-12-01T06:00:00Z", "local": nil, "deliveries": []])
+                                  "finishedAt": "2026-12-01T06:00:00Z", "local": nil, "deliveries": [], "opened": nil, "actions": []])
         XCTAssertEqual(steps[1], [
             "name": "nudge", "status": "fallback sent", "startedAt": "2026-11-30T09:00:00Z", "finishedAt": "2026-12-01T06:00:00Z",
             "local": ["localId": "run-1/nudge", "moment": "2026-12-01T06:00:00Z",
                       "fireAt": ["year": 2026, "month": 12, "day": 1, "hour": 7, "minute": 0, "second": 0],
                       "shiftedByQuietHours": false, "planSentTo": 2, "acknowledged": false, "acknowledgedAt": nil,
                       "fallback": ["sent": true, "idempotencyKey": "run-1/nudge/fallback", "reason": "no device confirmed the schedule"]],
-            "deliveries": [],
+            "deliveries": [], "opened": nil, "actions": [],
         ])
         XCTAssertEqual(try JSONDecoder().decode(RunSummary.self, from: JSONEncoder().encode(run.summary)), run.summary)
     }
