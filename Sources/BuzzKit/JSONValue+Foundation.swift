@@ -14,21 +14,67 @@ extension JSONValue {
                 throw BuzzKitError(.invalidPayload, context: "userInfo", message: "the user info's JSON text could not be read: \(error)")
             }
         }
-        var object: [String: Any] = [:]
+        var members: [String: JSONValue] = [:]
         for (key, value) in userInfo {
             guard let name = key.base as? String else {
                 throw BuzzKitError(.invalidPayload, context: "userInfo", message: "a key is not a string: \(key)")
             }
-            object[name] = value
+            guard let member = JSONValue(foundation: value) else {
+                throw BuzzKitError(.invalidPayload, context: "userInfo", message: "the user info is not a JSON object (\(name) holds \(type(of: value)))")
+            }
+            members[name] = member
         }
-        guard JSONSerialization.isValidJSONObject(object) else {
-            throw BuzzKitError(.invalidPayload, context: "userInfo", message: "the user info is not a JSON object")
+        return members
+    }
+
+    /// A Foundation value as `JSONSerialization` reads and writes it, converted directly (a
+    /// phone holding 64 requests reads every one's user info each time it schedules a plan, so
+    /// a trip through JSON text and `JSONDecoder` cost the SDK most of its time): `NSNull`,
+    /// strings, numbers (an `NSNumber` of Objective-C type `c` is a boolean, as `JSONSerialization`
+    /// makes `true` and `false` on Apple's platforms and on Linux), arrays and dictionaries with
+    /// string keys. `nil` for anything else, or a number that is not finite.
+    init?(foundation value: Any) {
+        switch value {
+        case is NSNull:
+            self = .null
+        case let string as String:
+            self = .string(string)
+        case let number as NSNumber:
+            guard let converted = Self.number(number) else { return nil }
+            self = converted
+        case let items as [Any]:
+            var converted: [JSONValue] = []
+            converted.reserveCapacity(items.count)
+            for item in items {
+                guard let value = JSONValue(foundation: item) else { return nil }
+                converted.append(value)
+            }
+            self = .array(converted)
+        case let object as [AnyHashable: Any]:
+            var members: [String: JSONValue] = [:]
+            for (key, item) in object {
+                guard let name = key.base as? String, let value = JSONValue(foundation: item) else { return nil }
+                members[name] = value
+            }
+            self = .object(members)
+        default:
+            return nil
         }
-        do {
-            let data = try JSONSerialization.data(withJSONObject: object)
-            return try JSONDecoder().decode([String: JSONValue].self, from: data)
-        } catch {
-            throw BuzzKitError(.invalidPayload, context: "userInfo", message: "the user info could not be read: \(error)")
+    }
+
+    private static func number(_ number: NSNumber) -> JSONValue? {
+        switch UInt8(bitPattern: number.objCType.pointee) {
+        case UInt8(ascii: "c"), UInt8(ascii: "B"):
+            return .bool(number.boolValue)
+        case UInt8(ascii: "f"), UInt8(ascii: "d"):
+            let double = number.doubleValue
+            guard double.isFinite else { return nil }
+            return .number(JSONNumber.exactInt64(double).map { .int($0) } ?? .double(double))
+        case UInt8(ascii: "Q"), UInt8(ascii: "L"):
+            let unsigned = number.uint64Value
+            return .number(unsigned <= UInt64(Int64.max) ? .int(Int64(unsigned)) : .double(Double(unsigned)))
+        default:
+            return .number(.int(number.int64Value))
         }
     }
 
@@ -42,10 +88,24 @@ extension JSONValue {
     /// are kept whole as JSON text under ``jsonTextKey``, read back by ``members(userInfo:)``;
     /// any other shape stays a plain dictionary the app can read as it is.
     public static func foundationObject(_ members: [String: JSONValue]) -> [String: Any] {
-        guard let data = try? JSONEncoder().encode(members) else { return [:] }
-        if members.values.contains(where: \.holdsNull) { return [jsonTextKey: String(decoding: data, as: UTF8.self)] }
-        guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { return [:] }
-        return object
+        if members.values.contains(where: \.holdsNull) {
+            guard let data = try? JSONEncoder().encode(members) else { return [:] }
+            return [jsonTextKey: String(decoding: data, as: UTF8.self)]
+        }
+        return members.mapValues(\.foundationValue)
+    }
+
+    /// The value as a property-list object (no `null` inside: see ``foundationObject(_:)``).
+    var foundationValue: Any {
+        switch self {
+        case .null: return NSNull()
+        case .bool(let value): return value
+        case .number(.int(let value)): return Int(exactly: value) ?? Double(value)
+        case .number(.double(let value)): return value
+        case .string(let value): return value
+        case .array(let items): return items.map(\.foundationValue)
+        case .object(let members): return members.mapValues(\.foundationValue)
+        }
     }
 
     /// Whether a `null` appears anywhere in the value.

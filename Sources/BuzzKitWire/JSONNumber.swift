@@ -74,7 +74,8 @@ public enum JSONNumber: Sendable, Hashable, CustomStringConvertible {
         case ascending, same, descending, unordered
     }
 
-    static func exactInt64(_ value: Double) -> Int64? {
+    /// `value` as an `Int64` when it is integral and in range.
+    public static func exactInt64(_ value: Double) -> Int64? {
         guard value.isFinite, value.rounded(.towardZero) == value,
               value >= -9_223_372_036_854_775_808.0, value < 9_223_372_036_854_775_808.0
         else { return nil }

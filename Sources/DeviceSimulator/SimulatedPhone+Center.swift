@@ -6,26 +6,30 @@ import UserNotifications
 /// The phone's notification center (iOS's side): it fires local notifications by the model's
 /// own calendar rule, shows alerts, and every notification the person sees is recorded.
 extension SimulatedPhone {
-    /// Starts `center` firing: a task sleeps until its next trigger date, at most a quarter of
-    /// a second (so a zone change or a sooner request is noticed), and delivers what is due;
-    /// what is shown is recorded.
+    /// Starts `center` firing: a task sleeps until its next trigger date and delivers what is
+    /// due; a request added or removed, or a zone change (``travel(to:)``), wakes it to look
+    /// again. What is shown is recorded.
     func attach(_ center: UNUserNotificationCenter) {
         center.modelOnPresent = { [weak self] presentation in
             guard presentation.shown, let self else { return }
             self.record(Self.delivered(presentation, zone: self.systemClock.timeZone))
         }
+        let wakeup = Wakeup()
+        center.modelOnChange = { wakeup.poke() }
         let clock = systemClock
         let loop = Task {
             while !Task.isCancelled {
                 _ = await center.modelDeliverDue()
-                let limit = clock.now.addingTimeInterval(0.25)
+                // A minute at the most, whatever is pending: a safety net, not the rule.
+                let limit = clock.now.addingTimeInterval(60)
                 let next = await center.modelNextTriggerDate().map { min($0, limit) } ?? limit
-                do { try await clock.sleep(until: next) } catch { return }
+                await wakeup.wait(until: next) { try await clock.sleep(until: $0) }
             }
         }
         locked {
             firing?.cancel()
             firing = loop
+            centerWakeup = wakeup
         }
     }
 
@@ -34,6 +38,7 @@ extension SimulatedPhone {
         locked {
             firing?.cancel()
             firing = nil
+            centerWakeup = nil
         }
     }
 

@@ -39,7 +39,11 @@ extension SimulatedPhone {
     /// A running app hears of it (`NSSystemTimeZoneDidChange`).
     func travel(to zone: String) async {
         guard let timeZone = TimeZone(identifier: zone) else { return }
+        // The center looks at its requests in the old zone up to this instant (what came due
+        // fires), then sleeps anew to their dates in the new one.
+        _ = await center.modelDeliverDue()
         systemClock.setTimeZone(timeZone)
+        locked { centerWakeup }?.poke()
         if let process = locked({ process }) { await process.application.modelTimeZoneDidChange() }
     }
 

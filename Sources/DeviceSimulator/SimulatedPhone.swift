@@ -42,6 +42,8 @@ final class SimulatedPhone: @unchecked Sendable {
     var tokenStorage: String
     var centerStorage: UNUserNotificationCenter
     var firing: Task<Void, Never>?
+    /// Wakes the center's firing task (``attach(_:)``) to look at its requests again.
+    var centerWakeup: Wakeup?
     var storeStorage = InMemoryKeyValueStore()
     /// The app's Keychain items: iOS keeps them when the app is deleted, so a reinstall finds
     /// them (Apple Developer Forums thread 36442, DTS: "All versions of iOS prior to 10.3 beta

@@ -33,3 +33,36 @@ final class PropertyListUserInfoTests: XCTestCase {
         XCTAssertNil(userInfo[JSONValue.jsonTextKey])
     }
 }
+
+/// The user info iOS hands over is read directly, not through JSON text: every shape reads
+/// exactly as `JSONSerialization` and `JSONDecoder` read it, booleans apart from numbers.
+final class UserInfoConversionTests: XCTestCase {
+    private func throughJSONText(_ object: [String: Any]) throws -> [String: JSONValue] {
+        try JSONDecoder().decode([String: JSONValue].self, from: JSONSerialization.data(withJSONObject: object))
+    }
+
+    func testAPushBodyReadsTheSameAsThroughJSONText() throws {
+        let body = #"{"aps":{"content-available":1},"t":true,"f":false,"one":1,"zero":0,"half":0.5,"two":2.0,"big":12345678901234,"huge":1e20,"neg":-7,"s":"x","list":[true,1,"a",[0]],"deep":{"k":{"v":false}}}"#
+        let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any])
+        let members = try JSONValue.members(userInfo: object)
+        XCTAssertEqual(members, try throughJSONText(object))
+        XCTAssertEqual(members["t"], .bool(true))
+        XCTAssertEqual(members["one"], .number(.int(1)), "a 1 stays a number")
+        XCTAssertEqual(members["list"], [.bool(true), 1, "a", [0]])
+    }
+
+    func testSwiftValuesReadTheSameAsThroughJSONText() throws {
+        let object: [String: Any] = ["b": true, "i": 3, "d": 2.5, "i64": Int64(1) << 40, "u": UInt(7), "f": Float(1.5),
+                                     "a": [false, 0], "o": ["x": "y"] as [String: Any]]
+        let members = try JSONValue.members(userInfo: object)
+        XCTAssertEqual(members, try throughJSONText(object))
+        XCTAssertEqual(members["b"], .bool(true))
+        XCTAssertEqual(members["a"], [.bool(false), 0])
+    }
+
+    func testWhatIsNotJSONIsRefused() {
+        XCTAssertThrowsError(try JSONValue.members(userInfo: ["d": Date()]))
+        XCTAssertThrowsError(try JSONValue.members(userInfo: ["n": Double.nan]))
+        XCTAssertThrowsError(try JSONValue.members(userInfo: ["o": [1: "numeric key"]]))
+    }
+}

@@ -43,6 +43,7 @@ open class UNUserNotificationCenter: NSObject, @unchecked Sendable {
     private let answer: UNAuthorizationStatus
     private weak var storedDelegate: (any UNUserNotificationCenterDelegate)?
     private var observer: (@Sendable (ModelPresentation) -> Void)?
+    private var changeObserver: (@Sendable () -> Void)?
 
     /// A center for one simulated phone (the model's own initializer: iOS makes the center).
     public init(modelDevice: ModelDevice, capacity: Int = 64, authorization: UNAuthorizationStatus = .authorized,
@@ -79,6 +80,7 @@ open class UNUserNotificationCenter: NSObject, @unchecked Sendable {
             pending.append((request, sequence))
             pending = Self.keepSoonest(pending, capacity: capacity, after: now)
         }
+        lock.withLock { changeObserver }?()
     }
 
     /// Removes pending requests by identifier.
@@ -143,6 +145,13 @@ open class UNUserNotificationCenter: NSObject, @unchecked Sendable {
     public var modelOnPresent: (@Sendable (ModelPresentation) -> Void)? {
         get { lock.withLock { observer } }
         set { lock.withLock { observer = newValue } }
+    }
+
+    /// Called after a request is added (the driver's firing task may have a sooner date to
+    /// wait for), outside the center's lock.
+    public var modelOnChange: (@Sendable () -> Void)? {
+        get { lock.withLock { changeObserver } }
+        set { lock.withLock { changeObserver = newValue } }
     }
 
     /// Takes the requests due at `now` out of the pending ones, with their trigger dates; every
