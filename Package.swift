@@ -36,7 +36,7 @@ let package = Package(
         .target(name: "CPushShims", dependencies: ["CCurl", "COpenSSL", "CNGHTTP2"], path: "Sources/CPushShims",
                 linkerSettings: [.linkedLibrary("curl"), .linkedLibrary("ssl"), .linkedLibrary("crypto"), .linkedLibrary("nghttp2")]),
         // Push delivery: the PushProvider port, APNs over HTTP/2 (libcurl) with ES256 tokens.
-        .target(name: "PushDelivery", dependencies: ["CCurl", "COpenSSL", "CPushShims", "BuzzCrypto"]),
+        .target(name: "PushDelivery", dependencies: ["CCurl", "COpenSSL", "CPushShims", "BuzzCrypto", "BuzzKitWire"]),
         // The local APNs stand-in (Apple's side); shares no code with the client on purpose.
         .target(name: "APNsStandIn", dependencies: ["COpenSSL", "CNGHTTP2", "CPushShims"]),
 
@@ -68,17 +68,21 @@ let package = Package(
 
         .target(name: "BuzzAPI", dependencies: ["BuzzServer", "BuzzEngine", "BuzzKitWire", "HTTPServer", "BuzzCrypto", "AMQPClient", "PostgresClient"]),
 
-        // In-memory twins of the server's ports (store, directory, outbox, broker) and a manual
-        // clock, for tests that run without services.
+        // In-memory twins of the server's ports (store, directory, outbox, broker), for tests
+        // that run without services.
         .target(name: "BuzzServerTesting", dependencies: ["BuzzServer", "BuzzEngine", "BuzzKitWire", "AMQPClient", "BuzzCrypto"]),
-        // The SDK's test clock and push source.
+        // The SDK's push source for tests.
         .target(name: "BuzzKitTesting", dependencies: ["BuzzKit", "BuzzKitWire"]),
+        // The push provider's in-memory twin, for tests and the bench.
+        .target(name: "PushDeliveryTesting", dependencies: ["PushDelivery", "BuzzCrypto"]),
+        // The one manual clock of every test suite (server, SDK, push delivery).
+        .target(name: "BuzzTesting", dependencies: ["BuzzKitWire"]),
 
         .executableTarget(name: "buzzkit", dependencies: ["BuzzServer", "BuzzAPI", "BuzzEngineCLI", "PostgresClient", "AMQPClient", "PushDelivery"]),
         .executableTarget(name: "buzzkit-devicesim", dependencies: ["DeviceSimulator", "APNsStandIn"], path: "Sources/buzzkit-devicesim"),
         .executableTarget(name: "buzzkit-apns", dependencies: ["APNsStandIn"], path: "Sources/buzzkit-apns"),
         .executableTarget(name: "apns-bench", dependencies: ["PushDelivery", "APNsStandIn"], path: "Sources/apns-bench"),
-        .executableTarget(name: "buzzkit-bench", dependencies: ["BuzzAPI", "BuzzEngine", "BuzzKitWire", "BuzzServer", "PushDelivery", "PostgresClient", "AMQPClient", "HTTPServer", "BuzzCrypto"],
+        .executableTarget(name: "buzzkit-bench", dependencies: ["BuzzAPI", "BuzzEngine", "BuzzKitWire", "BuzzServer", "PushDelivery", "PushDeliveryTesting", "PostgresClient", "AMQPClient", "HTTPServer", "BuzzCrypto"],
                           path: "Sources/buzzkit-bench"),
 
         // Tier 1: pure unit tests (no services).
@@ -87,16 +91,16 @@ let package = Package(
         .testTarget(name: "PostgresClientTests", dependencies: ["PostgresClient"]),
         .testTarget(name: "AMQPClientTests", dependencies: ["AMQPClient"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"]),
-        .testTarget(name: "BuzzKitTests", dependencies: ["BuzzKit", "BuzzKitWire", "BuzzKitTesting"]),
+        .testTarget(name: "BuzzKitTests", dependencies: ["BuzzKit", "BuzzKitWire", "BuzzKitTesting", "BuzzTesting"]),
         // The SDK's Apple layer run on the Apple model (Linux): automatic push handling end to end.
         .testTarget(name: "AppleLayerTests", dependencies: ["BuzzKitOnAppleModel", "BuzzKitWire", "AppleModelCore", "UIKit",
                                                             "UserNotifications", "Network"]),
-        .testTarget(name: "PushDeliveryTests", dependencies: ["PushDelivery", "APNsStandIn", "COpenSSL"]),
-        .testTarget(name: "BuzzServerTests", dependencies: ["BuzzServer", "BuzzServerTesting", "BuzzAPI", "HTTPServer", "BuzzEngine", "BuzzKitWire", "PushDelivery", "BuzzCrypto"]),
+        .testTarget(name: "PushDeliveryTests", dependencies: ["PushDelivery", "APNsStandIn", "COpenSSL", "BuzzKitWire", "BuzzTesting", "PushDeliveryTesting"]),
+        .testTarget(name: "BuzzServerTests", dependencies: ["BuzzServer", "BuzzServerTesting", "BuzzTesting", "PushDeliveryTesting", "BuzzAPI", "HTTPServer", "BuzzEngine", "BuzzKitWire", "PushDelivery", "BuzzCrypto"]),
         // Tier 2: integration tests against real PostgreSQL and RabbitMQ.
         // Tier 3: the device simulator against the real server processes.
         .testTarget(name: "EndToEndTests", dependencies: ["DeviceSimulator", "APNsStandIn", "BuzzServer", "PostgresClient"]),
-        .testTarget(name: "IntegrationTests", dependencies: ["PostgresClient", "AMQPClient", "BuzzServer", "BuzzServerTesting", "BuzzAPI", "BuzzEngine",
+        .testTarget(name: "IntegrationTests", dependencies: ["PostgresClient", "AMQPClient", "BuzzServer", "BuzzServerTesting", "BuzzTesting", "PushDeliveryTesting", "BuzzAPI", "BuzzEngine",
                                                              "BuzzKitWire", "PushDelivery", "HTTPServer", "APNsStandIn"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,5 +1,6 @@
 import AMQPClient
 import BuzzServer
+import BuzzKitWire
 import Foundation
 import HTTPServer
 import PostgresClient
@@ -24,7 +25,7 @@ struct APIContext: Sendable {
 
     /// Authenticates the request (401 on failure).
     func principal(_ request: HTTPRequest) async throws -> Principal {
-        try await authenticator.authenticate(request, now: clock.now())
+        try await authenticator.authenticate(request, now: clock.now)
     }
 
     /// A device acting for an erased subscriber is refused `410 subscriber_erased` while the
@@ -40,9 +41,10 @@ struct APIContext: Sendable {
                         message: "subscriber \(first) was erased; a device signed in as it sends nothing more (the app should sign out)")
     }
 
-    /// Runs blocking storage work off the concurrency pool. Errors answer honestly: an outage
-    /// (PostgreSQL unreachable, the pool exhausted) is `503` with `Retry-After`; a value
-    /// PostgreSQL refuses (SQLSTATE class 22) or a refused input is `400`; anything else is a
+    /// Runs blocking storage work off the concurrency pool. Errors answer honestly, by the
+    /// workers' own rule (``ServerError/outcome(of:)``): an outage (PostgreSQL unreachable, the
+    /// pool exhausted, a serialization conflict) is `503` with `Retry-After`; a value PostgreSQL
+    /// refuses or a refused input is `400`; anything else is a
     /// `500` whose cause is logged with the request's route, never sent to the client.
     func blocking<T: Sendable>(context: String = "storage", _ body: @escaping @Sendable () throws -> T) async throws -> T {
         do {
@@ -56,10 +58,14 @@ struct APIContext: Sendable {
             // A 503 tells the client nothing was recorded (a phone then withdraws what it
             // acknowledged): not when the connection broke with COMMIT on its way.
             if error.commitOutcomeUnknown { throw Self.outcomeUnknown }
-            if error.isConnectionProblem || error.code == .poolTimeout || error.code == .closed { throw Self.storageUnavailable }
-            if error.sqlState?.hasPrefix("22") == true || error.code == .invalidBind {
+            switch ServerError.outcome(of: error) {
+            case .outage:
+                throw Self.storageUnavailable
+            case .permanent where ServerError.isRefusedValue(error):
                 throw HTTPError.badRequest("a value cannot be stored (\(error.sqlState ?? "")): check lengths, NUL characters and number ranges",
                                            code: "invalid_value")
+            default:
+                break
             }
             log.error("request failed", ["context": context, "cause": error.description])
             throw Self.internalError

@@ -1,4 +1,5 @@
 import BuzzServer
+import BuzzKitWire
 import Foundation
 import HTTPServer
 

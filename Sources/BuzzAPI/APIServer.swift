@@ -37,7 +37,7 @@ public final class APIServer: Service, @unchecked Sendable {
             // By the router's reading of the path (empty segments ignored): `//v1/events` is
             // `/v1/events` and must not slip past the check.
             guard path.split(separator: "/").first == "v1" else { return .proceed }
-            return authenticator.precheck(headers: headers, now: clock.now())
+            return authenticator.precheck(headers: headers, now: clock.now)
         }
         self.http = HTTPServer(options, onComplete: { done in
             let route = routes.pattern(for: done.method, path: done.path) ?? "unmatched"

@@ -18,7 +18,7 @@ enum DeviceRoutes {
         router.add("PUT", "/v1/subscribers/{id}/devices") { request in
             let principal = try await api.principal(request)
             let id = try DirectoryRoutes.subscriberId(request)
-            try principal.authorize(subscriberId: id, now: api.clock.now())
+            try principal.authorize(subscriberId: id, now: api.clock.now)
             try await api.refuseErased(principal, subscriberIds: [id])
             let fields = try JSONBody(request).object(allowed: ["platform", "token", "topic", "environment", "authorization", "timezone", "installId", "replacesInstallId"])
             let platform = try fields.requiredString("platform", maxLength: 16)
@@ -69,7 +69,7 @@ enum DeviceRoutes {
         router.add("DELETE", "/v1/subscribers/{id}/devices/{token}") { request in
             let principal = try await api.principal(request)
             let id = try DirectoryRoutes.subscriberId(request)
-            let now = api.clock.now()
+            let now = api.clock.now
             try principal.authorize(subscriberId: id, now: now)
             let token = try request.parameter("token").lowercased()
             let notFound = HTTPError.notFound("device token …\(token.suffix(8)) of subscriber \(id)")
@@ -87,7 +87,7 @@ enum DeviceRoutes {
         router.add("GET", "/v1/subscribers/{id}/plans") { request in
             let principal = try await api.principal(request)
             let id = try DirectoryRoutes.subscriberId(request)
-            let now = api.clock.now()
+            let now = api.clock.now
             try principal.authorize(subscriberId: id, now: now)
             try await api.refuseErased(principal, subscriberIds: [id])
             let tenantId = principal.tenant.id

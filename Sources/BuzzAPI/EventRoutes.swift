@@ -39,7 +39,7 @@ enum EventRoutes {
                             message: "a device request's body is at most \(api.authenticator.limits.deviceBodyMaxBytes) bytes; send fewer events at a time")
         }
         let items = try batch(JSONBody(request))
-        let now = api.clock.now()
+        let now = api.clock.now
         try api.authenticator.checkDeviceBatch(items.count, from: principal)
         // A device's event ids are deduplicated in its subscriber's own space (Topology.dedupeKey).
         let origin: [String: AMQPFieldValue] = principal.isServer ? [:] : [Topology.originHeader: .string(Topology.deviceOrigin)]

@@ -25,7 +25,7 @@ enum HealthRoutes {
         }
 
         router.add("GET", "/metrics") { _ in
-            let now = api.clock.now()
+            let now = api.clock.now
             if let source = api.depths, let depths = try? await Blocking.run({ try source.read(now: now) }) {
                 for depth in depths {
                     api.metrics.set("buzzkit_queue_messages", ["queue": depth.queue], to: Double(depth.messages), help: "Ready messages in the queue (exact, from the broker)")

@@ -46,7 +46,7 @@ enum WorkflowRoutes {
         router.add("DELETE", "/v1/workflows/{key}") { request in
             let principal = try await api.principal(request)
             try principal.requireServer()
-            let key = try request.parameter("key"), tenantId = principal.tenant.id, now = api.clock.now()
+            let key = try request.parameter("key"), tenantId = principal.tenant.id, now = api.clock.now
             guard try await api.blocking({ try api.directory.retireWorkflow(tenantId: tenantId, key: key, at: now) }) else {
                 throw HTTPError.notFound("workflow \"\(key)\"")
             }

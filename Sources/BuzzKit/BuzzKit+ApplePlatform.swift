@@ -1,4 +1,5 @@
 #if canImport(UserNotifications) && canImport(Security) && !NO_APPLE_FRAMEWORKS
+import BuzzKitWire
 import Foundation
 
 extension BuzzKit {

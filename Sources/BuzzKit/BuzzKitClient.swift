@@ -252,7 +252,7 @@ public actor BuzzKitClient: PushEventHandling {
     /// The keys of the persisted values (after ``Configuration/storageKeyPrefix``).
     typealias StorageKey = PersistedState.Key
 
-    nonisolated var clock: any DeviceClock { ports.clock }
+    nonisolated var clock: any Clock { ports.clock }
     nonisolated var center: any NotificationScheduling { ports.notificationCenter }
 
     func report(_ activity: ClientActivity) {

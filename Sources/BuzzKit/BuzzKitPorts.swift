@@ -1,3 +1,4 @@
+import BuzzKitWire
 /// The platform an SDK instance runs on: every piece of I/O behind a protocol.
 ///
 /// Give each instance its own ports (own center, clock, store) to run many simulated phones
@@ -6,7 +7,7 @@ public struct BuzzKitPorts: Sendable {
     /// The notification center.
     public var notificationCenter: any NotificationScheduling
     /// The clock and time zone.
-    public var clock: any DeviceClock
+    public var clock: any Clock
     /// Persistence.
     public var store: any KeyValueStore
     /// Where the subscriber token is kept: the Keychain on iOS (``KeychainKeyValueStore``);
@@ -21,7 +22,7 @@ public struct BuzzKitPorts: Sendable {
     public var random: @Sendable () -> Double
 
     /// Ports from their parts.
-    public init(notificationCenter: any NotificationScheduling, clock: any DeviceClock, store: any KeyValueStore,
+    public init(notificationCenter: any NotificationScheduling, clock: any Clock, store: any KeyValueStore,
                 secrets: (any KeyValueStore)? = nil, transport: any HTTPTransport, pushEvents: (any PushEventSource)? = nil,
                 random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }) {
         self.notificationCenter = notificationCenter

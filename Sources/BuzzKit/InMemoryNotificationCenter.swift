@@ -1,7 +1,7 @@
 import BuzzKitWire
 import Foundation
 
-/// A notification center in memory, driven by a ``DeviceClock``: what a simulated phone shows.
+/// A notification center in memory, driven by a ``Clock``: what a simulated phone shows.
 ///
 /// - A request fires when the instant its floating wall clock names **in the clock's current
 ///   zone** has arrived, so changing the zone moves it. Call ``fireDue()`` after moving a
@@ -16,7 +16,7 @@ import Foundation
 /// observer, in firing order.
 public actor InMemoryNotificationCenter: NotificationScheduling {
     /// The clock (and zone) the center fires by.
-    public nonisolated let clock: any DeviceClock
+    public nonisolated let clock: any Clock
     /// The most pending requests kept (64 on iOS).
     public nonisolated let capacity: Int
 
@@ -35,7 +35,7 @@ public actor InMemoryNotificationCenter: NotificationScheduling {
     /// A center firing by `clock`, keeping at most `capacity` pending requests.
     /// `authorization` is the permission now; `answerWhenAsked` what the person answers
     /// when the app asks while it is `notDetermined`.
-    public init(clock: any DeviceClock, capacity: Int = 64, authorization: NotificationAuthorization = .authorized,
+    public init(clock: any Clock, capacity: Int = 64, authorization: NotificationAuthorization = .authorized,
                 answerWhenAsked: NotificationAuthorization = .authorized) {
         self.clock = clock
         self.capacity = capacity

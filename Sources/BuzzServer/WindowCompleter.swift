@@ -76,7 +76,7 @@ public final class WindowCompleter: Service, @unchecked Sendable {
     /// returns how many runs it took.
     @discardableResult
     public func completeBatch() throws -> Int {
-        let now = context.clock.now()
+        let now = context.clock.now
         return try context.store.transaction { tx in
             let taken = try tx.takeWindowDecisions(decidedBefore: now.addingTimeInterval(-settings.delaySeconds), limit: settings.batch)
             guard !taken.isEmpty else { return 0 }

@@ -26,7 +26,7 @@ public struct InMemoryDirectory: Directory {
     }
 
     private func stored(_ key: APIKey, tenantId: String) -> InMemoryStore.StoredKey {
-        InMemoryStore.StoredKey(tenantId: tenantId, kind: key.kind, secretHash: key.secretHash, createdAt: clock.now(), revokedAt: nil)
+        InMemoryStore.StoredKey(tenantId: tenantId, kind: key.kind, secretHash: key.secretHash, createdAt: clock.now, revokedAt: nil)
     }
 
     public func authenticate(_ key: APIKey) throws -> (tenant: TenantRecord, kind: APIKey.Kind)? {
@@ -60,7 +60,7 @@ public struct InMemoryDirectory: Directory {
     }
 
     public func revokeKey(tenantId: String, keyId: String) throws {
-        let now = clock.now()
+        let now = clock.now
         try store.withState { state in
             guard let key = state.keys[keyId], key.tenantId == tenantId, key.revokedAt == nil else {
                 throw ServerError(.notFound, "tenant \(tenantId) has no unrevoked key \(keyId)", field: "key")
@@ -79,7 +79,7 @@ public struct InMemoryDirectory: Directory {
 
     public func rotateSigningSecret(tenantId: String, grace: TimeInterval) throws -> String {
         let secret = "ss_" + Digest.randomHex(byteCount: 32)
-        let until = clock.now().addingTimeInterval(max(0, grace))
+        let until = clock.now.addingTimeInterval(max(0, grace))
         try store.withState { state in
             guard var tenant = state.tenants[tenantId] else { throw ServerError(.notFound, "there is no tenant \(tenantId)", field: "tenant") }
             tenant.previousSigningSecret = tenant.signingSecret
@@ -144,21 +144,21 @@ public struct InMemoryDirectory: Directory {
                 Self.retireAcknowledgments(of: Set(replaced.map(\.token)), tenantId: device.tenantId, in: &state)
                 for old in replaced where old.active {
                     state.devices[old.id]?.active = false
-                    state.deactivated[old.id] = (DeviceRecord.reinstalledReason, clock.now())
+                    state.deactivated[old.id] = (DeviceRecord.reinstalledReason, clock.now)
                 }
             }
             record.active = true
             state.deactivated[record.id] = nil
             state.devices[record.id] = record
             state.registrations[record.id] = state.nextRegistration
-            state.registeredAt[record.id] = clock.now()
+            state.registeredAt[record.id] = clock.now
             state.nextRegistration += 1
             // Past the cap, the least recently registered active devices turn inactive.
             let active = state.devices.values.filter { $0.tenantId == device.tenantId && $0.subscriberId == device.subscriberId && $0.active }
                 .sorted { (state.registrations[$0.id] ?? 0) > (state.registrations[$1.id] ?? 0) }
             for extra in active.dropFirst(max(0, maxActive)) {
                 state.devices[extra.id]?.active = false
-                state.deactivated[extra.id] = ("device limit", clock.now())
+                state.deactivated[extra.id] = ("device limit", clock.now)
             }
             return record.id
         }
@@ -205,7 +205,7 @@ public struct InMemoryDirectory: Directory {
             let key = InMemoryStore.key(tenantId, definition.key)
             let version = (state.workflows[key]?.version ?? 0) + 1
             state.workflows[key] = WorkflowRecord(tenantId: tenantId, key: definition.key, version: version, definition: definition, source: source)
-            state.workflowUpdatedAt[key] = store.clock.now()
+            state.workflowUpdatedAt[key] = store.clock.now
             state.retiredWorkflows[key] = nil
             state.cancelEvents[tenantId, default: []].formUnion(definition.cancelOn.map(\.event))
             return version

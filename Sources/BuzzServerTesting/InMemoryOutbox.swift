@@ -1,4 +1,5 @@
 import BuzzServer
+import BuzzKitWire
 import Foundation
 
 /// ``OutboxStore`` over an ``InMemoryStore``'s outbox rows; due by the store's clock.
@@ -15,7 +16,7 @@ public struct InMemoryOutbox: OutboxStore {
     }
 
     public func relayDue(limit: Int, publish: ([OutboxMessage], [Double]) throws -> Void) throws -> RelayRound {
-        let now = clock.now()
+        let now = clock.now
         // One store transaction: the settled windows' decisions roll back if publishing fails.
         return try store.transaction { tx in
             let due = store.withState { state in
@@ -35,7 +36,7 @@ public struct InMemoryOutbox: OutboxStore {
     }
 
     public func secondsUntilNextDue() throws -> Double? {
-        let now = clock.now()
+        let now = clock.now
         return store.withState { state in
             state.outbox.map { ($0.message.availableAt ?? now).timeIntervalSince(now) }.min()
         }

@@ -65,7 +65,7 @@ struct InMemoryStoreTransaction: StoreTransaction {
             guard state.runs[run.id] == nil else { throw ServerError(.conflict, "run \(run.id) exists") }
             state.runs[run.id] = run
             // Microseconds, as PostgreSQL keeps them; runs created in the same one are ordered by id.
-            state.runCreatedMicros[run.id] = Int64((store.clock.now().timeIntervalSince1970 * 1_000_000).rounded())
+            state.runCreatedMicros[run.id] = Int64((store.clock.now.timeIntervalSince1970 * 1_000_000).rounded())
         }
     }
 

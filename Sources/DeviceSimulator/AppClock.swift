@@ -1,10 +1,11 @@
 import BuzzKitOnAppleModel
+import BuzzKitWire
 import Foundation
 
 /// The SDK's clock in a simulated app: the phone's real clock and zone, but a timer only
 /// fires while the app runs. A deadline that passes while the app is suspended fires when it
 /// runs again (when iOS hands it the next wake), never earlier.
-final class AppClock: DeviceClock, @unchecked Sendable {
+final class AppClock: Clock, @unchecked Sendable {
     let system: SystemClock
     let gate: AppGate
 

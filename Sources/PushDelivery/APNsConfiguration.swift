@@ -1,3 +1,4 @@
+import BuzzKitWire
 import Foundation
 
 /// Everything ``APNsProvider`` needs: the token-auth key, where APNs is, and how hard to try.
@@ -41,7 +42,7 @@ public struct APNsConfiguration: Sendable {
     /// connections, and libcurl's default would drop them after 118 s.
     public var idleConnectionLifetime: TimeInterval = 3600
     /// The wall clock for provider tokens' `iat` and age (inject one in tests).
-    public var clock: @Sendable () -> Date = { Date() }
+    public var clock: any Clock = SystemClock()
 
     /// Creates a configuration with the defaults above.
     public init(keyID: String, teamID: String, privateKeyPEM: String, baseURL: String? = nil,

@@ -1,3 +1,4 @@
+import BuzzKitWire
 import Foundation
 
 /// Keeps the current provider token, reused by every request, and decides when to sign a new one.
@@ -15,14 +16,14 @@ final class ProviderTokenCache: @unchecked Sendable {
     private let keyID: String
     private let teamID: String
     private let refreshInterval: TimeInterval
-    private let clock: @Sendable () -> Date
+    private let clock: any Clock
     private let lock = NSLock()
     private var token: Token?
     private var minted = 0
 
     /// - Parameter refreshInterval: how long a token is reused; clamped to ``refreshBounds``.
     init(signer: ES256Signer, keyID: String, teamID: String, refreshInterval: TimeInterval,
-         clock: @escaping @Sendable () -> Date) {
+         clock: any Clock) {
         self.signer = signer
         self.keyID = keyID
         self.teamID = teamID
@@ -39,7 +40,7 @@ final class ProviderTokenCache: @unchecked Sendable {
     /// (and not from the future by more than a minute, as after a clock jump), else a new one.
     func current() throws -> Token {
         try lock.withLock {
-            let now = clock()
+            let now = clock.now
             if let token {
                 let age = now.timeIntervalSince(token.issuedAt)
                 if age < refreshInterval && age > -60 { return token }
@@ -53,7 +54,7 @@ final class ProviderTokenCache: @unchecked Sendable {
     func renew(replacing stale: Token) throws -> Token {
         try lock.withLock {
             if let token, token != stale { return token }
-            return try mintLocked(now: clock())
+            return try mintLocked(now: clock.now)
         }
     }
 

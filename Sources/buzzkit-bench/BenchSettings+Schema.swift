@@ -3,6 +3,7 @@ import BuzzServer
 import PushDelivery
 import Foundation
 import PostgresClient
+import PushDeliveryTesting
 
 extension BenchSettings {
     /// Drops `schema` and migrates it afresh (every bench phase starts from empty tables).

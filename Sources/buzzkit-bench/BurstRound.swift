@@ -5,6 +5,7 @@ import BuzzServer
 import Foundation
 import PostgresClient
 import PushDelivery
+import PushDeliveryTesting
 
 /// One 07:00 burst, through the pipeline the bench started: an event per subscriber plans a
 /// window an hour ahead, a share of the devices acknowledge their plans, then every window's

@@ -7,6 +7,7 @@ import BuzzServer
 import Foundation
 import PostgresClient
 import PushDelivery
+import PushDeliveryTesting
 
 /// Urgent before bulk: one tenant's campaign of `BENCH_CAMPAIGN` events (default 1,000,000,
 /// due 20 minutes ahead) is published to the bulk lane, then the workers start; while the

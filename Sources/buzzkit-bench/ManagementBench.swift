@@ -2,6 +2,7 @@ import BuzzServer
 import Foundation
 import PostgresClient
 import PushDelivery
+import PushDeliveryTesting
 
 /// The operators' figures, on the pipeline bench's schema (after its phases):
 /// - retention: 1,000,000 expired runs (each with a delivery) removed by the sweeper while

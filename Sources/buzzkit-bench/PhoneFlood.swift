@@ -2,6 +2,7 @@ import BuzzKitWire
 import BuzzServer
 import Foundation
 import PushDelivery
+import PushDeliveryTesting
 
 /// One phone floods the API (issue 38's bench): two threads post its events as fast as the API
 /// answers, alternating 1,000-event batches (refused whole, `413`) and 100-event ones (held to

@@ -5,6 +5,7 @@ import BuzzServer
 import Foundation
 import PostgresClient
 import PushDelivery
+import PushDeliveryTesting
 
 /// Whole local windows at a steady offered rate, every stage at once: events arrive at
 /// `rate` a second for `seconds`, each planning a moment `lead` seconds ahead; a simulated

@@ -1,4 +1,5 @@
 import BuzzKitWire
+import BuzzTesting
 import Foundation
 import XCTest
 @_spi(BuzzKitTesting) @testable import BuzzKit

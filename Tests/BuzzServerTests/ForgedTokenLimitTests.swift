@@ -19,7 +19,7 @@ final class ForgedTokenLimitTests: InMemoryAPITestCase {
     private func forged(_ n: Int) async -> HTTPResponse {
         let mac = String(repeating: String(format: "%02x", n % 256), count: 32)
         let headers = ["Authorization": "Bearer " + credentials.publishableKey,
-                       "X-BuzzKit-Subscriber-Token": "v1.\(Int(clock.now().timeIntervalSince1970) + 3600).\(mac)"]
+                       "X-BuzzKit-Subscriber-Token": "v1.\(Int(clock.now.timeIntervalSince1970) + 3600).\(mac)"]
         let body = try! JSONSerialization.data(withJSONObject: ["event": "app.opened", "subscriberId": "maya"])
         return await api.handle(HTTPRequest(method: "POST", path: "/v1/events", headers: headers, body: body))
     }

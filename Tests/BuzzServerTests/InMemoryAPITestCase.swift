@@ -3,9 +3,11 @@ import BuzzEngine
 import BuzzKitWire
 import BuzzServer
 import BuzzServerTesting
+import BuzzTesting
 import Foundation
 import HTTPServer
 import PushDelivery
+import PushDeliveryTesting
 import XCTest
 
 /// The whole path in one process, with no services: the API's handlers (the same routes
@@ -46,7 +48,7 @@ class InMemoryAPITestCase: XCTestCase {
         var headers = ["Authorization": "Bearer " + (subscriber == nil ? credentials.secretKey : credentials.publishableKey)]
         if let subscriber {
             headers["X-BuzzKit-Subscriber-Token"] = TenantCredentials.subscriberToken(signingSecret: credentials.signingSecret, subscriberId: subscriber,
-                                                                                      expiresAt: Int(clock.now().timeIntervalSince1970) + 3600)
+                                                                                      expiresAt: Int(clock.now.timeIntervalSince1970) + 3600)
         }
         let request = HTTPRequest(method: method, path: path, headers: headers, body: try body.map { try JSONSerialization.data(withJSONObject: $0) } ?? Data())
         let response = await api.handle(request)

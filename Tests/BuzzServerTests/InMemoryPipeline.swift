@@ -1,9 +1,11 @@
 import BuzzEngine
 import BuzzKitWire
 import BuzzServerTesting
+import BuzzTesting
 import Foundation
 import PushDelivery
 @testable import BuzzServer
+import PushDeliveryTesting
 
 /// The pipeline's stages over the in-memory store and push provider, with a manual clock:
 /// `pump()` plays the queues by feeding outbox messages (timers once due) to the stages.
@@ -48,7 +50,7 @@ final class InMemoryPipeline {
 
     func event(_ name: String, subscriber: String, properties: [String: JSONValue] = [:], id: String? = nil) throws {
         let item = EventProcessor.Item(tenantId: tenantId, event: BuzzEvent(id: id, event: name, subscriberId: subscriber,
-                                                                             properties: properties, timestamp: clock.now()), dedupeKey: id)
+                                                                             properties: properties, timestamp: clock.now), dedupeKey: id)
         _ = try StageProcessor(context: context).process([.event(item)])
     }
 
@@ -58,7 +60,7 @@ final class InMemoryPipeline {
     func pump() throws -> Int {
         var total = 0
         while true {
-            let now = clock.now()
+            let now = clock.now
             let due = store.withState { state -> [OutboxMessage] in
                 let ready = state.outbox.filter { ($0.message.availableAt ?? .distantPast) <= now }
                 let ids = Set(ready.map(\.id))

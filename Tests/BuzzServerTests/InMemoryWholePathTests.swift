@@ -22,7 +22,7 @@ final class InMemoryWholePathTests: InMemoryAPITestCase {
         // Each phone got its plan in a silent push; Maya's phone schedules it and says so.
         let plan = try JSONDecoder().decode(SilentPlanPayload.self, from: try XCTUnwrap(pushes(to: mayasPhone, .background).first).payload).local
         XCTAssertEqual(pushes(to: olasPhone, .background).count, 1)
-        try await call("POST", "/v1/events", ["event": "$local.scheduled", "subscriberId": "maya", "timestamp": RFC3339.format(clock.now()),
+        try await call("POST", "/v1/events", ["event": "$local.scheduled", "subscriberId": "maya", "timestamp": RFC3339.format(clock.now),
                                               "properties": ["localId": plan.id, "messageId": plan.messageId, "device": mayasPhone]],
                        device: "maya", expect: 202)
         try workers.runUntilIdle()

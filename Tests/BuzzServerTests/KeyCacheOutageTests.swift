@@ -18,7 +18,7 @@ final class KeyCacheOutageTests: InMemoryAPITestCase {
 
         let request = HTTPRequest(method: "POST", path: "/v1/events", headers: ["Authorization": "Bearer " + credentials.publishableKey,
                                   "X-BuzzKit-Subscriber-Token": TenantCredentials.subscriberToken(signingSecret: credentials.signingSecret, subscriberId: "maya",
-                                                                                                  expiresAt: Int(clock.now().timeIntervalSince1970) + 3600)],
+                                                                                                  expiresAt: Int(clock.now.timeIntervalSince1970) + 3600)],
                                   body: try JSONSerialization.data(withJSONObject: event))
         let response = await api.handle(request)
         XCTAssertEqual(response.status, 503)

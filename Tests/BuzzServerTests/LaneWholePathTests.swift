@@ -40,7 +40,7 @@ final class LaneWholePathTests: InMemoryAPITestCase {
     func testABulkRunsPlanWhoseMomentIsNearGoesOutWithTheInteractivePlans() async throws {
         try await putReminder()
         let token = try await phone("maya")
-        let soon = RFC3339.format(clock.now().addingTimeInterval(120)), later = RFC3339.format(clock.now().addingTimeInterval(3600))
+        let soon = RFC3339.format(clock.now.addingTimeInterval(120)), later = RFC3339.format(clock.now.addingTimeInterval(3600))
         try await call("POST", "/v1/events/bulk", ["events": [["event": "reminder.set", "subscriberId": "maya", "properties": ["at": soon]],
                                                           ["event": "reminder.set", "subscriberId": "maya", "properties": ["at": later]]]],
                        expect: 202)
@@ -108,7 +108,7 @@ final class LaneWholePathTests: InMemoryAPITestCase {
     func testAPlanWhoseTurnComesTooLateIsLeftToTheFallback() async throws {
         try await putReminder()
         let token = try await phone("maya")
-        let moment = clock.now().addingTimeInterval(0.5)
+        let moment = clock.now.addingTimeInterval(0.5)
         try await call("POST", "/v1/events", ["event": "reminder.set", "subscriberId": "maya", "properties": ["at": RFC3339.format(moment)]],
                        expect: 202)
         try workers.runUntilIdle()

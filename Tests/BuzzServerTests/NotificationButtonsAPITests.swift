@@ -33,7 +33,7 @@ final class NotificationButtonsAPITests: InMemoryAPITestCase {
     }
 
     private func track(_ event: String, _ properties: [String: Any]) async throws {
-        try await call("POST", "/v1/events", ["event": event, "subscriberId": "maya", "timestamp": RFC3339.format(clock.now()),
+        try await call("POST", "/v1/events", ["event": event, "subscriberId": "maya", "timestamp": RFC3339.format(clock.now),
                                               "properties": properties], device: "maya", expect: 202)
         try workers.runUntilIdle()
     }

@@ -48,7 +48,7 @@ final class PipelineStageTests: InMemoryPipelineTestCase {
     func testACancelBetweenTheTriggersCommitAndItsSendsWins() throws {
         let device = try pipeline.addSubscriber("maya", devices: 1)[0]
         let item = EventProcessor.Item(tenantId: pipeline.tenantId, event: BuzzEvent(event: "workout.scheduled", subscriberId: "maya",
-                                                                                      timestamp: pipeline.clock.now()), dedupeKey: "e-7")
+                                                                                      timestamp: pipeline.clock.now), dedupeKey: "e-7")
         let committed = try pipeline.store.transaction { try EventProcessor(context: pipeline.context).process([item], tx: $0) }
         XCTAssertTrue(pipeline.pushes(to: device).isEmpty, "nothing is pushed inside the transaction")
         XCTAssertTrue(committed.contains { !$0.sendAfterCommit.isEmpty }, "the plan is kept for after the commit")
@@ -68,7 +68,7 @@ final class PipelineStageTests: InMemoryPipelineTestCase {
     func testWhenTheSendsAfterTheCommitFailPlanDispatchSendsThePlanOnce() throws {
         let device = try pipeline.addSubscriber("maya", devices: 1)[0]
         let item = EventProcessor.Item(tenantId: pipeline.tenantId, event: BuzzEvent(event: "workout.scheduled", subscriberId: "maya",
-                                                                                      timestamp: pipeline.clock.now()), dedupeKey: "e-8")
+                                                                                      timestamp: pipeline.clock.now), dedupeKey: "e-8")
         let committed = try pipeline.store.transaction { try EventProcessor(context: pipeline.context).process([item], tx: $0) }
         pipeline.store.failNextTransactions(1)
         let left = SendProcessor(context: pipeline.context).sendAfterCommit(committed)
@@ -92,7 +92,7 @@ final class PipelineStageTests: InMemoryPipelineTestCase {
                          { "name": "nudge", "send": { "deliver": "local", "title": "Now", "body": "It is time." } } ] }
             """)
         let device = try pipeline.addSubscriber("maya", devices: 1)[0]
-        try pipeline.event("reminder.set", subscriber: "maya", properties: ["at": .string(RFC3339.format(pipeline.clock.now().addingTimeInterval(-5)))])
+        try pipeline.event("reminder.set", subscriber: "maya", properties: ["at": .string(RFC3339.format(pipeline.clock.now.addingTimeInterval(-5)))])
         XCTAssertEqual(pipeline.pushes(to: device).map(\.pushType), [.alert], "the fallback, before any queue ran")
         XCTAssertEqual(pipeline.store.withState { $0.deliveries.values.map(\.kind) }, ["fallback"])
         try pipeline.pump()
@@ -107,7 +107,7 @@ final class PipelineStageTests: InMemoryPipelineTestCase {
         try pipeline.event("workout.scheduled", subscriber: "maya")
         try pipeline.pump()
         let p = try plan(try XCTUnwrap(pipeline.pushes(to: device).first))
-        let acknowledgedAt = pipeline.clock.now()
+        let acknowledgedAt = pipeline.clock.now
         try pipeline.event(BuzzEvent.localScheduled, subscriber: "maya", properties: ["localId": .string(p.id), "messageId": .string(p.messageId)])
         // The summary shows the acknowledgment at once, with its own time.
         XCTAssertEqual(pipeline.runs[0].state.summary.steps.last?.local?.acknowledged, true)
@@ -202,7 +202,7 @@ final class PipelineStageTests: InMemoryPipelineTestCase {
         try pipeline.addWorkflow(InMemoryPipeline.legDay)
         let device = try pipeline.addSubscriber("ana", devices: 1)[0]
         try pipeline.event("workout.scheduled", subscriber: "ana")
-        let now = pipeline.clock.now()
+        let now = pipeline.clock.now
         let held = pipeline.store.withState { state -> [OutboxMessage] in
             let ready = state.outbox.filter { ($0.message.availableAt ?? .distantPast) <= now }
             let ids = Set(ready.map(\.id))
@@ -258,7 +258,7 @@ final class EventBatchTests: XCTestCase {
         let pipeline = InMemoryPipeline()
         try pipeline.addWorkflow(InMemoryPipeline.legDay)
         try pipeline.addSubscriber("quick", devices: 1)
-        let now = pipeline.clock.now()
+        let now = pipeline.clock.now
         let items = [
             EventProcessor.Item(tenantId: pipeline.tenantId, event: BuzzEvent(event: "workout.scheduled", subscriberId: "quick", timestamp: now), dedupeKey: "a"),
             EventProcessor.Item(tenantId: pipeline.tenantId, event: BuzzEvent(event: "workout.completed", subscriberId: "quick", timestamp: now), dedupeKey: "b"),

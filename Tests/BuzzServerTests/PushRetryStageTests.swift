@@ -48,12 +48,12 @@ final class PushRetryStageTests: InMemoryPipelineTestCase {
         try pipeline.pump()
         pipeline.push.setOutcome(.failed(status: 503, reason: "ServiceUnavailable"), forToken: device.token)
         pipeline.clock.advance(by: 22 * 3600)
-        let moment = pipeline.clock.now()
+        let moment = pipeline.clock.now
         var tries: [TimeInterval] = []
         for _ in 0..<(3600 / 5 + 10) {
             let before = alerts(to: device).count
             try pipeline.pump()
-            if alerts(to: device).count > before { tries.append(pipeline.clock.now().timeIntervalSince(moment)) }
+            if alerts(to: device).count > before { tries.append(pipeline.clock.now.timeIntervalSince(moment)) }
             pipeline.clock.advance(by: 5)
         }
         XCTAssertEqual(Array(tries.prefix(6)), [0, 5, 10, 20, 40, 80], "the wait doubles from 5 s")

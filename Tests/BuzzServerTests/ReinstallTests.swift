@@ -24,7 +24,7 @@ final class ReinstallTests: InMemoryAPITestCase {
         try await call("POST", "/v1/events", ["event": "workout.scheduled", "subscriberId": "maya"], expect: 202)
         try workers.runUntilIdle()
         let plan = try JSONDecoder().decode(SilentPlanPayload.self, from: try XCTUnwrap(pushes(to: token, .background).last).payload).local
-        try await call("POST", "/v1/events", ["event": BuzzEvent.localScheduled, "subscriberId": "maya", "timestamp": RFC3339.format(clock.now()),
+        try await call("POST", "/v1/events", ["event": BuzzEvent.localScheduled, "subscriberId": "maya", "timestamp": RFC3339.format(clock.now),
                                               "properties": ["localId": plan.id, "messageId": plan.messageId, "device": token]],
                        device: "maya", expect: 202)
         try workers.runUntilIdle()

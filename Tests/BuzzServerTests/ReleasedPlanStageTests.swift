@@ -34,7 +34,7 @@ final class ReleasedPlanStageTests: InMemoryPipelineTestCase {
 
     func testAReleaseAfterTheAcknowledgmentGetsTheFallbackWithItsReason() throws {
         let (plan, phones) = try plannedWindow("maya", devices: 1)
-        let t = pipeline.clock.now()
+        let t = pipeline.clock.now
         try say(BuzzEvent.localScheduled, plan, subscriber: "maya", device: phones[0], at: t)
         XCTAssertEqual(pipeline.runs[0].state.summary.steps.last?.local?.acknowledged, true)
         try say(BuzzEvent.localReleased, plan, subscriber: "maya", device: phones[0], at: t.addingTimeInterval(60))
@@ -49,7 +49,7 @@ final class ReleasedPlanStageTests: InMemoryPipelineTestCase {
 
     func testOneDeviceOfTwoStillHoldingCountsAsAcknowledged() throws {
         let (plan, phones) = try plannedWindow("kim", devices: 2)
-        let t = pipeline.clock.now()
+        let t = pipeline.clock.now
         try say(BuzzEvent.localScheduled, plan, subscriber: "kim", device: phones[0], at: t)
         try say(BuzzEvent.localScheduled, plan, subscriber: "kim", device: phones[1], at: t)
         try say(BuzzEvent.localReleased, plan, subscriber: "kim", device: phones[0], at: t.addingTimeInterval(5))
@@ -61,7 +61,7 @@ final class ReleasedPlanStageTests: InMemoryPipelineTestCase {
 
     func testOrderOfArrivalDoesNotMatterOnlyTheDevicesTimes() throws {
         let (plan, phones) = try plannedWindow("lee", devices: 1)
-        let t = pipeline.clock.now()
+        let t = pipeline.clock.now
         // Released at t, put back and acknowledged again at t + 10 s; applied backwards and twice.
         try say(BuzzEvent.localScheduled, plan, subscriber: "lee", device: phones[0], at: t.addingTimeInterval(10))
         try say(BuzzEvent.localReleased, plan, subscriber: "lee", device: phones[0], at: t)
@@ -75,7 +75,7 @@ final class ReleasedPlanStageTests: InMemoryPipelineTestCase {
 
     func testAnAcknowledgmentFromADeviceNoLongerActiveDoesNotCount() throws {
         let (plan, phones) = try plannedWindow("ana", devices: 2)
-        try say(BuzzEvent.localScheduled, plan, subscriber: "ana", device: phones[0], at: pipeline.clock.now())
+        try say(BuzzEvent.localScheduled, plan, subscriber: "ana", device: phones[0], at: pipeline.clock.now)
         XCTAssertEqual(pipeline.runs[0].state.summary.steps.last?.local?.acknowledged, true)
         pipeline.store.withState { $0.devices[phones[0].id]?.active = false }  // logged out
         let local = try decideAtTheMoment()
@@ -87,14 +87,14 @@ final class ReleasedPlanStageTests: InMemoryPipelineTestCase {
 
     func testAcknowledgmentsWithoutADeviceCountAsBefore() throws {
         let (plan, _) = try plannedWindow("jo", devices: 1)
-        try say(BuzzEvent.localScheduled, plan, subscriber: "jo", device: nil, at: pipeline.clock.now())
+        try say(BuzzEvent.localScheduled, plan, subscriber: "jo", device: nil, at: pipeline.clock.now)
         XCTAssertEqual(try decideAtTheMoment().fallback?.sent, false)
     }
 
     func testAMalformedLocalIdIsPermanent() throws {
         _ = try pipeline.addSubscriber("ren", devices: 1)
         let event = BuzzEvent(event: BuzzEvent.localReleased, subscriberId: "ren",
-                              properties: ["localId": "not-a-run/nudge", "messageId": "m"], timestamp: pipeline.clock.now())
+                              properties: ["localId": "not-a-run/nudge", "messageId": "m"], timestamp: pipeline.clock.now)
         XCTAssertThrowsError(try StageProcessor(context: pipeline.context).process([.event(.init(tenantId: pipeline.tenantId, event: event, dedupeKey: nil))])) { error in
             XCTAssertEqual((error as? ServerError)?.outcome, .permanent)
             XCTAssertTrue("\(error)".contains("$local.released needs properties.localId"), "\(error)")

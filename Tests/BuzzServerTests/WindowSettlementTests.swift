@@ -26,7 +26,7 @@ final class WindowSettlementTests: InMemoryAPITestCase {
     func say(_ event: String, _ plan: LocalPlan, subscriber: String, token: String, reason: String? = nil) async throws {
         var properties: [String: Any] = ["localId": plan.id, "messageId": plan.messageId, "device": token]
         if let reason { properties["reason"] = reason }
-        try await call("POST", "/v1/events", ["event": event, "subscriberId": subscriber, "timestamp": RFC3339.format(clock.now()),
+        try await call("POST", "/v1/events", ["event": event, "subscriberId": subscriber, "timestamp": RFC3339.format(clock.now),
                                               "properties": properties], device: subscriber, expect: 202)
         try workers.runUntilIdle()
     }
@@ -54,7 +54,7 @@ final class WindowSettlementTests: InMemoryAPITestCase {
         try await putLegDay()
         let (token, plan) = try await plannedWindow("maya")
         clock.advance(by: 60)
-        let acknowledgedAt = clock.now()
+        let acknowledgedAt = clock.now
         try await say(BuzzEvent.localScheduled, plan, subscriber: "maya", token: token)
         try passTheMoment()
 
@@ -147,7 +147,7 @@ final class WindowSettlementTests: InMemoryAPITestCase {
         // acknowledgment is recorded before a worker takes the message.
         try relay().relayDue()
         XCTAssertEqual(broker.routed[.fallbackCheck], 1)
-        try await call("POST", "/v1/events", ["event": BuzzEvent.localScheduled, "subscriberId": "eli", "timestamp": RFC3339.format(clock.now()),
+        try await call("POST", "/v1/events", ["event": BuzzEvent.localScheduled, "subscriberId": "eli", "timestamp": RFC3339.format(clock.now),
                                               "properties": ["localId": plan.id, "messageId": plan.messageId, "device": token]],
                        device: "eli", expect: 202)
         try workers.runUntilIdle()

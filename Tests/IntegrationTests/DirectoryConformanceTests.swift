@@ -1,8 +1,10 @@
 import BuzzEngine
 import BuzzKitWire
 import BuzzServerTesting
+import BuzzTesting
 import Foundation
 import PushDelivery
+import PushDeliveryTesting
 import XCTest
 @testable import BuzzServer
 

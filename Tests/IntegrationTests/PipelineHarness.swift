@@ -7,6 +7,7 @@ import Foundation
 import PostgresClient
 import PushDelivery
 import APNsStandIn
+import PushDeliveryTesting
 import XCTest
 
 /// The whole pipeline on real PostgreSQL and RabbitMQ (isolated schema and queue prefix):

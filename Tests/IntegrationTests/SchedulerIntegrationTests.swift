@@ -51,7 +51,7 @@ final class SchedulerIntegrationTests: XCTestCase {
         let now = Date()
         let dues = [0.3, 0.8, 1.5, 2.5].map { now.addingTimeInterval($0) }
         try pool.withTransaction { db in
-            try Outbox.insert(dues.enumerated().map { i, due in
+            try PostgresOutbox.insert(dues.enumerated().map { i, due in
                 OutboxMessage(routingKey: self.topology.name(.fallbackCheck), messageId: "timer-\(i)", body: Data("{}".utf8), availableAt: due)
             }, now: now, on: db)
         }
@@ -79,7 +79,7 @@ final class SchedulerIntegrationTests: XCTestCase {
     func testTheSchedulerVacuumsTheOutboxAsItClaims() throws {
         let now = Date()
         try pool.withTransaction { db in
-            try Outbox.insert((0..<3000).map { i in
+            try PostgresOutbox.insert((0..<3000).map { i in
                 OutboxMessage(routingKey: self.topology.name(.fallbackCheck), messageId: "timer-\(i)", body: Data("{}".utf8),
                               availableAt: now.addingTimeInterval(-1))
             }, now: now, on: db)
@@ -112,7 +112,7 @@ final class SchedulerIntegrationTests: XCTestCase {
     func testImmediateRowsAreRelayedByTheWorkerAndFallBackToTheScheduler() throws {
         let now = Date()
         let rows = try pool.withTransaction { db in
-            try Outbox.insert([OutboxMessage(routingKey: self.topology.name(.trigger), messageId: "fast", body: Data("{}".utf8))], now: now, on: db)
+            try PostgresOutbox.insert([OutboxMessage(routingKey: self.topology.name(.trigger), messageId: "fast", body: Data("{}".utf8))], now: now, on: db)
         }
         Outbox.relay(rows, broker: publisher, outbox: PostgresOutbox(pool: pool))
         XCTAssertEqual(try pool.withConnection { try $0.query("SELECT count(*) AS n FROM outbox")[0].decode("n", as: Int.self) }, 0,
@@ -120,7 +120,7 @@ final class SchedulerIntegrationTests: XCTestCase {
 
         // A worker that died after commit: its row waits for the lease, then the scheduler relays it.
         try pool.withTransaction { db in
-            try Outbox.insert([OutboxMessage(routingKey: self.topology.name(.trigger), messageId: "orphan", body: Data("{}".utf8))],
+            try PostgresOutbox.insert([OutboxMessage(routingKey: self.topology.name(.trigger), messageId: "orphan", body: Data("{}".utf8))],
                               now: now.addingTimeInterval(-Outbox.relayLease), on: db)
         }
         let inbox = Inbox()
@@ -134,7 +134,7 @@ final class SchedulerIntegrationTests: XCTestCase {
     func testConcurrentSchedulersPublishEachRowOnce() throws {
         let now = Date()
         try pool.withTransaction { db in
-            try Outbox.insert((0..<3000).map {
+            try PostgresOutbox.insert((0..<3000).map {
                 OutboxMessage(routingKey: self.topology.name(.planDispatch), messageId: "m\($0)", body: Data("{}".utf8), availableAt: now)
             }, now: now, on: db)
         }

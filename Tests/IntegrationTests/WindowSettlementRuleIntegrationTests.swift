@@ -80,7 +80,7 @@ final class WindowSettlementRuleIntegrationTests: XCTestCase {
             // An ordinary timer (no window) is always published.
             messages.append(OutboxMessage(routingKey: "fallback-check", messageId: "timer-plain", body: Data("{}".utf8), availableAt: Date().addingTimeInterval(-1)))
             runIds.append(UUID())
-            try Outbox.insert(messages, runIds: runIds, now: Date(), on: db)
+            try PostgresOutbox.insert(messages, runIds: runIds, now: Date(), on: db)
         }
 
         // The rule in Swift, over the same rows (rolled back).

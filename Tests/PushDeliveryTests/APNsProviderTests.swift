@@ -1,4 +1,5 @@
 import APNsStandIn
+import BuzzTesting
 import Foundation
 import XCTest
 @testable import PushDelivery
@@ -116,7 +117,7 @@ final class APNsProviderTests: XCTestCase {
         let start = Date()
         let providerClock = ManualClock(start)
         let standInClock = ManualClock(start)
-        let harness = try Harness(providerClock: providerClock.function, standInClock: standInClock.function)
+        let harness = try Harness(providerClock: providerClock, standInClock: { standInClock.now })
         XCTAssertTrue(harness.provider.send([Fixtures.silent(40)])[0].isDelivered)
         let firstToken = try XCTUnwrap(harness.authorizations.first)
         XCTAssertEqual(harness.provider.statistics.tokensSigned, 1)
@@ -141,7 +142,7 @@ final class APNsProviderTests: XCTestCase {
 
     func testTokenIsReusedForManyPushesAndRefreshedAfterItsInterval() throws {
         let clock = ManualClock()
-        let harness = try Harness(providerClock: clock.function, standInClock: clock.function)
+        let harness = try Harness(providerClock: clock, standInClock: { clock.now })
         XCTAssertEqual(harness.provider.send((0..<5).map { Fixtures.silent(100 + $0) }).filter(\.isDelivered).count, 5)
         clock.advance(by: 25 * 60)
         XCTAssertTrue(harness.provider.send([Fixtures.silent(105)])[0].isDelivered)

@@ -1,4 +1,5 @@
 import APNsStandIn
+import BuzzKitWire
 import Foundation
 @testable import PushDelivery
 
@@ -8,7 +9,7 @@ final class Harness: Sendable {
     let provider: APNsProvider
 
     init(failures: APNsFailurePlan = APNsFailurePlan(),
-         providerClock: (@Sendable () -> Date)? = nil,
+         providerClock: (any Clock)? = nil,
          standInClock: (@Sendable () -> Date)? = nil,
          providerKey: ProviderKeyPair = Fixtures.key,
          trustCA: Bool = true,

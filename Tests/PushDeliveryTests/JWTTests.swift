@@ -1,3 +1,4 @@
+import BuzzTesting
 import Foundation
 import XCTest
 @testable import APNsStandIn
@@ -99,7 +100,7 @@ final class JWTTests: XCTestCase {
         let clock = ManualClock(Date(timeIntervalSince1970: 1_800_000_000))
         let signer = try ES256Signer(privateKeyPEM: Fixtures.key.privateKeyPEM)
         let cache = ProviderTokenCache(signer: signer, keyID: "K", teamID: "T", refreshInterval: 50 * 60,
-                                       clock: clock.function)
+                                       clock: clock)
         let first = try cache.current()
         clock.advance(by: 19 * 60)
         XCTAssertEqual(try cache.current(), first)
@@ -116,12 +117,12 @@ final class JWTTests: XCTestCase {
         XCTAssertNotEqual(third, second)
         XCTAssertEqual(cache.mintedCount, 3)
 
-        let eager = ProviderTokenCache(signer: signer, keyID: "K", teamID: "T", refreshInterval: 60, clock: clock.function)
+        let eager = ProviderTokenCache(signer: signer, keyID: "K", teamID: "T", refreshInterval: 60, clock: clock)
         let kept = try eager.current()
         clock.advance(by: 19 * 60)
         XCTAssertEqual(try eager.current(), kept, "intervals below 20 minutes are raised to 20")
         let lazy = ProviderTokenCache(signer: signer, keyID: "K", teamID: "T", refreshInterval: 3 * 3600,
-                                      clock: clock.function)
+                                      clock: clock)
         let old = try lazy.current()
         clock.advance(by: 56 * 60)
         XCTAssertNotEqual(try lazy.current(), old, "intervals above 55 minutes are lowered to 55")

@@ -1,4 +1,5 @@
 import Foundation
+import PushDeliveryTesting
 import XCTest
 @testable import PushDelivery
 

@@ -22,7 +22,7 @@ struct EventProcessor {
 
     /// Processes `items` in one transaction; returns the outbox rows to relay after commit.
     func process(_ items: [Item], tx: any StoreTransaction) throws -> [Outbox.Row] {
-        let now = context.clock.now()
+        let now = context.clock.now
         let settings = SettingsCache(tx)
         // One statement per tenant records the batch's event ids and tells which are new.
         var fresh: [String: Set<String>] = [:]

@@ -16,7 +16,7 @@ public struct QueueStage: Sendable {
     /// - Throws: ``ServerError`` `.invalidInput` for a message that cannot be understood
     ///   (dead-letter it: retrying cannot help); the store's own errors otherwise.
     public func process(routingKey: String, body: Data, headers: [String: AMQPFieldValue], messageId: String?) throws -> [Outbox.Row] {
-        let item = try WorkItem.decode(routingKey: routingKey, body: body, headers: headers, messageId: messageId, queue: queue, now: context.clock.now())
+        let item = try WorkItem.decode(routingKey: routingKey, body: body, headers: headers, messageId: messageId, queue: queue, now: context.clock.now)
         return try StageProcessor(context: context).process([item])
     }
 }

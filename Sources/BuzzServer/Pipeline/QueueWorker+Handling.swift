@@ -14,7 +14,7 @@ extension QueueWorker {
         var decoded: [(AMQPDelivery, WorkItem)] = []
         for delivery in batch {
             do {
-                decoded.append((delivery, try WorkItem.decode(delivery, queue: queue, now: context.clock.now())))
+                decoded.append((delivery, try WorkItem.decode(delivery, queue: queue, now: context.clock.now)))
             } catch {
                 deadLetter(delivery, reason: "\(error)")
             }
@@ -52,14 +52,14 @@ extension QueueWorker {
     /// using an attempt; anything else → back to the queue (its delivery limit, counted across
     /// outage returns, dead-letters a message that keeps failing).
     private func settleFailure(_ delivery: AMQPDelivery, item: WorkItem, error: Error) {
-        if Self.outcome(of: error) == .permanent {
+        if ServerError.outcome(of: error) == .permanent {
             deadLetter(delivery, reason: "\(error)")
             return
         }
         var lastError = error
         let deadline = Date().addingTimeInterval(settings.outageHold)
         var backoff = 0.1
-        while Self.outcome(of: lastError) == .outage && Date() < deadline && !isDraining {
+        while ServerError.outcome(of: lastError) == .outage && Date() < deadline && !isDraining {
             Thread.sleep(forTimeInterval: backoff)
             backoff = min(backoff * 2, 2)
             do {
@@ -71,7 +71,7 @@ extension QueueWorker {
                 lastError = error
             }
         }
-        switch Self.outcome(of: lastError) {
+        switch ServerError.outcome(of: lastError) {
         case .permanent:
             deadLetter(delivery, reason: "\(lastError)")
             return
@@ -90,11 +90,6 @@ extension QueueWorker {
         context.log.warning("message failed; returned to the queue", ["queue": queue.rawValue, "message_id": delivery.messageId ?? "",
                                                                       "delivery_count": "\(delivery.deliveryCount)", "error": "\(lastError)"])
         delivery.nack(requeue: true)
-    }
-
-    /// What to do about a failure: ``ServerError/outcome(of:)``.
-    static func outcome(of error: Error) -> ServerError.Outcome {
-        ServerError.outcome(of: error)
     }
 
     private func relay(_ rows: [Outbox.Row]) {

@@ -26,7 +26,7 @@ extension RunCommands {
     public func recordDeviceWords(tenantId: String, _ events: [BuzzEvent]) throws -> (late: Set<String>, cancelled: Set<String>) {
         guard !events.isEmpty else { return ([], []) }
         let facts = try events.map(EventProcessor.deviceAcknowledgment)
-        let now = context.clock.now()
+        let now = context.clock.now
         let outcome = try context.store.transaction { tx in try tx.recordAcknowledgments(tenantId: tenantId, facts, at: now) }
         EventProcessor.countDeviceWords(outcome, metrics: context.metrics)
         return (outcome.late, outcome.cancelled)

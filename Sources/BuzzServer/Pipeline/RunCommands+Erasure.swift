@@ -15,7 +15,7 @@ extension RunCommands {
     /// already waiting in a queue. (A batch already handing pushes to APNs as this commits may
     /// still finish sending them.) Erasing a subscriber that does not exist does nothing.
     public func erase(tenantId: String, subscriberId: String) throws {
-        let now = context.clock.now()
+        let now = context.clock.now
         let rows = try context.store.transaction { tx -> [Outbox.Row] in
             var locked: [UUID: RunRecord] = [:]
             for run in try tx.lockRuns(try tx.openRuns(tenantId: tenantId, subscriberId: subscriberId)) where run.tenantId == tenantId {

@@ -19,7 +19,7 @@ public struct RunCommands: Sendable {
     /// does not exist.
     public func trigger(tenantId: String, workflowKey: String, subscriberId: String?, properties: [String: JSONValue],
                         dryRun: Bool) throws -> RunRecord? {
-        let now = context.clock.now()
+        let now = context.clock.now
         let result = try context.store.transaction { tx -> (RunRecord, [Outbox.Row])? in
             guard let workflow = try tx.currentWorkflow(tenantId: tenantId, key: workflowKey) else { return nil }
             let trigger = BuzzEvent(event: workflow.definition.triggerEvent, subscriberId: subscriberId ?? "", properties: properties, timestamp: now)
@@ -65,7 +65,7 @@ public struct RunCommands: Sendable {
     /// Cancels a run of the tenant (`bk.cancel` goes to devices that got a plan). Returns the
     /// run after the cancel, or nil when the tenant has no such run.
     public func cancel(tenantId: String, runId: UUID) throws -> RunRecord? {
-        let now = context.clock.now()
+        let now = context.clock.now
         let result = try context.store.transaction { tx -> (RunRecord, [Outbox.Row])? in
             guard let locked = try tx.lockRun(runId, tenantId: tenantId) else { return nil }
             var run = try PendingFacts.folded(locked, tx: tx)

@@ -35,7 +35,7 @@ struct SendProcessor {
 
     /// Sends `messages` in a transaction of their own.
     func process(_ messages: [PipelineMessage]) throws {
-        let now = context.clock.now()
+        let now = context.clock.now
         try context.store.transaction { tx in try send(messages, tx: tx, now: now) }
     }
 
@@ -107,7 +107,7 @@ struct SendProcessor {
         let own = rows.filter { !$0.sendAfterCommit.isEmpty }
         guard !own.isEmpty else { return rows }
         do {
-            let now = context.clock.now()
+            let now = context.clock.now
             try context.store.transaction { tx in
                 // The rows stay locked while APNs answers (it may take longer than their relay
                 // lease): the scheduler passes over them, so a slow APNs is not sent the same

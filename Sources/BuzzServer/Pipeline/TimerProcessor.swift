@@ -26,7 +26,7 @@ struct TimerProcessor {
 
     /// Handles a batch of due timers in one transaction, locking their runs in id order.
     func process(_ items: [Item], tx: any StoreTransaction) throws -> [Outbox.Row] {
-        let now = context.clock.now()
+        let now = context.clock.now
         // In a crowded second, windows whose decision ends their run are decided without
         // loading it; the window completer writes the runs after.
         let crowded = items.count { $0.window != nil } >= context.crowdedWindows

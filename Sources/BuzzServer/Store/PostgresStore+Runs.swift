@@ -328,7 +328,7 @@ extension PostgresStoreTransaction {
     }
 
     func enqueue(_ messages: [OutboxMessage], runIds: [UUID?], now: Date) throws -> [Outbox.Row] {
-        try Outbox.insert(messages, runIds: runIds, now: now, on: db)
+        try PostgresOutbox.insert(messages, runIds: runIds, now: now, on: db)
     }
 
     func deleteTimers(runId: UUID) throws {

@@ -1,5 +1,6 @@
 import BuzzCrypto
 import Foundation
+import PushDelivery
 
 /// A ``PushProvider`` for other modules' unit tests: it records every push it was asked to
 /// send and answers with outcomes configured per device token.

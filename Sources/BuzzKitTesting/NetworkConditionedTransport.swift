@@ -1,3 +1,4 @@
+@_spi(BuzzKitTesting) import BuzzKit
 import Foundation
 
 /// Wraps a transport with a network switch, for simulating a phone going offline.

@@ -1,11 +1,12 @@
-@_spi(BuzzKitTesting) import BuzzKit
+import BuzzKitWire
 import Foundation
 
-/// A clock that moves only when told to, for tests and deterministic simulations.
+/// The one clock that moves only when told to, for the tests of the server, the SDK, push
+/// delivery and the simulator.
 ///
 /// Sleepers are resumed by ``advance(by:)`` and ``set(to:)`` once their deadline is reached;
 /// a sleeper whose deadline has already passed returns at once, so no wake-up is lost.
-public final class ManualClock: DeviceClock {
+public final class ManualClock: Clock, @unchecked Sendable {
     private struct Sleeper {
         var deadline: Date
         var continuation: CheckedContinuation<Void, any Error>
@@ -22,11 +23,16 @@ public final class ManualClock: DeviceClock {
         var cancelled: Set<Int> = []
     }
 
-    private let state: Locked<State>
+    private let state: LockedState<State>
 
     /// A clock standing at `now` in `timeZone`.
     public init(now: Date, timeZone: TimeZone) {
-        state = Locked(State(now: now, timeZone: timeZone))
+        state = LockedState(State(now: now, timeZone: timeZone))
+    }
+
+    /// A clock standing at `start` (now by default) in UTC: the server's tests.
+    public convenience init(_ start: Date = Date()) {
+        self.init(now: start, timeZone: TimeZone(identifier: "UTC")!)
     }
 
     /// The clock's instant.

@@ -2,23 +2,24 @@ import Foundation
 
 /// The real clock, with a time zone that defaults to the process's zone and can be changed
 /// (the device simulator gives each phone its own zone).
-public final class SystemClock: DeviceClock {
-    private let zone: Locked<TimeZone>
+public final class SystemClock: Clock, @unchecked Sendable {
+    private let lock = NSLock()
+    private var zone: TimeZone
 
     /// The real clock in `timeZone` (by default the system zone, following its changes).
     public init(timeZone: TimeZone = .autoupdatingCurrent) {
-        zone = Locked(timeZone)
+        zone = timeZone
     }
 
     /// `Date()`.
     public var now: Date { Date() }
 
     /// The device's current zone.
-    public var timeZone: TimeZone { zone.current }
+    public var timeZone: TimeZone { lock.withLock { zone } }
 
     /// Moves the device to another zone (a traveller landing).
     public func setTimeZone(_ timeZone: TimeZone) {
-        zone.withLock { $0 = timeZone }
+        lock.withLock { zone = timeZone }
     }
 
     /// Sleeps with `Task.sleep`, which suspends without holding a thread.
