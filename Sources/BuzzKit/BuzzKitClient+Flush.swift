@@ -131,7 +131,9 @@ extension BuzzKitClient {
             "Accept": "application/json",
         ], body: body)
         do {
+            let sentAt = clock.now
             let response = try await ports.transport.send(request)
+            noteAnswerTime(clock.now.timeIntervalSince(sentAt))
             return (PostResult(response: response, context: context), response.body, response.status)
         } catch {
             return (PostResult(transportError: error, context: context), nil, nil)

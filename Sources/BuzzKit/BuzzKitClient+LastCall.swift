@@ -23,6 +23,21 @@ extension BuzzKitClient {
     /// and an app busy at that instant (many pushes at once, a slow main thread) could miss it.
     public static let confirmFirstWindow: TimeInterval = 2
 
+    /// ``confirmFirstWindow``, or half as long again as the slowest of the API's latest
+    /// answers when that is longer (at most the background budget). An overloaded API that
+    /// takes 8 s to answer would otherwise leave a plan put back 6 s before its moment in the
+    /// center with its acknowledgment still on its way, counting on a last call that a busy
+    /// phone may reach too late: the server decides the fallback without it, and both show.
+    var confirmFirstWindowNow: TimeInterval {
+        max(Self.confirmFirstWindow, min(configuration.backgroundBudget, 1.5 * (answerTimes.max() ?? 0)))
+    }
+
+    /// Notes how long the API took to answer a request (kept: the last eight).
+    func noteAnswerTime(_ seconds: TimeInterval) {
+        answerTimes.append(max(0, seconds))
+        if answerTimes.count > 8 { answerTimes.removeFirst(answerTimes.count - 8) }
+    }
+
     /// How long after its moment a plan without `expiresAt` (from before lifetimes) is worth
     /// showing: the contract's default `expiresAfter`, an hour.
     static let defaultLifetime: TimeInterval = 3600

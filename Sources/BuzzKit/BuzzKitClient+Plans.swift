@@ -57,7 +57,7 @@ extension BuzzKitClient {
         if suspending { return scheduleOutsideCenter(plan, as: .held, at: now, in: zone) }
         // Due so soon that its acknowledgment may still be on its way at the last call, which a
         // busy app may not get to in time: it waits outside the center for the server's answer.
-        if configuration.acknowledgmentDeadline != nil, instant.timeIntervalSince(now) < Self.confirmFirstWindow {
+        if configuration.acknowledgmentDeadline != nil, instant.timeIntervalSince(now) < confirmFirstWindowNow {
             return scheduleOutsideCenter(plan, as: .awaitingAnswer, at: now, in: zone)
         }
         let pending = await center.pendingRequests().filter { $0.id != plan.id }
@@ -101,7 +101,7 @@ extension BuzzKitClient {
     /// Keeps a plan out of the notification center and queues its acknowledgment: `held` (it
     /// arrived after the hold for a suspension; once the acknowledgment is confirmed, a later
     /// reconciliation puts it in the center) or `awaitingAnswer` (due within
-    /// ``confirmFirstWindow``; the server's answer to its acknowledgment shows it or not).
+    /// ``confirmFirstWindowNow``; the server's answer to its acknowledgment shows it or not).
     private func scheduleOutsideCenter(_ plan: LocalPlan, as state: PlanRecord.State, at now: Date, in zone: TimeZone) -> PushOutcome {
         guard let acknowledgment = makeAcknowledgment(plan) else {
             report(.planRejected(localId: plan.id, messageId: plan.messageId, reason: .signedOut))

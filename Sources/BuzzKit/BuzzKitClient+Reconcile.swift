@@ -75,6 +75,11 @@ extension BuzzKitClient {
     /// deadline's withdrawal. Returns whether the book changed.
     private func putBack(held record: PlanRecord, free: inout Int, restorable: Date, zone: TimeZone) async -> Bool {
         guard !suspending, record.fireInstant(in: zone) > restorable else { return false }
+        // Due sooner than this phone's answers take: put back outside the center, its
+        // acknowledgment's answer decides (as for a plan arriving that close to its moment).
+        if configuration.acknowledgmentDeadline != nil, record.fireInstant(in: zone).timeIntervalSince(clock.now) < confirmFirstWindowNow {
+            return restoreAwaitingAnswer(record)
+        }
         if free > 0, await restore(record) {
             free -= 1
             return true

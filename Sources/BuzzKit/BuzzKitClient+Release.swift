@@ -37,6 +37,27 @@ extension BuzzKitClient {
         saveBook()
     }
 
+    /// Puts a held plan back outside the notification center, awaiting the server's answer
+    /// to its acknowledgment (sent now): counted, it is shown (``applyAnswers``); late, it is
+    /// forgotten and the fallback is the one shown.
+    func restoreAwaitingAnswer(_ record: PlanRecord) -> Bool {
+        let needsAcknowledgment = record.releasedAt != nil || record.acknowledgmentEventId == nil
+        let acknowledgment = needsAcknowledgment ? makeAcknowledgment(record.plan) : nil
+        if needsAcknowledgment, acknowledgment == nil { return false }  // signed out meanwhile
+        book.update(record.localId) { stored in
+            stored.state = .awaitingAnswer
+            if let acknowledgment {
+                stored.acknowledgmentEventId = acknowledgment.id
+                stored.acknowledgmentConfirmed = false
+                stored.acknowledgmentUncertain = false
+                stored.releasedAt = nil
+            }
+        }
+        if let acknowledgment { enqueue(acknowledgment, urgent: true) }
+        report(.planAwaitingAnswer(localId: record.localId, messageId: record.plan.messageId))
+        return true
+    }
+
     /// Puts a parked plan back into the notification center (inside the gate) and
     /// acknowledges it again: the server counts on this phone once more.
     func restore(_ record: PlanRecord) async -> Bool {

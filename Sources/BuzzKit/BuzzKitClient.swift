@@ -48,6 +48,9 @@ public actor BuzzKitClient: PushEventHandling {
     /// A plan push was refused because the device had not moved to the new subscriber yet.
     var refusedBeforeSwitch = false
     var lastSyncAt: Date?
+    /// How long the API took to answer this phone's latest requests, in seconds (the last
+    /// eight): ``confirmFirstWindowNow`` grows with them.
+    var answerTimes: [TimeInterval] = []
     /// Events tracked lately, with when: a sync whose request went out before one of them
     /// lists plans of runs triggered before it, which that event cancels (see `applySync`).
     var recentlyTracked: [(name: String, at: Date)] = []
