@@ -39,7 +39,7 @@ extension FleetReport {
         }
         lines.append("SDKs: \(platform.synced) plans added or removed by a sync, \(platform.held) held back before suspension, "
                      + "\(platform.released) released ($local.released), \(platform.restored) put back; "
-                     + "\(platform.lastCalls) kept out of the center until the server answered their acknowledgment (due within 2 s, or still on its way at the last call) "
+                     + "\(platform.lastCalls) kept out of the center until the server answered their acknowledgment (due within 2 s, or sooner than the phone's slow answers took, or still on its way at the last call) "
                      + "(\(platform.shownAfterAnswer) shown when it counted, \(platform.answeredLate) answered late, "
                      + "\(platform.lateAfterShown) of those after the copy fired); "
                      + "\(platform.protectedRefusals) reads or writes of protected files refused before a first unlock")
