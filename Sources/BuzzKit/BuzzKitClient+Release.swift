@@ -41,19 +41,7 @@ extension BuzzKitClient {
     /// to its acknowledgment (sent now): counted, it is shown (``applyAnswers``); late, it is
     /// forgotten and the fallback is the one shown.
     func restoreAwaitingAnswer(_ record: PlanRecord) -> Bool {
-        let needsAcknowledgment = record.releasedAt != nil || record.acknowledgmentEventId == nil
-        let acknowledgment = needsAcknowledgment ? makeAcknowledgment(record.plan) : nil
-        if needsAcknowledgment, acknowledgment == nil { return false }  // signed out meanwhile
-        book.update(record.localId) { stored in
-            stored.state = .awaitingAnswer
-            if let acknowledgment {
-                stored.acknowledgmentEventId = acknowledgment.id
-                stored.acknowledgmentConfirmed = false
-                stored.acknowledgmentUncertain = false
-                stored.releasedAt = nil
-            }
-        }
-        if let acknowledgment { enqueue(acknowledgment, urgent: true) }
+        guard putBack(record, as: .awaitingAnswer) else { return false }  // signed out meanwhile
         report(.planAwaitingAnswer(localId: record.localId, messageId: record.plan.messageId))
         return true
     }
@@ -71,10 +59,21 @@ extension BuzzKitClient {
             await center.removePendingRequests(withIdentifiers: [record.localId])
             return false
         }
+        putBack(record, as: .scheduled)  // signed out meanwhile: no acknowledgment, as before
+        report(.planRestored(localId: record.localId, messageId: record.plan.messageId))
+        return true
+    }
+
+    /// Marks a parked or held plan `state` again and, if the server no longer counts on it
+    /// (released, or never acknowledged), queues a fresh acknowledgment for it. Returns false
+    /// when one was needed and none could be made (nobody signed in); the state is set anyway.
+    @discardableResult
+    private func putBack(_ record: PlanRecord, as state: PlanRecord.State) -> Bool {
         let needsAcknowledgment = record.releasedAt != nil || record.acknowledgmentEventId == nil
         let acknowledgment = needsAcknowledgment ? makeAcknowledgment(record.plan) : nil
+        if needsAcknowledgment, acknowledgment == nil, state == .awaitingAnswer { return false }
         book.update(record.localId) { stored in
-            stored.state = .scheduled
+            stored.state = state
             if let acknowledgment {
                 stored.acknowledgmentEventId = acknowledgment.id
                 stored.acknowledgmentConfirmed = false
@@ -83,7 +82,6 @@ extension BuzzKitClient {
             }
         }
         if let acknowledgment { enqueue(acknowledgment, urgent: true) }
-        report(.planRestored(localId: record.localId, messageId: record.plan.messageId))
         return true
     }
 }
