@@ -72,14 +72,17 @@ enum AppDelegateHook {
     /// touched (false: the app's implementation gets it).
     static func receive(userInfo: [AnyHashable: Any], from application: UIApplication,
                         completion: @escaping (UIBackgroundFetchResult) -> Void) -> Bool {
+        // iOS's 30 s run from this callback: the arrival is read here, before any task waits
+        // for a thread. The user info is read once, here, and the SDK works off the main thread.
+        let receivedAt = Date()
         guard let members = try? JSONValue.members(userInfo: userInfo), BuzzKitNotification.owns(userInfo: members) else {
             return false
         }
         let box = CompletionBox(completion)
-        let received = SendableUserInfo(userInfo)
         let source = ApplicationPushEventSource.serving(application)
-        Task { @MainActor in
-            box.call(await source.receive(userInfo: received.value))
+        Task {
+            let result = await source.receive(members: members, receivedAt: receivedAt)
+            await box.call(result)
         }
         return true
     }
@@ -98,9 +101,4 @@ final class CompletionBox: @unchecked Sendable {
     }
 }
 
-/// A push's user info (property-list values from APNs' JSON) carried into a task.
-struct SendableUserInfo: @unchecked Sendable {
-    let value: [AnyHashable: Any]
-    init(_ value: [AnyHashable: Any]) { self.value = value }
-}
 #endif

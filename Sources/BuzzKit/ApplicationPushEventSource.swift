@@ -102,9 +102,13 @@ public final class ApplicationPushEventSource: PushEventSource, @unchecked Senda
     nonisolated(nonsending) public func receive(userInfo: [AnyHashable: Any]) async -> UIBackgroundFetchResult {
         // iOS's 30 s run from here, the wait for `configure` included.
         let receivedAt = Date()
-        guard let payload = try? JSONValue.members(userInfo: userInfo),
-              let outcome = await relay.deliverRemoteNotification(payload: payload, receivedAt: receivedAt)
-        else { return .noData }
+        guard let payload = try? JSONValue.members(userInfo: userInfo) else { return .noData }
+        return await receive(members: payload, receivedAt: receivedAt)
+    }
+
+    /// A remote notification already read into JSON members, which arrived at `receivedAt`.
+    func receive(members: [String: JSONValue], receivedAt: Date) async -> UIBackgroundFetchResult {
+        guard let outcome = await relay.deliverRemoteNotification(payload: members, receivedAt: receivedAt) else { return .noData }
         switch outcome {
         case .newData: return .newData
         case .noData: return .noData

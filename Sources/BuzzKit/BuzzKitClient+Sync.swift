@@ -2,13 +2,22 @@ import BuzzKitWire
 import Foundation
 
 extension BuzzKitClient {
-    /// The body of `GET /v1/subscribers/{id}/plans`.
-    private struct PlanList: Decodable {
+    /// The body of `GET /v1/subscribers/{id}/plans`, read with BuzzKitWire's parser (a crowded
+    /// phone reads a list of 64 plans or more on every wake: through `JSONDecoder` that was a
+    /// tenth of the simulated fleet's time).
+    private struct PlanList: JSONReadable {
         var plans: [LocalPlan]
         /// Every category the subscriber's live plans use (DESIGN §4c), so a fallback's
         /// buttons show even when its plan never reached the phone.
         var categories: [NotificationCategory]?
         var asOf: String?
+
+        init(json: JSONValue, path: String) throws {
+            let fields = try JSONFields(json, path: path)
+            plans = try fields.readArray("plans")
+            categories = fields.value("categories") == nil ? nil : try fields.readArray("categories")
+            asOf = try fields.optionalString("asOf")
+        }
     }
 
     /// Reconciles the phone's plans with the server's list now (``syncPlans()`` without
@@ -78,7 +87,7 @@ extension BuzzKitClient {
         }
         let list: PlanList
         do {
-            list = try JSONDecoder().decode(PlanList.self, from: body)
+            list = try PlanList(jsonData: body)
         } catch {
             report(.error(BuzzKitError(.invalidPayload, context: context, message: "the plan list could not be read: \(error)")))
             return

@@ -48,8 +48,9 @@ enum IncomingPush {
         }
     }
 
-    private static func decode<Value: Decodable>(_ type: Value.Type, _ payload: [String: JSONValue]) throws -> Value {
-        let data = try JSONEncoder().encode(payload)
-        return try JSONDecoder().decode(Value.self, from: data)
+    /// Reads the payload with BuzzKitWire's reader (the form its `Codable` conformance reads),
+    /// straight from the members: no trip through JSON text.
+    private static func decode<Value: JSONReadable>(_ type: Value.Type, _ payload: [String: JSONValue]) throws -> Value {
+        try Value(json: .object(payload), path: "")
     }
 }

@@ -18,7 +18,7 @@ extension SimulatedPhone {
 
     /// A push reaching the phone (at `receivedAt`, by the wall clock; now if nil), as iOS hands it on.
     func handOver(_ payload: Data, silent: Bool, receivedAt: Date? = nil) async {
-        guard let object = try? JSONDecoder().decode([String: JSONValue].self, from: payload) else { return }
+        guard case .object(let object)? = try? JSONParser.parse(payload) else { return }
         note((silent ? "silent push " : "alert ") + (object.keys.filter { $0.hasPrefix("bk.") }.sorted().joined(separator: ",")))
         if !silent {
             await receiveAlert(object, receivedAt: receivedAt)
