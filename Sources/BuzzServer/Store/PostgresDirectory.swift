@@ -157,27 +157,29 @@ public struct PostgresDirectory: Directory {
             // A new install of the app on this token (the old one deleted with its local
             // notifications): what the old install acknowledged for the windows of open runs no
             // longer holds, so their fallbacks go out.
+            // Both deletes are planned each time, as the sync's query is: a generic plan made
+            // while the tables were small read every plan of the tenant for each acknowledgment.
             if let installId = device.installId {
-                try db.execute("""
+                try db.execute(("""
                     DELETE FROM acknowledgments a USING devices d, local_plans p, runs r
                     WHERE d.tenant_id = \(device.tenantId) AND d.token = \(device.token) AND d.install_id IS DISTINCT FROM \(installId)
                       AND d.install_id IS NOT NULL
                       AND a.tenant_id = d.tenant_id AND a.device = d.token
                       AND p.tenant_id = a.tenant_id AND p.local_id = a.local_id
                       AND r.id = p.run_id AND r.status IN ('running', 'waiting')
-                    """)
+                    """ as PostgresQuery).plannedEachTime())
             }
             // The install this one replaced on the phone (its Keychain outlived it): the deleted
             // app's tokens are dead and its local notifications gone, so what it acknowledged for
             // open runs no longer holds, and nothing more goes to it.
             if let replacing, replacing != device.installId {
-                try db.execute("""
+                try db.execute(("""
                     DELETE FROM acknowledgments a USING devices d, local_plans p, runs r
                     WHERE d.tenant_id = \(device.tenantId) AND d.install_id = \(replacing) AND d.token <> \(device.token)
                       AND a.tenant_id = d.tenant_id AND a.device = d.token
                       AND p.tenant_id = a.tenant_id AND p.local_id = a.local_id
                       AND r.id = p.run_id AND r.status IN ('running', 'waiting')
-                    """)
+                    """ as PostgresQuery).plannedEachTime())
                 try db.execute("""
                     UPDATE devices SET active = false, inactive_at = now(), inactive_reason = \(DeviceRecord.reinstalledReason), updated_at = now()
                     WHERE tenant_id = \(device.tenantId) AND install_id = \(replacing) AND token <> \(device.token) AND active

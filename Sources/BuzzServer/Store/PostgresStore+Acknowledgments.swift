@@ -17,15 +17,17 @@ extension PostgresStoreTransaction {
         let latest = DeviceAcknowledgment.latest(facts)
         guard !latest.isEmpty else { return AcknowledgmentOutcome() }
         // Only for a plan of that subscriber (its row, by primary key): an acknowledgment
-        // naming any other local id, or a plan swept with its run, stores nothing.
+        // naming any other local id, or a plan swept with its run, stores nothing. Planned each
+        // time (see `PostgresQuery.plannedEachTime()`): prepared while the tables were small, its
+        // generic plan read 286 buffers an acknowledgment in the fleet all at once, not 13.
         var plans: [String: (subscriberId: String?, fallbackDecided: Bool, runCancelled: Bool)] = [:]
-        for row in try db.query("""
+        for row in try db.query(("""
             SELECT p.local_id, p.subscriber_id, p.fallback_decided_at IS NOT NULL AS decided,
                    coalesce(r.status = \(RunStatus.cancelled.rawValue), false) AS cancelled
             FROM local_plans p LEFT JOIN runs r ON r.id = p.run_id
             WHERE p.tenant_id = \(tenantId) AND p.local_id = ANY(\(Array(Set(latest.map(\.localId))).sorted())::text[])
             ORDER BY p.local_id FOR KEY SHARE OF p
-            """) {
+            """ as PostgresQuery).plannedEachTime()) {
             plans[try row.decode("local_id")] = (try row.decode("subscriber_id"), try row.decode("decided"), try row.decode("cancelled"))
         }
         var late: Set<String> = [], cancelled: Set<String> = []
