@@ -82,7 +82,7 @@ enum AppDelegateHook {
         let source = ApplicationPushEventSource.serving(application)
         Task {
             let result = await source.receive(members: members, receivedAt: receivedAt)
-            await box.call(result)
+            box.call(result)
         }
         return true
     }
