@@ -65,8 +65,10 @@ extension BuzzKitClient {
     }
 
     /// Marks a parked or held plan `state` again and, if the server no longer counts on it
-    /// (released, or never acknowledged), queues a fresh acknowledgment for it. Returns false
-    /// when one was needed and none could be made (nobody signed in); the state is set anyway.
+    /// (released, or never acknowledged), queues a fresh acknowledgment for it. When one is
+    /// needed and none can be made (nobody signed in): a plan `.scheduled` is marked all the
+    /// same; one `.awaitingAnswer` would wait for an answer that never comes, so nothing
+    /// changes and this returns false.
     @discardableResult
     private func putBack(_ record: PlanRecord, as state: PlanRecord.State) -> Bool {
         let needsAcknowledgment = record.releasedAt != nil || record.acknowledgmentEventId == nil

@@ -18,7 +18,7 @@ enum IncomingPush {
     init(payload: [String: JSONValue]) {
         if payload["bk.local"] != nil {
             do {
-                let plan = try Self.decode(SilentPlanPayload.self, payload).local
+                let plan = try SilentPlanPayload(json: .object(payload), path: "").local
                 guard !plan.id.isEmpty, !plan.messageId.isEmpty, plan.fireAt.isValid else {
                     self = .malformed(BuzzKitError(.invalidPayload, context: "bk.local",
                                                    message: "the plan needs an id, a messageId and a real fireAt, got id \"\(plan.id)\", fireAt \(plan.fireAt)"))
@@ -30,7 +30,7 @@ enum IncomingPush {
             }
         } else if payload["bk.cancel"] != nil {
             do {
-                let cancel = try Self.decode(CancelPayload.self, payload)
+                let cancel = try CancelPayload(json: .object(payload), path: "")
                 // An empty id would be a prefix of every local id and wipe everything.
                 guard !cancel.id.isEmpty else {
                     self = .malformed(BuzzKitError(.invalidPayload, context: "bk.cancel", message: "the cancel id is empty"))
@@ -46,11 +46,5 @@ enum IncomingPush {
         } else {
             self = .unrelated
         }
-    }
-
-    /// Reads the payload with BuzzKitWire's reader (the form its `Codable` conformance reads),
-    /// straight from the members: no trip through JSON text.
-    private static func decode<Value: JSONReadable>(_ type: Value.Type, _ payload: [String: JSONValue]) throws -> Value {
-        try Value(json: .object(payload), path: "")
     }
 }

@@ -39,72 +39,54 @@ extension JSONValue {
     /// `NSNumber`, copies or bridges the value, and cost the simulated fleet's main thread
     /// (where iOS calls the push callback) two fifths of its time.
     init?(foundation value: Any) {
-        if let converted = Self.nativeValue(value) {
-            self = converted
-            return
-        }
-        switch value {
-        case is NSNull:
-            self = .null
-        case let string as String:
-            self = .string(string)
-        case let number as NSNumber:
-            guard let converted = Self.number(number) else { return nil }
-            self = converted
-        case let items as [Any]:
-            var converted: [JSONValue] = []
-            converted.reserveCapacity(items.count)
-            for item in items {
-                guard let value = JSONValue(foundation: item) else { return nil }
-                converted.append(value)
-            }
-            self = .array(converted)
-        case let object as [AnyHashable: Any]:
-            var members: [String: JSONValue] = [:]
-            for (key, item) in object {
-                guard let name = key.base as? String, let value = JSONValue(foundation: item) else { return nil }
-                members[name] = value
-            }
-            self = .object(members)
-        default:
-            return nil
-        }
+        guard let converted = Self.read(value) else { return nil }
+        self = converted
     }
 
-    /// `value` when its dynamic type is one of the Swift types a property list is made of
-    /// (compared by metatype: no bridging); `nil` for any other type (`NSNumber`, `NSString`,
-    /// `NSDictionary`, ...), which the general cases read.
-    private static func nativeValue(_ value: Any) -> JSONValue? {
+    private static func read(_ value: Any) -> JSONValue? {
         let type = Swift.type(of: value)
         if type == String.self { return .string(value as! String) }
         if type == Bool.self { return .bool(value as! Bool) }
         if type == Int.self { return .number(.int(Int64(value as! Int))) }
-        if type == Double.self {
-            let double = value as! Double
-            guard double.isFinite else { return nil }
-            return .number(JSONNumber.exactInt64(double).map { .int($0) } ?? .double(double))
+        if type == Double.self { return double(value as! Double) }
+        if type == [String: Any].self { return object(value as! [String: Any]) { $0 } }
+        if type == [Any].self { return array(value as! [Any]) }
+        // Anything else by cast: `NSNull`, `NSString`, `NSNumber`, `NSArray`, `NSDictionary`, ...
+        switch value {
+        case is NSNull: return .null
+        case let string as String: return .string(string)
+        case let number as NSNumber: return Self.number(number)
+        case let items as [Any]: return array(items)
+        case let members as [AnyHashable: Any]: return object(members) { $0.base as? String }
+        default: return nil
         }
-        if type == [String: Any].self {
-            let object = value as! [String: Any]
-            var members: [String: JSONValue] = [:]
-            members.reserveCapacity(object.count)
-            for (name, item) in object {
-                guard let converted = JSONValue(foundation: item) else { return nil }
-                members[name] = converted
-            }
-            return .object(members)
+    }
+
+    private static func array(_ items: [Any]) -> JSONValue? {
+        var converted: [JSONValue] = []
+        converted.reserveCapacity(items.count)
+        for item in items {
+            guard let value = read(item) else { return nil }
+            converted.append(value)
         }
-        if type == [Any].self {
-            let items = value as! [Any]
-            var converted: [JSONValue] = []
-            converted.reserveCapacity(items.count)
-            for item in items {
-                guard let value = JSONValue(foundation: item) else { return nil }
-                converted.append(value)
-            }
-            return .array(converted)
+        return .array(converted)
+    }
+
+    /// `name` gives a key's string, or nil when it is not one (the object is then refused).
+    private static func object<Key: Hashable>(_ members: [Key: Any], name: (Key) -> String?) -> JSONValue? {
+        var converted: [String: JSONValue] = [:]
+        converted.reserveCapacity(members.count)
+        for (key, item) in members {
+            guard let name = name(key), let value = read(item) else { return nil }
+            converted[name] = value
         }
-        return nil
+        return .object(converted)
+    }
+
+    /// A finite double, an integer when it is one exactly.
+    private static func double(_ double: Double) -> JSONValue? {
+        guard double.isFinite else { return nil }
+        return .number(JSONNumber.exactInt64(double).map { .int($0) } ?? .double(double))
     }
 
     private static func number(_ number: NSNumber) -> JSONValue? {
@@ -112,9 +94,7 @@ extension JSONValue {
         case UInt8(ascii: "c"), UInt8(ascii: "B"):
             return .bool(number.boolValue)
         case UInt8(ascii: "f"), UInt8(ascii: "d"):
-            let double = number.doubleValue
-            guard double.isFinite else { return nil }
-            return .number(JSONNumber.exactInt64(double).map { .int($0) } ?? .double(double))
+            return double(number.doubleValue)
         case UInt8(ascii: "Q"), UInt8(ascii: "L"):
             let unsigned = number.uint64Value
             return .number(unsigned <= UInt64(Int64.max) ? .int(Int64(unsigned)) : .double(Double(unsigned)))
