@@ -15,8 +15,8 @@ public final class APIServer: Service, @unchecked Sendable {
     public init(runtime: Runtime, host: String = "0.0.0.0", port: Int) {
         let configuration = runtime.configuration
         let api = APIRoutes(directory: PostgresDirectory(pool: runtime.pool),
-                            commands: RunCommands(context: runtime.context, broker: runtime.publisher, outbox: PostgresOutbox(pool: runtime.pool)),
-                            broker: runtime.publisher, topology: runtime.topology, metrics: runtime.metrics, clock: runtime.context.clock, log: runtime.log,
+                            commands: RunCommands(context: runtime.context, broker: runtime.broker, outbox: PostgresOutbox(pool: runtime.pool)),
+                            broker: runtime.broker, topology: runtime.topology, metrics: runtime.metrics, clock: runtime.context.clock, log: runtime.log,
                             rateLimits: configuration.rateLimits, maxSubscriberTokenDays: configuration.maxSubscriberTokenDays,
                             maxDevicesPerSubscriber: configuration.maxDevicesPerSubscriber,
                             depths: QueueDepths(amqp: runtime.amqp, topology: runtime.topology))

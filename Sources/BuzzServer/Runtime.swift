@@ -9,6 +9,8 @@ public final class Runtime: @unchecked Sendable {
     public let configuration: Configuration
     public let pool: PostgresPool
     public let publisher: AMQPPublisher
+    /// The broker port over `publisher` and consumers of its own.
+    public let broker: AMQPBroker
     /// The broker's node, or its cluster's nodes (`BUZZKIT_AMQP_URL`, comma-separated).
     public let amqp: AMQPEndpoints
     public let topology: Topology
@@ -27,6 +29,7 @@ public final class Runtime: @unchecked Sendable {
         self.topology = topology
         publisher = AMQPPublisher(.init(endpoints: amqp, failFastWhenDisconnected: failFastPublishes,
                                         onConnect: { try topology.declare(on: $0) }))
+        broker = AMQPBroker(publisher: publisher, endpoints: amqp, topology: topology)
         metrics = Metrics()
         context = PipelineContext(store: PostgresStore(pool: pool), topology: topology, push: push, metrics: metrics)
         log = Log(format: Log.Format(rawValue: configuration.logFormat) ?? .json, component: component)
@@ -45,11 +48,11 @@ public final class Runtime: @unchecked Sendable {
     public func workers(_ queues: [Topology.Queue]) -> WorkerService {
         WorkerService(configuration: .init(queues: queues, prefetch: configuration.prefetch, threadsPerQueue: configuration.workerThreads,
                                            maxBatch: configuration.batchSize, outageHold: configuration.outageHoldSeconds),
-                      context: context, amqp: amqp, publisher: publisher, pool: pool)
+                      context: context, broker: broker, outbox: PostgresOutbox(pool: pool))
     }
 
     public func scheduler() -> Scheduler {
-        Scheduler(pool: pool, publisher: publisher, databaseURL: databaseURL,
+        Scheduler(pool: pool, broker: broker, databaseURL: databaseURL,
                   configuration: .init(batchSize: max(configuration.batchSize * 20, 500), topology: topology, packSize: configuration.batchSize * 5 / 2,
                                        relays: configuration.schedulerRelays, vacuumEvery: configuration.schedulerVacuumEvery),
                   metrics: metrics, log: log)
@@ -63,14 +66,14 @@ public final class Runtime: @unchecked Sendable {
     /// The window completer `buzzkit scheduler` runs beside `scheduler` (and `buzzkit dev`
     /// beside `workers` too), yielding to their backlog and to `fallback-check`'s.
     public func windowCompleter(beside scheduler: Scheduler? = nil, workers: WorkerService? = nil) -> WindowCompleter {
-        WindowCompleter(context: context, settings: configuration.completion, amqp: amqp, scheduler: scheduler, workers: workers)
+        WindowCompleter(context: context, settings: configuration.completion, broker: broker, scheduler: scheduler, workers: workers)
     }
 
     /// Closes the publisher (waiting for outstanding confirms until `deadline`, by default
     /// the shutdown grace from now) and the pool.
     public func close(by deadline: Date? = nil) {
         let deadline = deadline ?? Date().addingTimeInterval(configuration.shutdownGraceSeconds)
-        publisher.close(timeout: max(0, deadline.timeIntervalSinceNow))
+        broker.close(timeout: max(0, deadline.timeIntervalSinceNow))
         pool.close()
     }
 }

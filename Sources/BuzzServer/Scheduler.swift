@@ -69,9 +69,9 @@ public final class Scheduler: Service, @unchecked Sendable {
     }
 
     /// On PostgreSQL, waking on its NOTIFY.
-    public convenience init(pool: PostgresPool, publisher: AMQPPublisher, databaseURL: String,
+    public convenience init(pool: PostgresPool, broker: any Broker, databaseURL: String,
                             configuration: Configuration = Configuration(), metrics: Metrics? = nil, log: Log? = nil) {
-        self.init(outbox: PostgresOutbox(pool: pool), broker: publisher, databaseURL: databaseURL, configuration: configuration, metrics: metrics, log: log)
+        self.init(outbox: PostgresOutbox(pool: pool), broker: broker, databaseURL: databaseURL, configuration: configuration, metrics: metrics, log: log)
     }
 
     /// Relays one batch of due rows (settling the windows a device holds); returns how many

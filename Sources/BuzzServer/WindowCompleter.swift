@@ -1,4 +1,3 @@
-import AMQPClient
 import BuzzEngine
 import Foundation
 
@@ -28,18 +27,18 @@ public final class WindowCompleter: Service, @unchecked Sendable {
     private let shutdownRequest = ShutdownRequest()
 
     /// - Parameters:
-    ///   - amqp: where to ask for `fallback-check`'s depth; nil yields to the process's own
+    ///   - broker: where to ask for `fallback-check`'s depth; nil yields to the process's own
     ///     scheduler and workers alone.
     ///   - scheduler: the scheduler in the same process, whose backlog counts as the moment's
     ///     work waiting.
     ///   - workers: the workers in the same process; the `fallback-check` deliveries they hold
     ///     and have not begun count too (RabbitMQ counts them as taken, not ready).
-    public init(context: PipelineContext, settings: CompletionSettings, amqp: AMQPEndpoints? = nil, scheduler: Scheduler? = nil,
+    public init(context: PipelineContext, settings: CompletionSettings, broker: (any Broker)? = nil, scheduler: Scheduler? = nil,
                 workers: WorkerService? = nil) {
         self.context = context
         self.settings = settings
-        if amqp != nil || scheduler != nil || workers != nil {
-            gate = LaneGate(share: settings.share, partner: .fallbackCheck, topology: context.topology, amqp: amqp) {
+        if broker != nil || scheduler != nil || workers != nil {
+            gate = LaneGate(share: settings.share, partner: .fallbackCheck, broker: broker) {
                 (scheduler?.isBehind == true ? 1 : 0) + (workers?.waiting(.fallbackCheck) ?? 0)
             }
         } else {
@@ -51,7 +50,6 @@ public final class WindowCompleter: Service, @unchecked Sendable {
     /// every second. A failure (PostgreSQL away) is logged and tried again a second later.
     public func run() {
         var failing = false
-        defer { gate?.close() }
         while !shutdownRequest.wait(upTo: 0) {
             var pause = 1.0
             do {

@@ -2,9 +2,9 @@ import AMQPClient
 import BuzzServer
 import Foundation
 
-/// A ``Broker`` that publishes every message `copies` times through another: a drill for
-/// at-least-once delivery (every consumer must be idempotent, so nothing a person sees may
-/// change).
+/// A ``Broker`` that publishes every message `copies` times through another, and consumes
+/// through it unchanged: a drill for at-least-once delivery (every consumer must be
+/// idempotent, so nothing a person sees may change).
 public struct DuplicatingBroker: Broker {
     public let base: any Broker
     public let copies: Int
@@ -23,4 +23,10 @@ public struct DuplicatingBroker: Broker {
     public func publishBatch(_ messages: [AMQPMessage]) async throws {
         try await base.publishBatch(Array(repeating: messages, count: copies).flatMap { $0 })
     }
+
+    public func subscribe(_ queue: Topology.Queue, prefetch: UInt16, deliver: @escaping @Sendable (any BrokerDelivery) -> Void) -> any BrokerSubscription {
+        base.subscribe(queue, prefetch: prefetch, deliver: deliver)
+    }
+
+    public func readyCount(_ queue: Topology.Queue) throws -> Int { try base.readyCount(queue) }
 }

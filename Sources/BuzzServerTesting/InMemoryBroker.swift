@@ -3,22 +3,18 @@ import BuzzServer
 import Foundation
 
 /// The ``Broker`` port in memory, routed like ``Topology``: events to `trigger` (a device's
-/// `$local.*` words to `ack-ingest`), pipeline messages by queue name. Consumers ``take(_:limit:)``
-/// messages and settle each with ``ack(_:)`` or ``nack(_:requeue:)``; unsettled ones count
-/// as in flight. ``isConnected`` can be turned off to play an outage (publishes then throw).
+/// `$local.*` words to `ack-ingest`), pipeline messages by queue name, dead letters kept apart.
+/// A queue's subscription is handed its ready messages by ``deliverReady(_:)`` (on the
+/// caller's thread, where a RabbitMQ consumer's thread would); each stays unsettled until
+/// acked or nacked, and a requeued one comes back first, flagged redelivered, its
+/// `x-delivery-count` one higher (as a quorum queue counts). ``isConnected`` can be turned
+/// off to play an outage (publishes then throw).
 public final class InMemoryBroker: Broker, @unchecked Sendable {
-    /// A message handed to a consumer and not settled yet.
-    public struct Delivery: Sendable {
-        public let tag: Int
-        public let queue: Topology.Queue
-        public let message: AMQPMessage
-        public let redelivered: Bool
-    }
-
     public let topology: Topology
     private let lock = NSLock()
     private var ready: [Topology.Queue: [(message: AMQPMessage, redelivered: Bool)]] = [:]
     private var unsettled: [Int: Delivery] = [:]
+    private var subscriptions: [Topology.Queue: Subscription] = [:]
     private var nextTag = 1
     private var connected = true
     /// Messages dead-lettered, by queue (what `<queue>.dlq` would hold).
@@ -26,6 +22,9 @@ public final class InMemoryBroker: Broker, @unchecked Sendable {
     /// Pipeline messages ever routed to each queue (a packed message counts as those it carries).
     public var routed: [Topology.Queue: Int] { lock.withLock { routedCounts } }
     private var routedCounts: [Topology.Queue: Int] = [:]
+    /// Every message published and routed to a queue, in order.
+    public var published: [AMQPMessage] { lock.withLock { history } }
+    private var history: [AMQPMessage] = []
 
     public init(topology: Topology = Topology()) { self.topology = topology }
 
@@ -42,6 +41,7 @@ public final class InMemoryBroker: Broker, @unchecked Sendable {
                     deadLetters[dead, default: []].append(message)
                 } else if let queue = route(message) {
                     ready[queue, default: []].append((message, false))
+                    history.append(message)
                     routedCounts[queue, default: 0] += Int(message.headers[Topology.itemsHeader]?.intValue ?? 1)
                 }
             }
@@ -59,30 +59,57 @@ public final class InMemoryBroker: Broker, @unchecked Sendable {
         return Topology.ackIngestKeys.contains { $0.dropFirst(2) == event } ? .ackIngest : Topology.Queue.trigger.inLane(lane)
     }
 
-    /// Hands out up to `limit` ready messages of `queue`, oldest first.
-    public func take(_ queue: Topology.Queue, limit: Int = 100) -> [Delivery] {
-        lock.withLock {
-            let batch = (ready[queue] ?? []).prefix(limit)
-            ready[queue] = Array((ready[queue] ?? []).dropFirst(batch.count))
-            return batch.map { entry in
-                let delivery = Delivery(tag: nextTag, queue: queue, message: entry.message, redelivered: entry.redelivered)
+    public func subscribe(_ queue: Topology.Queue, prefetch: UInt16, deliver: @escaping @Sendable (any BrokerDelivery) -> Void) -> any BrokerSubscription {
+        let subscription = Subscription(broker: self, queue: queue, deliver: deliver)
+        lock.withLock { subscriptions[queue] = subscription }
+        return subscription
+    }
+
+    public func readyCount(_ queue: Topology.Queue) throws -> Int { depth(queue) }
+
+    /// Hands the messages ready in `queue` now to its started subscription, oldest first;
+    /// returns how many (0 with no subscription or none ready).
+    @discardableResult
+    public func deliverReady(_ queue: Topology.Queue) -> Int {
+        let (subscription, batch): (Subscription?, [Delivery]) = lock.withLock {
+            guard let subscription = subscriptions[queue], subscription.started else { return (nil, []) }
+            let entries = ready[queue] ?? []
+            ready[queue] = []
+            let batch = entries.map { entry in
+                let delivery = Delivery(broker: self, tag: nextTag, queue: queue, message: entry.message, redelivered: entry.redelivered)
                 nextTag += 1
                 unsettled[delivery.tag] = delivery
                 return delivery
             }
+            return (subscription, batch)
+        }
+        batch.forEach { subscription?.deliver($0) }
+        return batch.count
+    }
+
+    /// Takes the messages ready in `queue` out of it, settled (a test that duplicates or
+    /// reorders them publishes them again).
+    public func removeReady(_ queue: Topology.Queue) -> [AMQPMessage] {
+        lock.withLock {
+            defer { ready[queue] = [] }
+            return (ready[queue] ?? []).map(\.message)
         }
     }
 
     /// Done: the message is gone.
-    public func ack(_ delivery: Delivery) { lock.withLock { _ = unsettled.removeValue(forKey: delivery.tag) } }
+    func ack(_ delivery: Delivery) { lock.withLock { _ = unsettled.removeValue(forKey: delivery.tag) } }
 
-    /// Failed: back to the front of its queue (flagged redelivered), or dropped.
-    public func nack(_ delivery: Delivery, requeue: Bool) {
+    /// Failed: back to the front of its queue (redelivered, its delivery count one higher), or dropped.
+    func nack(_ delivery: Delivery, requeue: Bool) {
         lock.withLock {
             guard unsettled.removeValue(forKey: delivery.tag) != nil, requeue else { return }
-            ready[delivery.queue, default: []].insert((delivery.message, true), at: 0)
+            var message = delivery.message
+            message.headers["x-delivery-count"] = .int(Int64(delivery.deliveryCount + 1))
+            ready[delivery.queue, default: []].insert((message, true), at: 0)
         }
     }
+
+    func unsettledCount(_ queue: Topology.Queue) -> Int { lock.withLock { unsettled.values.filter { $0.queue == queue }.count } }
 
     /// Ready messages by queue (unsettled ones not counted).
     public func depth(_ queue: Topology.Queue) -> Int { lock.withLock { ready[queue]?.count ?? 0 } }

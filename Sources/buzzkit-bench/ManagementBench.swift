@@ -74,7 +74,7 @@ struct ManagementBench {
         FileHandle.standardError.write(Data("management: run search over one subscriber's \(count) runs...\n".utf8))
         try cloneRuns(count, subscriber: "paged", ageDays: 1, deliveries: false)
         try runtime.pool.withConnection { try $0.execute("ANALYZE runs") }
-        let commands = RunCommands(context: runtime.context, broker: runtime.publisher, outbox: PostgresOutbox(pool: runtime.pool))
+        let commands = RunCommands(context: runtime.context, broker: runtime.broker, outbox: PostgresOutbox(pool: runtime.pool))
         // The cursor that ends page 999: the 99,900th newest run.
         let cursor = try runtime.pool.withConnection { db in
             let row = try db.query("""

@@ -50,7 +50,8 @@ enum TimerBench {
         }
         consumer.start()
         let publisher = AMQPPublisher(.init(url: amqp))
-        let schedulers = (0..<2).map { _ in Scheduler(pool: pool, publisher: publisher, databaseURL: url) }
+        let broker = AMQPBroker(publisher: publisher, endpoints: AMQPEndpoints(amqp), topology: Topology())
+        let schedulers = (0..<2).map { _ in Scheduler(pool: pool, broker: broker, databaseURL: url) }
         for scheduler in schedulers { Thread { scheduler.run() }.start() }
         let expected = rate * seconds
         let deadline = start.addingTimeInterval(Double(seconds) + 30)

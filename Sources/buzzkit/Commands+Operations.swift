@@ -17,7 +17,7 @@ extension Commands {
     static func operations(_ command: String, _ configuration: Configuration, arguments: [String]) throws {
         let runtime = try Runtime(configuration: configuration, push: UnconfiguredPushProvider(), component: "admin")
         defer { runtime.close() }
-        let commands = RunCommands(context: runtime.context, broker: runtime.publisher, outbox: PostgresOutbox(pool: runtime.pool))
+        let commands = RunCommands(context: runtime.context, broker: runtime.broker, outbox: PostgresOutbox(pool: runtime.pool))
         switch (command, arguments.first) {
         case ("runs", "list") where arguments.count >= 2:
             var query = RunQuery(subscriberId: value("--subscriber", in: arguments), workflowKey: value("--workflow", in: arguments),
@@ -65,7 +65,7 @@ extension Commands {
                     print("  \(String(decoding: letter.body.prefix(300), as: UTF8.self))")
                 }
             } else {
-                print("replayed \(try letters.replay(queue, limit: limit, broker: runtime.publisher)) message(s) of \(runtime.topology.deadLetterName(queue))")
+                print("replayed \(try letters.replay(queue, limit: limit, broker: runtime.broker)) message(s) of \(runtime.topology.deadLetterName(queue))")
             }
         default:
             throw ServerError(.invalidInput, operationsUsage)

@@ -7,15 +7,17 @@ import PushDelivery
 @testable import BuzzServer
 import PushDeliveryTesting
 
-/// The pipeline's stages over the in-memory store and push provider, with a manual clock:
-/// `pump()` plays the queues by feeding outbox messages (timers once due) to the stages.
+/// The pipeline's stages over the in-memory store, broker and push provider, with a manual
+/// clock: `event(_:subscriber:)` runs the trigger stage on one event, and `pump()` plays the
+/// scheduler and the queues' workers (``InMemoryWorkers``) until nothing is left to do now.
 final class InMemoryPipeline {
     let clock = ManualClock(Date(timeIntervalSince1970: 1_796_029_200))  // 2026-11-30T09:00:00Z
     let store: InMemoryStore
     let push = InMemoryPushProvider()
     let context: PipelineContext
+    let broker = InMemoryBroker()
+    let workers: InMemoryWorkers
     let tenantId = "t_1"
-    var delivered: [PipelineMessage] = []
 
     /// `crowdedWindows`: from how many windows a `fallback-check` batch decides them without their runs.
     /// `triggerSends`: whether the trigger stage pushes a new run's plan itself (else
@@ -26,6 +28,7 @@ final class InMemoryPipeline {
         context.crowdedWindows = crowdedWindows
         context.lanes.triggerSends = triggerSends
         self.context = context
+        workers = InMemoryWorkers(context: context, broker: broker, outbox: InMemoryOutbox(store: store))
         store.withState { state in
             state.tenants[tenantId] = TenantRecord(id: tenantId, name: "gym", signingSecret: "s")
         }
@@ -54,28 +57,15 @@ final class InMemoryPipeline {
         _ = try StageProcessor(context: context).process([.event(item)])
     }
 
-    /// Delivers every outbox message that is due (immediate ones at once), repeatedly, like
-    /// the scheduler and workers together. Returns how many were processed.
+    /// Relays every outbox row that is due (immediate ones at once) and processes every
+    /// queue's messages, repeatedly, as the scheduler and workers do. Returns how many
+    /// deliveries were processed.
     @discardableResult
-    func pump() throws -> Int {
-        var total = 0
-        while true {
-            let now = clock.now
-            let due = store.withState { state -> [OutboxMessage] in
-                let ready = state.outbox.filter { ($0.message.availableAt ?? .distantPast) <= now }
-                let ids = Set(ready.map(\.id))
-                state.outbox.removeAll { ids.contains($0.id) }
-                return ready.map(\.message)
-            }
-            if due.isEmpty { return total }
-            for message in due {
-                for decoded in try PipelineMessage.decodeAll(message.body) {
-                    delivered.append(decoded)
-                    _ = try StageProcessor(context: context).process([.message(decoded)])
-                    total += 1
-                }
-            }
-        }
+    func pump() throws -> Int { try workers.runUntilIdle() }
+
+    /// The pipeline messages published so far (a packed delivery's one by one).
+    var delivered: [PipelineMessage] {
+        broker.published.filter { $0.exchange.isEmpty }.flatMap { (try? PipelineMessage.decodeAll($0.body)) ?? [] }
     }
 
     /// The runs as their summaries show them (recorded plan deliveries and acknowledgments

@@ -1,7 +1,7 @@
 import BuzzEngine
 import BuzzKitWire
 import Foundation
-import AMQPClient
+import BuzzServerTesting
 import XCTest
 @testable import BuzzServer
 
@@ -58,11 +58,11 @@ final class LaneSettingsTests: XCTestCase {
         XCTAssertEqual(LaneGate.pause(afterBusy: 10, share: 0.2), 2, "a slow batch does not park the consumer for long")
         XCTAssertEqual(LaneGate.pause(afterBusy: 0.05, share: 1), 0)
         let waiting = LockedCount(3)
-        let gate = LaneGate(share: 0.2, partner: .trigger, topology: Topology(), amqp: AMQPEndpoints(AMQPURL(host: "127.0.0.1", port: 1))) { waiting.value }
+        let gate = LaneGate(share: 0.2, partner: .trigger, broker: InMemoryBroker()) { waiting.value }
         XCTAssertEqual(gate.yield(afterBusy: 0.05) { false }, 0.2, accuracy: 0.1, "paused while the partner has work")
         waiting.value = 0
         let started = Date()
-        XCTAssertEqual(gate.yield(afterBusy: 0.05) { false }, 0, accuracy: 0.05, "nothing waiting (and no broker to ask): full speed")
+        XCTAssertEqual(gate.yield(afterBusy: 0.05) { false }, 0, accuracy: 0.05, "nothing waiting here or in the broker: full speed")
         XCTAssertLessThan(Date().timeIntervalSince(started), 0.5)
         waiting.value = 3
         XCTAssertEqual(gate.yield(afterBusy: 0.05) { true }, 0, accuracy: 0.05, "a stopping worker does not wait")

@@ -105,7 +105,7 @@ final class WindowSettlementTests: InMemoryAPITestCase {
         // The moment's timer, delivered three times (a redelivery, twice in one batch).
         clock.advance(by: 21 * 3600 + 60)
         try relay().relayDue()
-        let timer = try XCTUnwrap(broker.take(.fallbackCheck).first).message
+        let timer = try XCTUnwrap(broker.removeReady(.fallbackCheck).first)
         try broker.publishAndWait([timer, timer, timer])
         try workers.runUntilIdle()
 

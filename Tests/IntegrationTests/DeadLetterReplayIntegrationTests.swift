@@ -31,14 +31,14 @@ final class DeadLetterReplayIntegrationTests: PipelineTestCase {
             try db.execute("INSERT INTO tenants (id, name, signing_secret) VALUES (\(tenantId), 'late', 'secret')")
         }
         try pipeline.directory.putWorkflow(tenantId: tenantId, definition: try WorkflowDefinition.parse(PipelineHarness.legDay), source: PipelineHarness.legDay)
-        XCTAssertEqual(try letters.replay(.trigger, broker: pipeline.publisher), 1)
+        XCTAssertEqual(try letters.replay(.trigger, broker: pipeline.broker), 1)
         XCTAssertEqual(try letters.list(.trigger).count, 0, "the dead-letter queue is empty")
         let runs = { try self.pipeline.pool.withConnection { try $0.query("SELECT count(*) AS n FROM runs WHERE tenant_id = \(tenantId)")[0].decode("n", as: Int.self) } }
         XCTAssertTrue(try TestServices.eventually(timeout: 10) { try runs() == 1 }, "handled after the replay")
 
         // The same event again (the backend retries it, or someone replays a copy): its id holds.
         try pipeline.publisher.publishAndWait([message])
-        XCTAssertEqual(try letters.replay(.trigger, broker: pipeline.publisher), 0)
+        XCTAssertEqual(try letters.replay(.trigger, broker: pipeline.broker), 0)
         Thread.sleep(forTimeInterval: 1)
         XCTAssertEqual(try runs(), 1, "handled once")
     }
@@ -68,7 +68,7 @@ final class DeadLetterReplayIntegrationTests: PipelineTestCase {
         XCTAssertTrue(try TestServices.eventually(timeout: 10) { try letters.list(.trigger).count == 1 }, "dead-lettered: A is unknown")
         XCTAssertEqual(try letters.list(.trigger).first?.routingKey, "\(unknown).workout.scheduled", "under the key it came with")
 
-        XCTAssertEqual(try letters.replay(.trigger, broker: pipeline.publisher), 1)
+        XCTAssertEqual(try letters.replay(.trigger, broker: pipeline.broker), 1)
         XCTAssertTrue(try TestServices.eventually(timeout: 10) { try letters.list(.trigger).count == 1 }, "dead-lettered again as A's")
         let runs = try pipeline.pool.withConnection { try $0.query("SELECT count(*) AS n FROM runs WHERE tenant_id = \(victim)")[0].decode("n", as: Int.self) }
         XCTAssertEqual(runs, 0, "nothing ran as B")

@@ -17,6 +17,8 @@ final class PipelineHarness: @unchecked Sendable {
     let topology: Topology
     let pool: PostgresPool
     let publisher: AMQPPublisher
+    /// The broker port over `publisher`, consumed by the workers.
+    let broker: AMQPBroker
     let push = InMemoryPushProvider()
     let provider: any PushProvider
     let metrics = Metrics()
@@ -45,7 +47,8 @@ final class PipelineHarness: @unchecked Sendable {
         try topology.declare(on: setup)
         setup.close()
         context = PipelineContext(store: PostgresStore(pool: pool), topology: topology, push: self.provider, metrics: metrics)
-        relay = DuplicatingBroker(publisher, copies: copies)
+        broker = AMQPBroker(publisher: publisher, endpoints: TestServices.amqp, topology: topology)
+        relay = DuplicatingBroker(broker, copies: copies)
         directory = PostgresDirectory(pool: pool)
         commands = RunCommands(context: context, broker: relay, outbox: PostgresOutbox(pool: pool))
         credentials = try directory.createTenant(name: "gym")
@@ -59,7 +62,7 @@ final class PipelineHarness: @unchecked Sendable {
 
     func startWorkers(_ queues: [Topology.Queue]) {
         let service = WorkerService(configuration: .init(queues: queues, prefetch: 100, threadsPerQueue: 2, maxBatch: 50, outageHold: outageHold),
-                                    context: context, amqp: TestServices.amqp, publisher: publisher, pool: pool, relay: relay)
+                                    context: context, broker: broker, outbox: PostgresOutbox(pool: pool), relay: relay)
         service.start()
         if workers == nil { workers = service } else { extraWorkers.append(service) }
     }
@@ -69,7 +72,7 @@ final class PipelineHarness: @unchecked Sendable {
         extraWorkers.forEach { $0.stop(grace: 2) }
         scheduler?.stop()
         _ = scheduler?.waitUntilStopped(timeout: 5)
-        publisher.close()
+        broker.close(timeout: 10)
         pool.close()
         if let connection = try? AMQPConnection(url: TestServices.amqpURL) {
             try? topology.delete(on: connection)

@@ -9,6 +9,7 @@ final class SchedulerIntegrationTests: XCTestCase {
     var topology = Topology()
     var pool: PostgresPool!
     var publisher: AMQPPublisher!
+    var broker: AMQPBroker { AMQPBroker(publisher: publisher, endpoints: TestServices.amqp, topology: topology) }
 
     override func setUpWithError() throws {
         schema = TestServices.uniqueName("sched")
@@ -59,7 +60,7 @@ final class SchedulerIntegrationTests: XCTestCase {
         let consumer = consume(.fallbackCheck, into: inbox)
         defer { consumer.stop(grace: 1) }
         let metrics = Metrics()
-        let scheduler = Scheduler(pool: pool, publisher: publisher, databaseURL: TestServices.url(schema: schema), metrics: metrics)
+        let scheduler = Scheduler(pool: pool, broker: broker, databaseURL: TestServices.url(schema: schema), metrics: metrics)
         Thread { scheduler.run() }.start()
         defer { scheduler.stop(); _ = scheduler.waitUntilStopped(timeout: 5) }
 
@@ -95,7 +96,7 @@ final class SchedulerIntegrationTests: XCTestCase {
         let consumer = consume(.fallbackCheck, into: inbox)
         defer { consumer.stop(grace: 1) }
         let metrics = Metrics()
-        let scheduler = Scheduler(pool: pool, publisher: publisher, databaseURL: TestServices.url(schema: schema),
+        let scheduler = Scheduler(pool: pool, broker: broker, databaseURL: TestServices.url(schema: schema),
                                   configuration: .init(batchSize: 500, vacuumEvery: 1000), metrics: metrics)
         Thread { scheduler.run() }.start()
         defer { scheduler.stop(); _ = scheduler.waitUntilStopped(timeout: 5) }
@@ -114,7 +115,7 @@ final class SchedulerIntegrationTests: XCTestCase {
         let rows = try pool.withTransaction { db in
             try PostgresOutbox.insert([OutboxMessage(routingKey: self.topology.name(.trigger), messageId: "fast", body: Data("{}".utf8))], now: now, on: db)
         }
-        Outbox.relay(rows, broker: publisher, outbox: PostgresOutbox(pool: pool))
+        Outbox.relay(rows, broker: broker, outbox: PostgresOutbox(pool: pool))
         XCTAssertEqual(try pool.withConnection { try $0.query("SELECT count(*) AS n FROM outbox")[0].decode("n", as: Int.self) }, 0,
                        "the fast path deletes what it published")
 
@@ -126,7 +127,7 @@ final class SchedulerIntegrationTests: XCTestCase {
         let inbox = Inbox()
         let consumer = consume(.trigger, into: inbox)
         defer { consumer.stop(grace: 1) }
-        let scheduler = Scheduler(pool: pool, publisher: publisher, databaseURL: TestServices.url(schema: schema))
+        let scheduler = Scheduler(pool: pool, broker: broker, databaseURL: TestServices.url(schema: schema))
         XCTAssertEqual(try scheduler.relayDue(), 1)
         XCTAssertTrue(TestServices.eventually(timeout: 5) { Set(inbox.all.map(\.id)) == ["fast", "orphan"] })
     }
@@ -139,7 +140,7 @@ final class SchedulerIntegrationTests: XCTestCase {
             }, now: now, on: db)
         }
         let schedulers = (0..<2).map { _ in
-            Scheduler(pool: pool, publisher: publisher, databaseURL: TestServices.url(schema: schema), configuration: .init(batchSize: 100))
+            Scheduler(pool: pool, broker: broker, databaseURL: TestServices.url(schema: schema), configuration: .init(batchSize: 100))
         }
         let counts = LockedList()
         let group = TestServices.threads(schedulers.count) { index in

@@ -1,12 +1,10 @@
-import AMQPClient
 import Foundation
 
 /// Keeps a bulk queue's consumer to a bounded share of its time while interactive work waits.
 ///
 /// After each batch, a bulk worker thread asks the gate whether the interactive partner queue
 /// (`trigger` for `trigger-bulk`, `plan-dispatch` for `plan-dispatch-bulk`) has messages
-/// waiting: in RabbitMQ (messages ready, read with a passive declare at most every
-/// ``probeInterval``) or handed to this process's own partner consumer and not yet taken. If
+/// waiting: in the broker (messages ready, asked at most every ``probeInterval``) or handed to this process's own partner consumer and not yet taken. If
 /// so, the thread pauses `busy × (1 − share) / share` (``pause(afterBusy:share:)``), so it
 /// works at most `share` of the time; it resumes at once when the partner queue empties.
 /// With no interactive work waiting, bulk work runs at full speed.
@@ -18,24 +16,21 @@ final class LaneGate: @unchecked Sendable {
     let share: Double
     let partner: Topology.Queue
     let probeInterval: TimeInterval = 0.1
-    private let amqp: AMQPEndpoints?
-    private let queueName: String
+    private let broker: (any Broker)?
     private let localWaiting: @Sendable () -> Int
     private let lock = NSLock()
-    private var connection: AMQPConnection?
     private var lastProbe = Date.distantPast
     private var brokerWaiting = 0
     private var failedAt = Date.distantPast
 
     /// - Parameters:
-    ///   - amqp: the broker to ask for the partner queue's depth (nil: `localWaiting` alone).
+    ///   - broker: the broker to ask for the partner queue's depth (nil: `localWaiting` alone).
     ///   - localWaiting: deliveries of the partner queue this process holds and has not begun
     ///     (0 when the partner is consumed elsewhere).
-    init(share: Double, partner: Topology.Queue, topology: Topology, amqp: AMQPEndpoints?, localWaiting: @escaping @Sendable () -> Int) {
+    init(share: Double, partner: Topology.Queue, broker: (any Broker)?, localWaiting: @escaping @Sendable () -> Int) {
         self.share = share
         self.partner = partner
-        self.amqp = amqp
-        self.queueName = topology.name(partner)
+        self.broker = broker
         self.localWaiting = localWaiting
     }
 
@@ -72,28 +67,15 @@ final class LaneGate: @unchecked Sendable {
         return Date().timeIntervalSince(started)
     }
 
-    /// Messages ready in the partner queue. A connection that went stale while bulk work was
-    /// idle is replaced at once; when the broker cannot be asked at all the gate lets bulk work
-    /// run rather than stall it, and asks again a second later.
+    /// Messages ready in the partner queue. When the broker cannot be asked the gate lets
+    /// bulk work run rather than stall it, and asks again a second later.
     private func probeBroker(now: Date) -> Int {
-        guard let amqp, now.timeIntervalSince(failedAt) >= 1 else { return 0 }
-        for _ in 0..<2 {
-            do {
-                let connection = try self.connection ?? amqp.connect().connection
-                self.connection = connection
-                return try connection.queueDepth(queueName).messages
-            } catch {
-                connection?.close()
-                connection = nil
-            }
+        guard let broker, now.timeIntervalSince(failedAt) >= 1 else { return 0 }
+        do {
+            return try broker.readyCount(partner)
+        } catch {
+            failedAt = now
+            return 0
         }
-        failedAt = now
-        return 0
-    }
-
-    func close() {
-        lock.lock(); defer { lock.unlock() }
-        connection?.close()
-        connection = nil
     }
 }

@@ -1,17 +1,16 @@
 import AMQPClient
 import Foundation
-import PostgresClient
 
 extension QueueWorker {
     /// Decodes, processes and settles one batch.
-    func handle(_ batch: [AMQPDelivery]) {
+    func handle(_ batch: [any BrokerDelivery]) {
         let started = Date()
         let redelivered = batch.filter(\.redelivered).count
         if redelivered > 0 {
             context.metrics.increment("buzzkit_messages_redelivered_total", ["queue": queue.rawValue], by: Double(redelivered),
                                       help: "Deliveries the broker marked as redelivered (a consumer died or gave them back)")
         }
-        var decoded: [(AMQPDelivery, WorkItem)] = []
+        var decoded: [(any BrokerDelivery, WorkItem)] = []
         for delivery in batch {
             do {
                 decoded.append((delivery, try WorkItem.decode(delivery, queue: queue, now: context.clock.now)))
@@ -38,7 +37,7 @@ extension QueueWorker {
                                 help: "Seconds to process one batch of deliveries")
     }
 
-    private func handleOne(_ delivery: AMQPDelivery, _ item: WorkItem) {
+    private func handleOne(_ delivery: any BrokerDelivery, _ item: WorkItem) {
         do {
             relay(try processor.process([item]))
             delivery.ack()
@@ -51,7 +50,7 @@ extension QueueWorker {
     /// Permanent → dead-letter now; outage → hold and retry, then back to the queue without
     /// using an attempt; anything else → back to the queue (its delivery limit, counted across
     /// outage returns, dead-letters a message that keeps failing).
-    private func settleFailure(_ delivery: AMQPDelivery, item: WorkItem, error: Error) {
+    private func settleFailure(_ delivery: any BrokerDelivery, item: WorkItem, error: Error) {
         if ServerError.outcome(of: error) == .permanent {
             deadLetter(delivery, reason: "\(error)")
             return
@@ -97,7 +96,7 @@ extension QueueWorker {
     }
 
     /// Publishes the message to the queue's dead-letter queue with the reason, then acks it.
-    func deadLetter(_ delivery: AMQPDelivery, reason: String) {
+    func deadLetter(_ delivery: any BrokerDelivery, reason: String) {
         var headers = delivery.headers
         headers["x-buzzkit-error"] = .string(String(reason.prefix(1000)))
         headers["x-buzzkit-queue"] = .string(queue.rawValue)
@@ -117,7 +116,7 @@ extension QueueWorker {
     /// The routing key header is the key the delivery came with through an events exchange,
     /// whatever header a publisher put on it; only a worker's own copy (through the default
     /// exchange) keeps the one it carries.
-    func republish(_ delivery: AMQPDelivery, to queueName: String, headers: [String: AMQPFieldValue]) -> Bool {
+    func republish(_ delivery: any BrokerDelivery, to queueName: String, headers: [String: AMQPFieldValue]) -> Bool {
         var headers = headers
         if !delivery.exchange.isEmpty || headers[Self.originalRoutingKeyHeader] == nil {
             headers[Self.originalRoutingKeyHeader] = .string(delivery.routingKey)
@@ -125,7 +124,7 @@ extension QueueWorker {
         let copy = AMQPMessage(routingKey: queueName, body: delivery.body, headers: headers, messageId: delivery.messageId,
                                contentType: delivery.contentType)
         do {
-            try publisher.publishAndWait([copy])
+            try broker.publishAndWait([copy])
         } catch {
             return false
         }

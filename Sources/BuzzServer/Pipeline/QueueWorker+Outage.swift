@@ -15,13 +15,13 @@ extension QueueWorker {
     static let attemptCountCap = 1_000
 
     /// Attempts a message used before outages sent it back as a copy (0…``attemptCountCap``).
-    static func priorFailures(_ delivery: AMQPDelivery) -> Int {
+    static func priorFailures(_ delivery: any BrokerDelivery) -> Int {
         priorFailures(headers: delivery.headers, isCopy: delivery.exchange.isEmpty)
     }
 
     /// Attempts a message has used: those before outage returns plus the broker's count of
     /// this copy's deliveries.
-    static func attemptsUsed(_ delivery: AMQPDelivery) -> Int {
+    static func attemptsUsed(_ delivery: any BrokerDelivery) -> Int {
         attemptsUsed(headers: delivery.headers, isCopy: delivery.exchange.isEmpty)
     }
 
@@ -55,7 +55,7 @@ extension QueueWorker {
     ///
     /// An event's copy goes straight to its queue, not through the events exchange (which
     /// might bind the same key to another queue too), with its routing key in a header.
-    func returnAfterOutage(_ delivery: AMQPDelivery, error: Error) {
+    func returnAfterOutage(_ delivery: any BrokerDelivery, error: Error) {
         var headers = delivery.headers
         headers.removeValue(forKey: "x-delivery-count")
         headers[Self.priorFailuresHeader] = .int(Int64(Self.attemptsUsed(delivery)))

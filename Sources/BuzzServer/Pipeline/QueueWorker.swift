@@ -1,9 +1,8 @@
-import AMQPClient
 import Foundation
-import PostgresClient
 
-/// Consumes one work queue: deliveries are batched, processed by worker threads (one
-/// transaction per batch), their outbox rows relayed, and then acknowledged.
+/// Consumes one work queue of any ``Broker``: deliveries are batched, processed by worker
+/// threads (one transaction per batch), their outbox rows relayed, and then acknowledged.
+/// The in-memory pipeline runs the same worker without threads (``processPending()``).
 ///
 /// A failing batch is retried message by message. A message that cannot be understood is
 /// dead-lettered at once with the reason in its headers; a message failing for another
@@ -22,34 +21,33 @@ final class QueueWorker: @unchecked Sendable {
 
     let queue: Topology.Queue
     let context: PipelineContext
-    let publisher: AMQPPublisher
-    /// Where committed outbox rows are published (the publisher, unless a drill wraps it).
+    /// Where the queue is consumed and failures are dead-lettered or returned.
+    let broker: any Broker
+    /// Where committed outbox rows are published (`broker`, unless a drill wraps it).
     let relayBroker: any Broker
     let outbox: any OutboxStore
     let settings: Settings
     let processor: StageProcessor
     private let condition = NSCondition()
-    private var pending: [AMQPDelivery] = []
+    private var pending: [any BrokerDelivery] = []
     private var stopping = false
     private var draining = false
     private var busy = 0
     private var threads: [Thread] = []
-    private var consumer: AMQPConsumer!
+    private var consumer: (any BrokerSubscription)!
     /// A bulk queue's pacing while interactive work waits (nil for interactive queues).
     var gate: LaneGate?
 
-    init(queue: Topology.Queue, context: PipelineContext, amqp: AMQPEndpoints, publisher: AMQPPublisher, relayBroker: any Broker, outbox: any OutboxStore,
+    init(queue: Topology.Queue, context: PipelineContext, broker: any Broker, relayBroker: (any Broker)? = nil, outbox: any OutboxStore,
          settings: Settings) {
         self.queue = queue
         self.context = context
-        self.publisher = publisher
-        self.relayBroker = relayBroker
+        self.broker = broker
+        self.relayBroker = relayBroker ?? broker
         self.outbox = outbox
         self.settings = settings
         self.processor = StageProcessor(context: context)
-        let topology = context.topology
-        consumer = AMQPConsumer(.init(endpoints: amqp, queue: topology.name(queue), prefetch: settings.prefetch,
-                                      onConnect: { try topology.declare(on: $0) })) { [weak self] delivery in
+        consumer = broker.subscribe(queue, prefetch: settings.prefetch) { [weak self] delivery in
             self?.enqueue(delivery)
         }
     }
@@ -83,7 +81,6 @@ final class QueueWorker: @unchecked Sendable {
         condition.unlock()
         context.log.info("work drained", ["queue": queue.rawValue, "pending": "\(pending.count)", "unsettled": "\(consumer.unsettledCount)"])
         consumer.stop(grace: max(0, deadline.timeIntervalSinceNow))
-        gate?.close()
         context.log.info("consumer closed", ["queue": queue.rawValue, "unsettled": "\(consumer.unsettledCount)"])
     }
 
@@ -101,7 +98,7 @@ final class QueueWorker: @unchecked Sendable {
         return draining
     }
 
-    private func enqueue(_ delivery: AMQPDelivery) {
+    private func enqueue(_ delivery: any BrokerDelivery) {
         condition.lock()
         pending.append(delivery)
         condition.signal()
@@ -113,17 +110,7 @@ final class QueueWorker: @unchecked Sendable {
             condition.lock()
             while pending.isEmpty && !stopping { condition.wait() }
             if stopping && pending.isEmpty { condition.unlock(); return }
-            // Up to maxBatch messages, a packed delivery counting as the messages it carries.
-            var count = 0, items = 0
-            for delivery in pending {
-                let carried = Int(delivery.headers[Topology.itemsHeader]?.intValue ?? 1)
-                if count > 0 && items + carried > settings.maxBatch { break }
-                count += 1
-                items += carried
-                if count == settings.maxBatch { break }
-            }
-            let batch = Array(pending.prefix(count))
-            pending.removeFirst(batch.count)
+            let batch = takeBatch()
             busy += 1
             condition.unlock()
             let started = Date()
@@ -140,5 +127,36 @@ final class QueueWorker: @unchecked Sendable {
                 }
             }
         }
+    }
+
+    /// Handles every delivery handed over so far, batch by batch, on the caller's thread (a
+    /// worker with no threads, as the in-memory pipeline runs it). Returns how many it handled.
+    @discardableResult
+    func processPending() -> Int {
+        var handled = 0
+        while true {
+            condition.lock()
+            let batch = takeBatch()
+            condition.unlock()
+            if batch.isEmpty { return handled }
+            handle(batch)
+            handled += batch.count
+        }
+    }
+
+    /// Up to maxBatch messages from the front of `pending`, a packed delivery counting as the
+    /// messages it carries. Called with the condition locked.
+    private func takeBatch() -> [any BrokerDelivery] {
+        var count = 0, items = 0
+        for delivery in pending {
+            let carried = Int(delivery.headers[Topology.itemsHeader]?.intValue ?? 1)
+            if count > 0 && items + carried > settings.maxBatch { break }
+            count += 1
+            items += carried
+            if count == settings.maxBatch { break }
+        }
+        let batch = Array(pending.prefix(count))
+        pending.removeFirst(batch.count)
+        return batch
     }
 }

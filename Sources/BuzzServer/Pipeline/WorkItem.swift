@@ -14,7 +14,7 @@ enum WorkItem {
     /// An event a worker sent back to its queue after an outage came through the default
     /// exchange (straight to the queue, so no other queue bound to the event gets a second
     /// copy); its original routing key, which names the tenant, travels in a header.
-    static func decode(_ delivery: AMQPDelivery, queue: Topology.Queue, now: Date) throws -> WorkItem {
+    static func decode(_ delivery: any BrokerDelivery, queue: Topology.Queue, now: Date) throws -> WorkItem {
         let routingKey = delivery.exchange.isEmpty ? delivery.headers[QueueWorker.originalRoutingKeyHeader]?.stringValue ?? delivery.routingKey
                                                    : delivery.routingKey
         return try decode(routingKey: routingKey, body: delivery.body, headers: delivery.headers, messageId: delivery.messageId, queue: queue, now: now)
@@ -59,42 +59,5 @@ enum WorkItem {
                 throw ServerError.input("the body is not a pipeline message: \(error)")
             }
         }
-    }
-}
-
-/// Processes a batch of decoded items for one queue and returns the outbox rows to relay.
-struct StageProcessor {
-    let context: PipelineContext
-
-    func process(_ items: [WorkItem]) throws -> [Outbox.Row] {
-        var events: [EventProcessor.Item] = []
-        var timers: [TimerProcessor.Item] = []
-        var sends: [PipelineMessage] = []
-        func sort(_ message: PipelineMessage) {
-            if case .timer(let tenantId, let runId, let timer, let window) = message {
-                timers.append(.init(tenantId: tenantId, runId: runId, timer: timer, window: window))
-            } else {
-                sends.append(message)
-            }
-        }
-        for item in items {
-            switch item {
-            case .event(let event): events.append(event)
-            case .message(let message): sort(message)
-            case .messages(let messages): messages.forEach(sort)
-            }
-        }
-        var rows: [Outbox.Row] = []
-        if !events.isEmpty {
-            let committed = try context.store.transaction { try EventProcessor(context: context).process(events, tx: $0) }
-            rows += SendProcessor(context: context).sendAfterCommit(committed)
-        }
-        if !timers.isEmpty {
-            rows += try context.store.transaction { try TimerProcessor(context: context).process(timers, tx: $0) }
-        }
-        if !sends.isEmpty {
-            try SendProcessor(context: context).process(sends)
-        }
-        return rows
     }
 }

@@ -1,6 +1,4 @@
-import AMQPClient
 import Foundation
-import PostgresClient
 
 /// `buzzkit worker --queues …`: consumes the chosen work queues. Stateless; run as many as
 /// the queues' depths call for.
@@ -8,7 +6,8 @@ public final class WorkerService: Service, @unchecked Sendable {
     public struct Configuration: Sendable {
         public var queues: [Topology.Queue]
         public var prefetch: Int
-        /// Worker threads per queue (each processes one batch at a time).
+        /// Worker threads per queue (each processes one batch at a time; with 0 the caller
+        /// drives the workers with ``WorkerService/processPending(_:)``).
         public var threadsPerQueue: Int
         /// Most deliveries processed in one transaction.
         public var maxBatch: Int
@@ -30,21 +29,20 @@ public final class WorkerService: Service, @unchecked Sendable {
     private let shutdownRequest = ShutdownRequest()
     public let name = "workers"
 
-    /// `pool` serves the outbox fast path; `publisher` dead-letters and, unless `relay` is
-    /// given, relays committed outbox rows.
-    public init(configuration: Configuration, context: PipelineContext, amqp: AMQPEndpoints, publisher: AMQPPublisher, pool: PostgresPool,
-                relay: (any Broker)? = nil) {
+    /// `broker` is consumed and dead-letters and, unless `relay` is given, relays committed
+    /// outbox rows; `outbox` marks relayed rows sent (the fast path).
+    public init(configuration: Configuration, context: PipelineContext, broker: any Broker, outbox: any OutboxStore, relay: (any Broker)? = nil) {
         let settings = QueueWorker.Settings(prefetch: UInt16(clamping: configuration.prefetch), threads: configuration.threadsPerQueue,
                                             maxBatch: configuration.maxBatch, outageHold: configuration.outageHold)
         workers = configuration.queues.map {
-            QueueWorker(queue: $0, context: context, amqp: amqp, publisher: publisher, relayBroker: relay ?? publisher,
-                        outbox: PostgresOutbox(pool: pool), settings: settings)
+            QueueWorker(queue: $0, context: context, broker: broker, relayBroker: relay, outbox: outbox, settings: settings)
         }
         // Bulk queues yield to their interactive partner: consumed here or by another process.
         for worker in workers where worker.queue.lane == .bulk {
             let partner = workers.first { $0.queue == worker.queue.interactivePartner }
-            worker.gate = LaneGate(share: context.lanes.bulkShare, partner: worker.queue.interactivePartner, topology: context.topology,
-                                   amqp: amqp) { partner?.waitingCount ?? 0 }
+            worker.gate = LaneGate(share: context.lanes.bulkShare, partner: worker.queue.interactivePartner, broker: broker) {
+                partner?.waitingCount ?? 0
+            }
         }
     }
 
@@ -55,6 +53,14 @@ public final class WorkerService: Service, @unchecked Sendable {
 
     public func start() {
         workers.forEach { $0.start() }
+    }
+
+    /// Handles, on the caller's thread, what the broker has handed `queue`'s worker and no
+    /// thread took (all of it with `threadsPerQueue` 0, as the in-memory pipeline runs the
+    /// workers); returns how many deliveries.
+    @discardableResult
+    public func processPending(_ queue: Topology.Queue) -> Int {
+        workers.filter { $0.queue == queue }.reduce(0) { $0 + $1.processPending() }
     }
 
     /// Stops every queue's intake at once, then drains each within `grace`.
