@@ -27,7 +27,9 @@ let package = Package(
 
         // Safe adapters: the only modules that import C.
         .target(name: "PostgresClient", dependencies: ["CLibPQ"]),
-        .target(name: "AMQPClient", dependencies: ["CRabbitMQ", "CShims"]),
+        // AMQP's message model (messages, field values): plain values, no C.
+        .target(name: "AMQPModel"),
+        .target(name: "AMQPClient", dependencies: ["AMQPModel", "CRabbitMQ", "CShims"]),
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "CHTTPShims", "BuzzCrypto"]),
         .systemLibrary(name: "COpenSSL", path: "Sources/COpenSSL", providers: [.apt(["libssl-dev"])]),
         .target(name: "BuzzCrypto", dependencies: ["COpenSSL"]),
@@ -63,14 +65,27 @@ let package = Package(
                                                         "Network", "APNsStandIn", "BuzzCrypto"]),
 
         // Server-side modules.
-        .target(name: "BuzzServer", dependencies: ["BuzzEngine", "BuzzKitWire", "PostgresClient", "AMQPClient", "BuzzCrypto", "PushDelivery"],
+        // Server-side modules, inner to outer (docs/architecture.md has the picture).
+        // The server's vocabulary: errors and the failure rule, logging, metrics, the service
+        // lifecycle, the queue topology's names, the broker port and the settings. No I/O.
+        .target(name: "BuzzServerCore", dependencies: ["AMQPModel", "BuzzKitWire"]),
+        // The store, directory and outbox ports, their PostgreSQL drivers and the migrations.
+        .target(name: "BuzzStore", dependencies: ["BuzzServerCore", "BuzzEngine", "BuzzKitWire", "PostgresClient", "BuzzCrypto"],
                 resources: [.copy("Migrations")]),
+        // The queues' stages and their one worker loop, over the ports only (no C client).
+        .target(name: "BuzzPipeline", dependencies: ["BuzzServerCore", "BuzzStore", "BuzzEngine", "BuzzKitWire", "AMQPModel", "BuzzCrypto", "PushDelivery"]),
+        // The outbox relay, the window completer and retention.
+        .target(name: "BuzzScheduler", dependencies: ["BuzzServerCore", "BuzzStore", "BuzzPipeline", "BuzzEngine", "PostgresClient"]),
+        // A process: configuration, the runtime that wires the ports to PostgreSQL and
+        // RabbitMQ (AMQPBroker), operators' dead-letter tools.
+        .target(name: "BuzzServer", dependencies: ["BuzzServerCore", "BuzzStore", "BuzzPipeline", "BuzzScheduler", "BuzzEngine", "BuzzKitWire",
+                                                   "PostgresClient", "AMQPClient", "BuzzCrypto", "PushDelivery"]),
 
         .target(name: "BuzzAPI", dependencies: ["BuzzServer", "BuzzEngine", "BuzzKitWire", "HTTPServer", "BuzzCrypto", "AMQPClient", "PostgresClient"]),
 
         // In-memory twins of the server's ports (store, directory, outbox, broker), for tests
         // that run without services.
-        .target(name: "BuzzServerTesting", dependencies: ["BuzzServer", "BuzzEngine", "BuzzKitWire", "AMQPClient", "BuzzCrypto"]),
+        .target(name: "BuzzServerTesting", dependencies: ["BuzzServerCore", "BuzzStore", "BuzzPipeline", "BuzzScheduler", "BuzzServer", "BuzzEngine", "BuzzKitWire", "AMQPClient", "BuzzCrypto"]),
         // The SDK's push source for tests.
         .target(name: "BuzzKitTesting", dependencies: ["BuzzKit", "BuzzKitWire"]),
         // The push provider's in-memory twin, for tests and the bench.
@@ -86,7 +101,7 @@ let package = Package(
                           path: "Sources/buzzkit-bench"),
 
         // Tier 1: pure unit tests (no services).
-        .testTarget(name: "BuzzEngineTests", dependencies: ["BuzzEngine", "BuzzEngineCLI", "BuzzKitWire"],
+        .testTarget(name: "BuzzEngineTests", dependencies: ["BuzzEngine", "BuzzEngineCLI", "BuzzKitWire", "BuzzTesting"],
                     resources: [.copy("Fixtures")]),
         .testTarget(name: "PostgresClientTests", dependencies: ["PostgresClient"]),
         .testTarget(name: "AMQPClientTests", dependencies: ["AMQPClient"]),
@@ -96,11 +111,11 @@ let package = Package(
         .testTarget(name: "AppleLayerTests", dependencies: ["BuzzKitOnAppleModel", "BuzzKitWire", "AppleModelCore", "UIKit",
                                                             "UserNotifications", "Network"]),
         .testTarget(name: "PushDeliveryTests", dependencies: ["PushDelivery", "APNsStandIn", "COpenSSL", "BuzzKitWire", "BuzzTesting", "PushDeliveryTesting"]),
-        .testTarget(name: "BuzzServerTests", dependencies: ["BuzzServer", "BuzzServerTesting", "BuzzTesting", "PushDeliveryTesting", "BuzzAPI", "HTTPServer", "BuzzEngine", "BuzzKitWire", "PushDelivery", "BuzzCrypto"]),
+        .testTarget(name: "BuzzServerTests", dependencies: ["BuzzServerCore", "BuzzStore", "BuzzPipeline", "BuzzScheduler", "BuzzServer", "BuzzServerTesting", "BuzzTesting", "PushDeliveryTesting", "BuzzAPI", "HTTPServer", "BuzzEngine", "BuzzKitWire", "PushDelivery", "BuzzCrypto"]),
         // Tier 2: integration tests against real PostgreSQL and RabbitMQ.
         // Tier 3: the device simulator against the real server processes.
         .testTarget(name: "EndToEndTests", dependencies: ["DeviceSimulator", "APNsStandIn", "BuzzServer", "PostgresClient"]),
-        .testTarget(name: "IntegrationTests", dependencies: ["PostgresClient", "AMQPClient", "BuzzServer", "BuzzServerTesting", "BuzzTesting", "PushDeliveryTesting", "BuzzAPI", "BuzzEngine",
+        .testTarget(name: "IntegrationTests", dependencies: ["BuzzServerCore", "BuzzStore", "BuzzPipeline", "BuzzScheduler", "PostgresClient", "AMQPClient", "BuzzServer", "BuzzServerTesting", "BuzzTesting", "PushDeliveryTesting", "BuzzAPI", "BuzzEngine",
                                                              "BuzzKitWire", "PushDelivery", "HTTPServer", "APNsStandIn"]),
     ],
     swiftLanguageModes: [.v6]

@@ -27,11 +27,13 @@ KUBERNETES_VERSION = "1.30.0"
 root = pathlib.Path(__file__).resolve().parent.parent
 problems = []
 
-topology = (root / "Sources/BuzzServer/Topology.swift").read_text()
+topology = (root / "Sources/BuzzServerCore/Topology.swift").read_text()
 queues = re.findall(r'case \w+ = "([a-z-]+)"', topology) + [q for q in re.findall(r'case (\w+)\n', topology) if q == "trigger"]
 queues = sorted(set(queues))
-configuration = (root / "Sources/BuzzServer/Configuration.swift").read_text()
-known_vars = set(re.findall(r'"(BUZZKIT_[A-Z0-9_]+)"', configuration))
+# The configuration and the settings it reads (rate limits, lanes, retention, completion).
+settings = [root / "Sources/BuzzServer/Configuration.swift"] + sorted((root / "Sources").glob("Buzz*/*Settings.swift")) \
+    + [root / "Sources/BuzzServerCore/RateLimits.swift"]
+known_vars = set(v for path in settings for v in re.findall(r'"(BUZZKIT_[A-Z0-9_]+)"', path.read_text()))
 
 docs = []
 for path in sorted((root / "deploy").glob("*.yaml")):

@@ -1,4 +1,5 @@
 import AMQPClient
+import BuzzServerCore
 import Foundation
 
 /// The ``Broker`` port on RabbitMQ: publishes through one confirming ``AMQPPublisher``,

@@ -1,4 +1,5 @@
 import AMQPClient
+import BuzzServerCore
 import Foundation
 
 /// Settings shared by every BuzzKit process. `main` reads them from the environment with
@@ -100,7 +101,7 @@ public struct Configuration: Sendable, Equatable {
             if let text = environment[key], !text.isEmpty { value = text }
         }
         func int(_ key: String, _ value: inout Int) throws {
-            try Configuration.read(key, from: environment, into: &value)
+            try SettingReader.read(key, from: environment, into: &value)
         }
         string("BUZZKIT_DATABASE_URL", &databaseURL)
         string("BUZZKIT_AMQP_URL", &amqpURL)
@@ -115,7 +116,7 @@ public struct Configuration: Sendable, Equatable {
             }
             shutdownGraceSeconds = seconds
         }
-        try Configuration.read("BUZZKIT_OUTAGE_HOLD_SECONDS", from: environment, into: &outageHoldSeconds)
+        try SettingReader.read("BUZZKIT_OUTAGE_HOLD_SECONDS", from: environment, into: &outageHoldSeconds)
         string("BUZZKIT_LOG_FORMAT", &logFormat)
         try int("BUZZKIT_WORKER_THREADS", &workerThreads)
         string("BUZZKIT_QUEUE_PREFIX", &queuePrefix)
@@ -156,18 +157,18 @@ public struct Configuration: Sendable, Equatable {
         guard (1...65535).contains(httpPort) else {
             throw ServerError(.configuration, "must be a port between 1 and 65535, got \(httpPort)", field: "BUZZKIT_HTTP_PORT")
         }
-        try Self.require(databasePoolSize, in: 1...500, "BUZZKIT_DB_POOL_SIZE")
+        try SettingReader.require(databasePoolSize, in: 1...500, "BUZZKIT_DB_POOL_SIZE")
         guard !databaseSchema.isEmpty, databaseSchema.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" }) else {
             throw ServerError(.configuration, "may only contain letters, digits and _, got \"\(databaseSchema)\"", field: "BUZZKIT_DB_SCHEMA")
         }
-        try Self.require(prefetch, in: 1...65535, "BUZZKIT_PREFETCH")
-        try Self.require(shutdownGraceSeconds, in: 0...3600, "BUZZKIT_SHUTDOWN_GRACE_SECONDS", unit: "seconds")
-        try Self.require(outageHoldSeconds, above: 0, atMost: 3600, "BUZZKIT_OUTAGE_HOLD_SECONDS", unit: "seconds")
-        try Self.require(workerThreads, in: 1...64, "BUZZKIT_WORKER_THREADS")
-        try Self.require(batchSize, in: 1...5000, "BUZZKIT_BATCH_SIZE")
-        try Self.require(apnsConnections, in: 1...16, "BUZZKIT_APNS_CONNECTIONS")
-        try Self.require(schedulerRelays, in: 1...16, "BUZZKIT_SCHEDULER_RELAYS")
-        try Self.require(schedulerVacuumEvery, in: 0...100_000_000, "BUZZKIT_SCHEDULER_VACUUM_EVERY")
+        try SettingReader.require(prefetch, in: 1...65535, "BUZZKIT_PREFETCH")
+        try SettingReader.require(shutdownGraceSeconds, in: 0...3600, "BUZZKIT_SHUTDOWN_GRACE_SECONDS", unit: "seconds")
+        try SettingReader.require(outageHoldSeconds, above: 0, atMost: 3600, "BUZZKIT_OUTAGE_HOLD_SECONDS", unit: "seconds")
+        try SettingReader.require(workerThreads, in: 1...64, "BUZZKIT_WORKER_THREADS")
+        try SettingReader.require(batchSize, in: 1...5000, "BUZZKIT_BATCH_SIZE")
+        try SettingReader.require(apnsConnections, in: 1...16, "BUZZKIT_APNS_CONNECTIONS")
+        try SettingReader.require(schedulerRelays, in: 1...16, "BUZZKIT_SCHEDULER_RELAYS")
+        try SettingReader.require(schedulerVacuumEvery, in: 0...100_000_000, "BUZZKIT_SCHEDULER_VACUUM_EVERY")
         if apnsKeyFile != nil && (apnsKeyId == nil || apnsTeamId == nil) {
             throw ServerError(.configuration, "BUZZKIT_APNS_KEY_FILE needs BUZZKIT_APNS_KEY_ID and BUZZKIT_APNS_TEAM_ID too",
                               field: apnsKeyId == nil ? "BUZZKIT_APNS_KEY_ID" : "BUZZKIT_APNS_TEAM_ID")
@@ -178,11 +179,11 @@ public struct Configuration: Sendable, Equatable {
         guard logFormat == "json" || logFormat == "human" else {
             throw ServerError(.configuration, "must be json or human, got \"\(logFormat)\"", field: "BUZZKIT_LOG_FORMAT")
         }
-        try Self.require(maxDevicesPerSubscriber, in: 1...1000, "BUZZKIT_MAX_DEVICES_PER_SUBSCRIBER")
-        try Self.require(maxSubscriberTokenDays, in: 1...3650, "BUZZKIT_MAX_SUBSCRIBER_TOKEN_DAYS", unit: "days")
-        try Self.require(httpConnectionsPerIP, in: 0...100_000, "BUZZKIT_HTTP_CONNECTIONS_PER_IP", note: " (no limit)")
-        try Self.require(httpIdleSeconds, in: 1...3600, "BUZZKIT_HTTP_IDLE_SECONDS", unit: "seconds")
-        try Self.require(httpRequestSeconds, in: 1...3600, "BUZZKIT_HTTP_REQUEST_SECONDS", unit: "seconds")
+        try SettingReader.require(maxDevicesPerSubscriber, in: 1...1000, "BUZZKIT_MAX_DEVICES_PER_SUBSCRIBER")
+        try SettingReader.require(maxSubscriberTokenDays, in: 1...3650, "BUZZKIT_MAX_SUBSCRIBER_TOKEN_DAYS", unit: "days")
+        try SettingReader.require(httpConnectionsPerIP, in: 0...100_000, "BUZZKIT_HTTP_CONNECTIONS_PER_IP", note: " (no limit)")
+        try SettingReader.require(httpIdleSeconds, in: 1...3600, "BUZZKIT_HTTP_IDLE_SECONDS", unit: "seconds")
+        try SettingReader.require(httpRequestSeconds, in: 1...3600, "BUZZKIT_HTTP_REQUEST_SECONDS", unit: "seconds")
         try rateLimits.validate()
         try lanes.validate()
         try retention.validate()

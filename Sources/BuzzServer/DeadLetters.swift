@@ -1,4 +1,5 @@
 import AMQPClient
+import BuzzServerCore
 import Foundation
 
 /// The dead-letter queues for operators: `buzzkit dlq list|replay QUEUE`.

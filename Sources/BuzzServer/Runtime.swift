@@ -1,4 +1,5 @@
 import AMQPClient
+import BuzzServerCore
 import Foundation
 import PostgresClient
 import PushDelivery

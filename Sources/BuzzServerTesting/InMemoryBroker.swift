@@ -35,7 +35,7 @@ public final class InMemoryBroker: Broker, @unchecked Sendable {
 
     public func publishAndWait(_ messages: [AMQPMessage]) throws {
         try lock.withLock {
-            guard connected else { throw AMQPError(.connectionLost, "the in-memory broker is down") }
+            guard connected else { throw ServerError(.unavailable, "the in-memory broker is down") }
             for message in messages {
                 if let dead = Topology.Queue.allCases.first(where: { topology.deadLetterName($0) == message.routingKey && message.exchange.isEmpty }) {
                     deadLetters[dead, default: []].append(message)

@@ -1,5 +1,6 @@
 import BuzzEngine
 import BuzzKitWire
+import BuzzTesting
 import Foundation
 import XCTest
 
@@ -23,17 +24,7 @@ enum Fixtures {
     }
 
     /// The docs/contract.md §2 example workflow.
-    static let legDay: JSONValue = [
-        "key": "leg-day",
-        "trigger": ["event": "workout.scheduled"],
-        "cancelOn": [["event": "workout.completed"],
-                     ["event": "workout.moved", "where": ["workoutId": ["$trigger": "workoutId"]]]],
-        "steps": [
-            ["name": "morning-of", "waitUntil": ["time": "07:00", "timezone": "subscriber"]],
-            ["name": "nudge", "send": ["deliver": "local", "title": "Leg day", "body": "6:00 with Maya.",
-                                       "deepLink": "gym://workouts/legs", "data": [:], "quietHours": "shift"]],
-        ],
-    ]
+    static let legDay: JSONValue = LegDay.value()
 
     static func workflow(_ json: JSONValue, file: StaticString = #filePath, line: UInt = #line) -> WorkflowDefinition {
         do {

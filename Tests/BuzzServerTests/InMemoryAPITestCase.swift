@@ -71,7 +71,7 @@ class InMemoryAPITestCase: XCTestCase {
 
     /// Puts the leg-day workflow (07:00 in the subscriber's timezone, cancelled by workout.completed).
     func putLegDay() async throws {
-        try await call("PUT", "/v1/workflows/leg-day", try JSONSerialization.jsonObject(with: Data(InMemoryPipeline.legDay.utf8)) as? [String: Any],
+        try await call("PUT", "/v1/workflows/leg-day", try JSONSerialization.jsonObject(with: Data(LegDay.text().utf8)) as? [String: Any],
                        expect: 200)
     }
 }

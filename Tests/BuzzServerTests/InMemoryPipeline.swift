@@ -4,7 +4,11 @@ import BuzzServerTesting
 import BuzzTesting
 import Foundation
 import PushDelivery
+@testable import BuzzPipeline
+@testable import BuzzScheduler
 @testable import BuzzServer
+@testable import BuzzServerCore
+@testable import BuzzStore
 import PushDeliveryTesting
 
 /// The pipeline's stages over the in-memory store, broker and push provider, with a manual
@@ -85,11 +89,4 @@ final class InMemoryPipeline {
             return String(format: "%016llx", state)
         }.joined()
     }
-
-    static let legDay = """
-        { "key": "leg-day", "trigger": { "event": "workout.scheduled" },
-          "cancelOn": [ { "event": "workout.completed" } ],
-          "steps": [ { "name": "morning-of", "waitUntil": { "time": "07:00", "timezone": "subscriber" } },
-                     { "name": "nudge", "send": { "deliver": "local", "title": "Leg day", "body": "6:00 with Maya." } } ] }
-        """
 }

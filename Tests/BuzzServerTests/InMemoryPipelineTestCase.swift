@@ -1,5 +1,10 @@
+import BuzzTesting
 import XCTest
+@testable import BuzzPipeline
+@testable import BuzzScheduler
 @testable import BuzzServer
+@testable import BuzzServerCore
+@testable import BuzzStore
 
 /// A test case over a fresh ``InMemoryPipeline`` with the leg-day workflow.
 class InMemoryPipelineTestCase: XCTestCase {
@@ -7,6 +12,6 @@ class InMemoryPipelineTestCase: XCTestCase {
 
     override func setUpWithError() throws {
         pipeline = InMemoryPipeline()
-        try pipeline.addWorkflow(InMemoryPipeline.legDay)
+        try pipeline.addWorkflow(LegDay.text())
     }
 }

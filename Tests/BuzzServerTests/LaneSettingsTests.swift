@@ -3,7 +3,11 @@ import BuzzKitWire
 import Foundation
 import BuzzServerTesting
 import XCTest
+@testable import BuzzPipeline
+@testable import BuzzScheduler
 @testable import BuzzServer
+@testable import BuzzServerCore
+@testable import BuzzStore
 
 /// Which queue each message of a run takes, how a bulk consumer paces itself while
 /// interactive work waits, and how the settings are read.

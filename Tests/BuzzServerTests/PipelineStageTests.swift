@@ -2,8 +2,13 @@ import BuzzEngine
 import BuzzKitWire
 import Foundation
 import PushDelivery
+import BuzzTesting
 import XCTest
+@testable import BuzzPipeline
+@testable import BuzzScheduler
 @testable import BuzzServer
+@testable import BuzzServerCore
+@testable import BuzzStore
 
 final class PipelineStageTests: InMemoryPipelineTestCase {
     func plan(_ push: PushNotification) throws -> LocalPlan {
@@ -124,7 +129,7 @@ final class PipelineStageTests: InMemoryPipelineTestCase {
         // Two windows make a crowded batch here; one alone is decided by the engine, and its
         // run is written in the same transaction as the fallback.
         let pipeline = InMemoryPipeline(crowdedWindows: 2)
-        try pipeline.addWorkflow(InMemoryPipeline.legDay)
+        try pipeline.addWorkflow(LegDay.text())
         let device = try pipeline.addSubscriber("sam", devices: 1)[0]
         try pipeline.event("workout.scheduled", subscriber: "sam")
         try pipeline.pump()
@@ -199,7 +204,7 @@ final class PipelineStageTests: InMemoryPipelineTestCase {
     /// had the plan. Sending the plan now would leave it on the phone, shown after the cancel.
     func testAPlanHeldUpPastItsRunsCancelIsNotSent() throws {
         let pipeline = InMemoryPipeline(triggerSends: false)
-        try pipeline.addWorkflow(InMemoryPipeline.legDay)
+        try pipeline.addWorkflow(LegDay.text())
         let device = try pipeline.addSubscriber("ana", devices: 1)[0]
         try pipeline.event("workout.scheduled", subscriber: "ana")
         let now = pipeline.clock.now
@@ -256,7 +261,7 @@ final class PipelineStageTests: InMemoryPipelineTestCase {
 final class EventBatchTests: XCTestCase {
     func testACancelInTheSameBatchAsItsTriggerCancelsTheNewRun() throws {
         let pipeline = InMemoryPipeline()
-        try pipeline.addWorkflow(InMemoryPipeline.legDay)
+        try pipeline.addWorkflow(LegDay.text())
         try pipeline.addSubscriber("quick", devices: 1)
         let now = pipeline.clock.now
         let items = [
@@ -275,7 +280,7 @@ final class PipelineMessageFormTests: XCTestCase {
     func testEveryKindOfMessageHasTheCodableForm() throws {
         // Plans travel as messages when the trigger stage leaves them to `plan-dispatch`.
         let pipeline = InMemoryPipeline(triggerSends: false)
-        try pipeline.addWorkflow(InMemoryPipeline.legDay)
+        try pipeline.addWorkflow(LegDay.text())
         try pipeline.addWorkflow("""
             { "key": "nudge-now", "trigger": { "event": "nudge" },
               "steps": [ { "name": "now", "send": { "deliver": "push", "title": "Go", "body": "Now \\"quoted\\" é 🏋️", "data": {"n": 1.5, "k": [true, null]} } } ] }

@@ -3,7 +3,11 @@ import BuzzKitWire
 import Foundation
 import PushDelivery
 import XCTest
+@testable import BuzzPipeline
+@testable import BuzzScheduler
 @testable import BuzzServer
+@testable import BuzzServerCore
+@testable import BuzzStore
 
 /// Durable retries and lifetimes (docs/contract.md §4c) through the stages, on the in-memory
 /// store: a failed push waits in the outbox, not in a process, and is recorded `expired` once

@@ -2,8 +2,13 @@ import BuzzEngine
 import BuzzKitWire
 import Foundation
 import PushDelivery
+import BuzzTesting
 import XCTest
+@testable import BuzzPipeline
+@testable import BuzzScheduler
 @testable import BuzzServer
+@testable import BuzzServerCore
+@testable import BuzzStore
 
 /// `$local.released` and per-device acknowledgments through the stages over the in-memory
 /// store (the same rules as PostgreSQL; `IntegrationTests/ReleasedPlanIntegrationTests` runs
@@ -102,7 +107,7 @@ final class ReleasedPlanStageTests: InMemoryPipelineTestCase {
     }
 
     func testTheCountingRule() {
-        var window = RunState(workflow: try! WorkflowDefinition.parse(try! JSONDecoder().decode(JSONValue.self, from: Data(InMemoryPipeline.legDay.utf8))),
+        var window = RunState(workflow: try! WorkflowDefinition.parse(try! JSONDecoder().decode(JSONValue.self, from: Data(LegDay.text().utf8))),
                               trigger: BuzzEvent(event: "workout.scheduled", subscriberId: "u", timestamp: Date(timeIntervalSince1970: 0)),
                               context: RunContext(runId: "r", subscriberTimeZone: "UTC"))
         _ = window.handle(.start, now: Date(timeIntervalSince1970: 1_796_029_200))

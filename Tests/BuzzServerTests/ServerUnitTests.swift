@@ -1,7 +1,11 @@
 import Foundation
 import BuzzKitWire
 import XCTest
+@testable import BuzzPipeline
+@testable import BuzzScheduler
 @testable import BuzzServer
+@testable import BuzzServerCore
+@testable import BuzzStore
 import AMQPClient
 
 final class ServerUnitTests: XCTestCase {

@@ -2,6 +2,7 @@ import BuzzAPI
 import BuzzKitWire
 import BuzzServer
 import Foundation
+import BuzzTesting
 import XCTest
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -13,12 +14,7 @@ final class APIIntegrationTests: XCTestCase {
     override func setUpWithError() throws { api = try APIHarness() }
     override func tearDown() { api?.shutdown() }
 
-    let legDay: [String: Any] = [
-        "trigger": ["event": "workout.scheduled"],
-        "cancelOn": [["event": "workout.completed"]],
-        "steps": [["name": "morning-of", "waitUntil": ["time": "07:00", "timezone": "subscriber"]],
-                  ["name": "nudge", "send": ["deliver": "local", "title": "Leg day", "body": "6:00 with Maya."]]],
-    ]
+    let legDay = LegDay.object()
 
     func setUpLegDay(key: String? = nil) {
         let key = key ?? api.secretKey

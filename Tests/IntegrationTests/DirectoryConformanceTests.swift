@@ -6,7 +6,11 @@ import Foundation
 import PushDelivery
 import PushDeliveryTesting
 import XCTest
+@testable import BuzzPipeline
+@testable import BuzzScheduler
 @testable import BuzzServer
+@testable import BuzzServerCore
+@testable import BuzzStore
 
 /// The ``Directory`` port behaves alike on every driver: keys, secrets, settings, devices,
 /// workflows and device sync, as the API relies on them.

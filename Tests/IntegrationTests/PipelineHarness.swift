@@ -3,6 +3,7 @@ import BuzzEngine
 import BuzzKitWire
 import BuzzServer
 import BuzzServerTesting
+import BuzzTesting
 import Foundation
 import PostgresClient
 import PushDelivery
@@ -84,23 +85,10 @@ final class PipelineHarness: @unchecked Sendable {
     var tenantId: String { credentials.tenantId }
 
     /// The leg-day workflow with its moment `{{trigger.at}}` (and the send's `expiresAfter`, when given).
-    static func legDay(expiresAfter: String? = nil) -> JSONValue {
-        try! JSONDecoder().decode(JSONValue.self, from: Data("""
-            { "key": "leg-day",
-              "trigger": { "event": "workout.scheduled" },
-              "cancelOn": [ { "event": "workout.completed" },
-                            { "event": "workout.moved", "where": { "workoutId": { "$trigger": "workoutId" } } } ],
-              "steps": [
-                { "name": "morning-of", "waitUntil": { "at": "{{trigger.at}}" } },
-                { "name": "nudge", "send": { "deliver": "local", "title": "Leg day", "body": "6:00 with Maya.",
-                                             "deepLink": "gym://workouts/legs", "data": {}, "quietHours": "shift"\(expiresAfter.map { ", \"expiresAfter\": \"\($0)\"" } ?? "") } } ] }
-            """.utf8))
-    }
-
-    static let legDay = legDay()
+    static let legDay = LegDay.value(.triggerAt)
 
     func putLegDay(expiresAfter: String? = nil) throws {
-        let source = Self.legDay(expiresAfter: expiresAfter)
+        let source = LegDay.value(.triggerAt, expiresAfter: expiresAfter)
         try directory.putWorkflow(tenantId: tenantId, definition: try WorkflowDefinition.parse(source), source: source)
     }
 

@@ -2,7 +2,11 @@ import BuzzEngine
 import Foundation
 import PostgresClient
 import XCTest
+@testable import BuzzPipeline
+@testable import BuzzScheduler
 @testable import BuzzServer
+@testable import BuzzServerCore
+@testable import BuzzStore
 
 /// The scheduler's claim statement settles exactly the windows the counting rule
 /// (``WindowSettlement/settle(_:tx:now:)``, in Swift) settles, with the same acknowledgment

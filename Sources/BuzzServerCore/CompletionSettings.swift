@@ -1,0 +1,39 @@
+import Foundation
+
+/// How the ``WindowCompleter`` writes settled windows into their runs
+/// (`BUZZKIT_WINDOW_COMPLETION_*`).
+public struct CompletionSettings: Sendable, Equatable {
+    /// Seconds a settled window waits before its run is written
+    /// (`BUZZKIT_WINDOW_COMPLETION_DELAY_SECONDS`, default 10): the write leaves the crowded
+    /// second of a 07:00 burst, and the run reads as decided meanwhile (its summary folds the
+    /// decision in). Until then `GET /v1/runs?status=` still files the run under `waiting`.
+    public var delaySeconds: Double = 10
+    /// Runs written per transaction (`BUZZKIT_WINDOW_COMPLETION_BATCH`, default 500).
+    public var batch = 500
+    /// Seconds between two full batches while a backlog drains
+    /// (`BUZZKIT_WINDOW_COMPLETION_PAUSE_SECONDS`, default 0.02).
+    public var pauseSeconds: Double = 0.02
+    /// The share of its time the completer works while the moment's work waits
+    /// (`BUZZKIT_WINDOW_COMPLETION_SHARE`, default 0.1): timers due and not yet claimed, or
+    /// `fallback-check` messages ready. Writing decided windows into their runs is bookkeeping;
+    /// deciding and sending the windows still due comes first.
+    public var share: Double = 0.1
+
+    public init() {}
+
+    /// Reads `BUZZKIT_WINDOW_COMPLETION_*` over the defaults.
+    package init(environment: [String: String]) throws {
+        try SettingReader.read("BUZZKIT_WINDOW_COMPLETION_DELAY_SECONDS", from: environment, into: &delaySeconds)
+        try SettingReader.read("BUZZKIT_WINDOW_COMPLETION_BATCH", from: environment, into: &batch)
+        try SettingReader.read("BUZZKIT_WINDOW_COMPLETION_PAUSE_SECONDS", from: environment, into: &pauseSeconds)
+        try SettingReader.read("BUZZKIT_WINDOW_COMPLETION_SHARE", from: environment, into: &share)
+    }
+
+    /// Checks every field and names the first wrong one.
+    package func validate() throws {
+        try SettingReader.require(delaySeconds, in: 0...3600, "BUZZKIT_WINDOW_COMPLETION_DELAY_SECONDS", unit: "seconds")
+        try SettingReader.require(batch, in: 1...10_000, "BUZZKIT_WINDOW_COMPLETION_BATCH")
+        try SettingReader.require(pauseSeconds, in: 0...60, "BUZZKIT_WINDOW_COMPLETION_PAUSE_SECONDS", unit: "seconds")
+        try SettingReader.require(share, in: 0.01...1, "BUZZKIT_WINDOW_COMPLETION_SHARE")
+    }
+}

@@ -1,0 +1,43 @@
+import BuzzEngine
+import BuzzKitWire
+import BuzzServerCore
+import Foundation
+
+extension RunSummary {
+    /// The summary with its run's deliveries on the steps they were sent for, and `opened`.
+    ///
+    /// A plan (key `<localId>`) and its fallback (`<localId>/fallback`) belong to the step of
+    /// that local window; an ordinary push (`<runId>/<step>/push`) to its step. A cancel
+    /// (`<runId>/cancel`) is listed on every local step whose plan went to that device.
+    public func attaching(_ activity: RunActivity) -> RunSummary {
+        var summary = self
+        summary.opened = activity.opened
+        let prefix = id + "/"
+        for entry in activity.deliveries {
+            let delivery = Delivery(tokenSuffix: entry.tokenSuffix, kind: entry.kind == "push" ? "alert" : entry.kind, status: entry.status,
+                                    apnsId: entry.apnsId, at: entry.at, reason: entry.reason)
+            var stepNames: [String] = []
+            switch entry.kind {
+            case "plan":
+                stepNames = summary.steps.filter { $0.local?.localId == entry.idempotencyKey }.map(\.name)
+            case "fallback":
+                stepNames = summary.steps.filter { $0.local.map { entry.idempotencyKey == $0.localId + "/fallback" } ?? false }.map(\.name)
+            case "push":
+                stepNames = summary.steps.filter { entry.idempotencyKey == prefix + $0.name + "/push" }.map(\.name)
+            default:
+                let planned = summary.steps.filter { step in step.deliveries.contains { $0.kind == "plan" && $0.tokenSuffix == entry.tokenSuffix } }
+                stepNames = (planned.isEmpty ? summary.steps.filter { $0.local != nil }.suffix(1) : planned[...]).map(\.name)
+            }
+            for index in summary.steps.indices where stepNames.contains(summary.steps[index].name) {
+                summary.steps[index].deliveries.append(delivery)
+            }
+        }
+        // Opens and buttons by the step's message id (the plan's and the fallback's alike).
+        for index in summary.steps.indices {
+            let messageId = PayloadBuilder.messageId(localId: PayloadBuilder.localId(runId: id, stepName: summary.steps[index].name))
+            summary.steps[index].opened = activity.opens.first { $0.messageId == messageId }
+            summary.steps[index].actions = activity.actions.filter { $0.messageId == messageId }.map { RunSummary.ActionTaken(actionId: $0.actionId, at: $0.at) }
+        }
+        return summary
+    }
+}

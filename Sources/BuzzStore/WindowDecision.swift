@@ -1,0 +1,46 @@
+import BuzzServerCore
+import Foundation
+
+/// A local window decided at its moment outside its run, that has not reached the run yet: a
+/// row of `window_decisions`. The scheduler records "scheduled on device" from the
+/// acknowledgments alone (``WindowSettlement``); `fallback-check` records the fallback it sent
+/// without loading the run (``WindowFallbacks``). Stages that lock the run fold it in first
+/// (``PendingFacts``), the run summary derives the decided window from it, and the
+/// ``WindowCompleter`` writes it into the run shortly after.
+public struct WindowDecision: Sendable, Hashable {
+    public var runId: UUID
+    /// `<runId>/<stepName>`.
+    public var localId: String
+    /// When the window was decided (server clock, at or just after the moment).
+    public var decidedAt: Date
+    /// When the acknowledgment that counted was recorded (the summary's `acknowledgedAt`);
+    /// nil when the fallback went out.
+    public var acknowledgedAt: Date?
+    /// Why the fallback went out (the summary's `fallback.reason`); nil when a device held the plan.
+    public var fallbackReason: String?
+
+    /// "Scheduled on device": a device held the plan, acknowledged at `acknowledgedAt`.
+    public init(runId: UUID, localId: String, decidedAt: Date, acknowledgedAt: Date) {
+        self.runId = runId
+        self.localId = localId
+        self.decidedAt = decidedAt
+        self.acknowledgedAt = acknowledgedAt
+    }
+
+    /// The fallback, sent for `reason`.
+    public init(runId: UUID, localId: String, decidedAt: Date, fallbackReason: String) {
+        self.runId = runId
+        self.localId = localId
+        self.decidedAt = decidedAt
+        self.fallbackReason = fallbackReason
+    }
+
+    /// A row as stored: exactly one of `acknowledgedAt` and `fallbackReason` is set.
+    init(runId: UUID, localId: String, decidedAt: Date, acknowledgedAt: Date?, fallbackReason: String?) {
+        self.runId = runId
+        self.localId = localId
+        self.decidedAt = decidedAt
+        self.acknowledgedAt = acknowledgedAt
+        self.fallbackReason = acknowledgedAt == nil ? (fallbackReason ?? "") : nil
+    }
+}

@@ -1,0 +1,44 @@
+import BuzzKitWire
+import Foundation
+
+/// The leg-day workflow of docs/contract.md §2, the one workflow fixture of the server's
+/// suites: a run waits for its moment, then shows "Leg day" as a local notification; it is
+/// cancelled by `workout.completed`, and by `workout.moved` of the same workout.
+public enum LegDay {
+    /// When the run's notification is due.
+    public enum Moment: Sendable {
+        /// 07:00 in the subscriber's timezone (the contract's example).
+        case sevenInTheSubscribersZone
+        /// The trigger's `at` property (tests choose the moment exactly).
+        case triggerAt
+    }
+
+    /// The definition as JSON text; `expiresAfter` sets the send's lifetime (DESIGN §4c).
+    public static func text(_ moment: Moment = .sevenInTheSubscribersZone, expiresAfter: String? = nil) -> String {
+        let wait = switch moment {
+        case .sevenInTheSubscribersZone: #"{ "time": "07:00", "timezone": "subscriber" }"#
+        case .triggerAt: #"{ "at": "{{trigger.at}}" }"#
+        }
+        let lifetime = expiresAfter.map { #", "expiresAfter": "\#($0)""# } ?? ""
+        return """
+            { "key": "leg-day",
+              "trigger": { "event": "workout.scheduled" },
+              "cancelOn": [ { "event": "workout.completed" },
+                            { "event": "workout.moved", "where": { "workoutId": { "$trigger": "workoutId" } } } ],
+              "steps": [
+                { "name": "morning-of", "waitUntil": \(wait) },
+                { "name": "nudge", "send": { "deliver": "local", "title": "Leg day", "body": "6:00 with Maya.",
+                                             "deepLink": "gym://workouts/legs", "data": {}, "quietHours": "shift"\(lifetime) } } ] }
+            """
+    }
+
+    /// The definition as a ``JSONValue``.
+    public static func value(_ moment: Moment = .sevenInTheSubscribersZone, expiresAfter: String? = nil) -> JSONValue {
+        try! JSONParser.parse(Data(text(moment, expiresAfter: expiresAfter).utf8))
+    }
+
+    /// The definition as Foundation objects, a request body.
+    public static func object(_ moment: Moment = .sevenInTheSubscribersZone, expiresAfter: String? = nil) -> [String: Any] {
+        try! JSONSerialization.jsonObject(with: Data(text(moment, expiresAfter: expiresAfter).utf8)) as! [String: Any]
+    }
+}
