@@ -6,9 +6,12 @@ import Foundation
 import PostgresClient
 
 /// One implementation of the ``Store`` port, with the setup the directory does around it
-/// (tenants, subscribers, devices, workflows), for ``StoreConformanceTests``.
+/// (tenants, subscribers, devices, workflows), and the outbox over the same data, for
+/// ``StoreConformanceTests`` and ``OutboxConformanceTests``.
 protocol StoreDriver {
     var store: any Store { get }
+    /// The outbox port over the same data.
+    var outbox: any OutboxStore { get }
     /// The directory over the same data (setup goes through it, as the API's does).
     var directory: any Directory { get }
     /// A new tenant; returns its id.
@@ -45,6 +48,7 @@ extension StoreDriver {
 final class InMemoryStoreDriver: StoreDriver {
     let memory = InMemoryStore()
     var store: any Store { memory }
+    var outbox: any OutboxStore { InMemoryOutbox(store: memory) }
     var directory: any Directory { InMemoryDirectory(store: memory) }
 
     func opens(tenantId: String) throws -> Int { memory.withState { $0.opens.filter { $0.tenantId == tenantId }.count } }
@@ -58,11 +62,13 @@ final class PostgresStoreDriver: StoreDriver {
     let pool: PostgresPool
     let directory: any Directory
     let store: any Store
+    let outbox: any OutboxStore
 
     init() throws {
         pool = try TestServices.migratedPool(schema: schema)
         directory = PostgresDirectory(pool: pool)
         store = PostgresStore(pool: pool)
+        outbox = PostgresOutbox(pool: pool)
     }
 
     func opens(tenantId: String) throws -> Int {
