@@ -29,6 +29,10 @@ case "run":
     if only.contains("timers") { try TimerBench.run(settings: settings, report: &report) }
     APIFigures.add(from: environment, to: &report)
     report.print()
+    // `make bench` keeps the table as docs/performance.md.
+    if let path = environment["BENCH_MARKDOWN"], !path.isEmpty {
+        try report.markdown().write(toFile: path, atomically: true, encoding: .utf8)
+    }
 default:
     FileHandle.standardError.write(Data("usage: buzzkit-bench run [engine] [clients] [pipeline] [fairness] [timers] | declare-queue NAME | delete-queue NAME\n".utf8))
     exit(2)
