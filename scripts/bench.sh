@@ -107,7 +107,7 @@ if [ "$FLEET" -gt 0 ]; then
   # the fleet's 29,000 windows.
   DEMO_MIX=$BASE,$BASE,$BASE,$BASE,$BASE,$BASE,crowded,crowded-two-devices DEMO_CONFIGURATION=release DEMO_PHONES=$FLEET \
     DEMO_WAVES=$FLEET_WAVES DEMO_WAVE_INTERVAL=30 DEMO_LEAD_SECONDS=$((30 + FLEET / FLEET_WAVES / 33)) bash scripts/demo.sh 2>/dev/null \
-    | tr '\r' '\n' | grep -E "behaviour|^[a-z-]+ +[0-9]+ +[0-9]+ |violations|^  |plans reached|fallbacks:|iOS and APNs|^wakes:|^server answers|^SDKs:|^\\* lost|^† shown|not judged|stuck|alerts waited" \
+    | tr '\r' '\n' | grep -E "behaviour|^[a-z-]+ +[0-9]+ +[0-9]+ |violations|^  [^ ]|plans reached|fallbacks:|iOS and APNs|^wakes:|^server answers|^SDKs:|^\\* lost|^† shown|not judged|stuck|alerts waited" \
     | tee /tmp/buzzkit-bench-fleet.txt
   if [ -n "$BENCH_MARKDOWN" ]; then
     { echo; echo "The fleet, $FLEET subscribers in $FLEET_WAVES waves through the real processes (the simulator's report):"; echo

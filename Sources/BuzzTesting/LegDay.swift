@@ -32,9 +32,18 @@ public enum LegDay {
             """
     }
 
-    /// The definition as a ``JSONValue``.
-    public static func value(_ moment: Moment = .sevenInTheSubscribersZone, expiresAfter: String? = nil) -> JSONValue {
-        try! JSONParser.parse(Data(text(moment, expiresAfter: expiresAfter).utf8))
+    /// The definition as a ``JSONValue``; `send` adds or replaces members of the nudge's send
+    /// (`deliver`, `expiresAfter`, buttons, presentation, …).
+    public static func value(_ moment: Moment = .sevenInTheSubscribersZone, expiresAfter: String? = nil,
+                             send: [String: JSONValue] = [:]) -> JSONValue {
+        let parsed = try! JSONParser.parse(Data(text(moment, expiresAfter: expiresAfter).utf8))
+        guard !send.isEmpty, case .object(var root) = parsed, case .array(var steps)? = root["steps"],
+              case .object(var nudge) = steps[1], case .object(var members)? = nudge["send"] else { return parsed }
+        members.merge(send) { $1 }
+        nudge["send"] = .object(members)
+        steps[1] = .object(nudge)
+        root["steps"] = .array(steps)
+        return .object(root)
     }
 
     /// The definition as Foundation objects, a request body.

@@ -1,6 +1,7 @@
 import BuzzEngine
 import BuzzKitWire
 import Foundation
+import BuzzTesting
 import XCTest
 
 /// `send.expiresAfter` (docs/contract.md §4c): how long after its moment a notification is
@@ -12,11 +13,9 @@ final class RunLifetimeTests: XCTestCase {
 
     /// Leg day with `expiresAfter` set on its send (left out when nil).
     private func legDay(expiresAfter: JSONValue?, deliver: String = "local") -> JSONValue {
-        var send: [String: JSONValue] = ["deliver": .string(deliver), "title": "Leg day", "body": "6:00 with Maya."]
+        var send: [String: JSONValue] = ["deliver": .string(deliver)]
         if let expiresAfter { send["expiresAfter"] = expiresAfter }
-        return ["key": "leg-day", "trigger": ["event": "workout.scheduled"], "cancelOn": [["event": "workout.completed"]],
-                "steps": [["name": "morning-of", "waitUntil": ["time": "07:00", "timezone": "subscriber"]],
-                          .object(["name": "nudge", "send": .object(send)])]]
+        return LegDay.value(send: send)
     }
 
     private func run(_ json: JSONValue) -> RunState {

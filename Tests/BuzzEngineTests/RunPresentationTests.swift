@@ -1,6 +1,7 @@
 import BuzzEngine
 import BuzzKitWire
 import Foundation
+import BuzzTesting
 import XCTest
 
 /// A send's presentation and buttons (DESIGN §4c): the plan and its fallback carry the same
@@ -15,11 +16,7 @@ final class RunPresentationTests: XCTestCase {
 
     /// Leg day whose send has `extra` members.
     private func legDay(_ extra: [String: JSONValue], deliver: String = "local") -> JSONValue {
-        var send: [String: JSONValue] = ["deliver": .string(deliver), "title": "Leg day", "body": "6:00 with Maya."]
-        send.merge(extra) { $1 }
-        return ["key": "leg-day", "trigger": ["event": "workout.scheduled"], "cancelOn": [["event": "workout.completed"]],
-                "steps": [["name": "morning-of", "waitUntil": ["time": "07:00", "timezone": "subscriber"]],
-                          .object(["name": "nudge", "send": .object(send)])]]
+        LegDay.value(send: ["deliver": .string(deliver)].merging(extra) { $1 })
     }
 
     private func run(_ json: JSONValue) -> RunState {
