@@ -40,7 +40,7 @@ let package = Package(
         // Push delivery: the PushProvider port, APNs over HTTP/2 (libcurl) with ES256 tokens.
         .target(name: "PushDelivery", dependencies: ["CCurl", "COpenSSL", "CPushShims", "BuzzCrypto", "BuzzKitWire"]),
         // The local APNs stand-in (Apple's side); shares no code with the client on purpose.
-        .target(name: "APNsStandIn", dependencies: ["COpenSSL", "CNGHTTP2", "CPushShims"]),
+        .target(name: "APNsStandIn", dependencies: ["COpenSSL", "CNGHTTP2", "CPushShims", "BuzzCrypto"]),
 
         // The pure core: wire types (shared with the SDK) and the engine. No I/O.
         .target(name: "BuzzKitWire"),

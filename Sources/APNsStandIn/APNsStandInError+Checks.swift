@@ -1,3 +1,4 @@
+import BuzzCrypto
 import CNGHTTP2
 import COpenSSL
 import Foundation
@@ -16,21 +17,8 @@ extension APNsStandInError {
 
     /// An error built from OpenSSL's thread-local error queue, which it empties.
     static func openSSL(_ context: String, libraryCode: Int? = nil) -> APNsStandInError {
-        APNsStandInError(.openSSL, context: context, message: drainOpenSSLErrors() ?? "OpenSSL call failed",
+        APNsStandInError(.openSSL, context: context, message: OpenSSLErrorQueue.drain() ?? "OpenSSL call failed",
                          libraryCode: libraryCode)
-    }
-
-    /// OpenSSL's queued error strings joined, or `nil` when the queue is empty; empties it.
-    static func drainOpenSSLErrors() -> String? {
-        var reasons: [String] = []
-        while true {
-            let code = ERR_get_error()
-            if code == 0 { break }
-            var buffer = [CChar](repeating: 0, count: 256)
-            ERR_error_string_n(code, &buffer, buffer.count)
-            reasons.append(String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
-        }
-        return reasons.isEmpty ? nil : reasons.joined(separator: "; ")
     }
 
     /// The checking function for libnghttp2: negative return codes are errors.

@@ -1,3 +1,4 @@
+import BuzzCrypto
 import COpenSSL
 import CPushShims
 import Foundation
@@ -44,7 +45,7 @@ final class ECKey: @unchecked Sendable {
     private static func read(_ pem: String, what: String, _ reader: (OpaquePointer) -> OpaquePointer?) throws -> ECKey {
         let bio = try MemoryBIO(text: pem)
         guard let key = reader(bio.pointer) else {
-            let detail = APNsStandInError.drainOpenSSLErrors() ?? "no PEM found"
+            let detail = OpenSSLErrorQueue.drain() ?? "no PEM found"
             throw APNsStandInError(.invalidKey, context: "read \(what)", message: detail)
         }
         let wrapped = ECKey(owning: key)
@@ -76,7 +77,7 @@ final class ECKey: @unchecked Sendable {
         guard let context = EVP_MD_CTX_new() else { return false }
         defer { EVP_MD_CTX_free(context) }
         guard EVP_DigestVerifyInit(context, nil, EVP_sha256(), nil, pointer) == 1 else {
-            _ = APNsStandInError.drainOpenSSLErrors()
+            _ = OpenSSLErrorQueue.drain()
             return false
         }
         let result = message.withUnsafeBytes { input in
@@ -85,7 +86,7 @@ final class ECKey: @unchecked Sendable {
                                  input.bindMemory(to: UInt8.self).baseAddress, input.count)
             }
         }
-        if result != 1 { _ = APNsStandInError.drainOpenSSLErrors() }
+        if result != 1 { _ = OpenSSLErrorQueue.drain() }
         return result == 1
     }
 

@@ -1,3 +1,4 @@
+import BuzzCrypto
 import CNGHTTP2
 import COpenSSL
 import Foundation
@@ -54,7 +55,7 @@ final class StandInConnection: @unchecked Sendable {
         _ = setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
         guard handshake(), negotiatedHTTP2() else {
             server.countFailedHandshake()
-            _ = APNsStandInError.drainOpenSSLErrors()
+            _ = OpenSSLErrorQueue.drain()
             return
         }
         server.countEstablished()
@@ -64,7 +65,7 @@ final class StandInConnection: @unchecked Sendable {
             return
         }
         serve()
-        _ = APNsStandInError.drainOpenSSLErrors()
+        _ = OpenSSLErrorQueue.drain()
     }
 
     private func handshake() -> Bool {

@@ -1,3 +1,4 @@
+import BuzzCrypto
 import COpenSSL
 import CPushShims
 import Foundation
@@ -18,7 +19,7 @@ final class TLSServerContext: @unchecked Sendable {
         let bio = try MemoryBIO(text: credentials.serverCertificatePEM)
         guard let certificate = PEM_read_bio_X509(bio.pointer, nil, nil, nil) else {
             throw APNsStandInError(.invalidKey, context: "read the server certificate",
-                                   message: APNsStandInError.drainOpenSSLErrors() ?? "no PEM certificate")
+                                   message: OpenSSLErrorQueue.drain() ?? "no PEM certificate")
         }
         defer { X509_free(certificate) }
         try APNsStandInError.checkOpenSSL(SSL_CTX_use_certificate(context, certificate), "SSL_CTX_use_certificate")

@@ -1,3 +1,4 @@
+import BuzzKitWire
 import APNsStandIn
 import Foundation
 

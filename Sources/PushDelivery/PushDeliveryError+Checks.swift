@@ -1,3 +1,4 @@
+import BuzzCrypto
 import CCurl
 import COpenSSL
 import Foundation
@@ -61,15 +62,6 @@ extension PushDeliveryError {
 
     /// An error built from OpenSSL's thread-local error queue, which it empties.
     static func openSSL(_ context: String, libraryCode: Int? = nil) -> PushDeliveryError {
-        var reasons: [String] = []
-        while true {
-            let code = ERR_get_error()
-            if code == 0 { break }
-            var buffer = [CChar](repeating: 0, count: 256)
-            ERR_error_string_n(code, &buffer, buffer.count)
-            reasons.append(String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
-        }
-        let message = reasons.isEmpty ? "OpenSSL call failed" : reasons.joined(separator: "; ")
-        return PushDeliveryError(.openSSL, context: context, message: message, libraryCode: libraryCode)
+        PushDeliveryError(.openSSL, context: context, message: OpenSSLErrorQueue.drain() ?? "OpenSSL call failed", libraryCode: libraryCode)
     }
 }

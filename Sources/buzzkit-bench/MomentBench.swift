@@ -18,7 +18,7 @@ enum MomentBench {
                      "UTC", "America/St_Johns", "Asia/Tokyo", "America/Los_Angeles", "Europe/London"]
             .compactMap { ZoneRules(identifier: $0) }
         let quiet = QuietHours(start: WallClockTime(hour: 22, minute: 0)!, end: WallClockTime(hour: 8, minute: 0)!)
-        var generator = SplitMix(seed: 42)
+        var generator = SplitMix64(seed: 42)
         return (0..<4096).map { index in
             Case(time: WallClockTime(hour: Int(generator.next() % 24), minute: Int(generator.next() % 4) * 15)!,
                  zone: zones[index % zones.count],
@@ -39,20 +39,5 @@ enum MomentBench {
             }
             return (all.count, checksum)
         }
-    }
-}
-
-/// A small seeded generator, so runs are comparable.
-struct SplitMix {
-    var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

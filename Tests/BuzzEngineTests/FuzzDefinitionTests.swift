@@ -7,7 +7,7 @@ import XCTest
 /// themselves, and whatever is accepted round-trips and runs.
 final class FuzzDefinitionTests: XCTestCase {
     func testRandomJSONNeverCrashesTheParser() {
-        var generator = SeededGenerator(seed: 1)
+        var generator = SplitMix64(seed: 1)
         for _ in 0..<3000 {
             let json = RandomJSON.value(depth: 4, using: &generator)
             check(json)
@@ -15,7 +15,7 @@ final class FuzzDefinitionTests: XCTestCase {
     }
 
     func testMutatedValidDefinitionsNeverCrashTheParser() {
-        var generator = SeededGenerator(seed: 2)
+        var generator = SplitMix64(seed: 2)
         var accepted = 0
         for _ in 0..<3000 {
             var json = RandomWorkflow.definition(using: &generator)
@@ -29,7 +29,7 @@ final class FuzzDefinitionTests: XCTestCase {
     }
 
     func testGeneratedWorkflowsAreValid() {
-        var generator = SeededGenerator(seed: 3)
+        var generator = SplitMix64(seed: 3)
         for _ in 0..<500 {
             let json = RandomWorkflow.definition(using: &generator)
             XCTAssertNoThrow(try WorkflowDefinition.parse(json), json.jsonText)

@@ -7,7 +7,7 @@ import XCTest
 /// every call.
 final class FuzzRunTests: XCTestCase {
     func testRandomInputSequencesKeepTheInvariants() throws {
-        var generator = SeededGenerator(seed: 2026)
+        var generator = SplitMix64(seed: 2026)
         var totals = (fallbacks: 0, plans: 0, cancels: 0, completed: 0, failed: 0, releasedFallbacks: 0)
         for iteration in 0..<600 {
             let workflow = try WorkflowDefinition.parse(RandomWorkflow.definition(using: &generator))

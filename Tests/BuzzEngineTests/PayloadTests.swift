@@ -80,7 +80,7 @@ final class PayloadTests: XCTestCase {
     }
 
     func testFallbackIsNeverLargerThanItsPlan() {
-        var generator = SeededGenerator(seed: 11)
+        var generator = SplitMix64(seed: 11)
         for _ in 0..<300 {
             let text = { (count: Int) in String((0..<count).map { _ in "aé\"\n{}x".randomElement(using: &generator)! }) }
             let sample = LocalPlan(id: text(Int.random(in: 1...80, using: &generator)), messageId: text(36),

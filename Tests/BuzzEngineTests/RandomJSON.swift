@@ -6,7 +6,7 @@ enum RandomJSON {
                         "local", "push", "title", "body", "if", "then", "else", "$trigger", "$eq", "$in", "$gt", "$exists", "$regex",
                         "25:00", "07:00", "Europe/Berlin", "subscriber", "-1h30m", "{{trigger.x}}", "{{", "", "cancelOn", "event", "where"]
 
-    static func value(depth: Int, using generator: inout SeededGenerator) -> JSONValue {
+    static func value(depth: Int, using generator: inout SplitMix64) -> JSONValue {
         switch Int.random(in: 0..<(depth > 0 ? 8 : 5), using: &generator) {
         case 0: return .null
         case 1: return .bool(Bool.random(using: &generator))
@@ -24,7 +24,7 @@ enum RandomJSON {
     }
 
     /// Replaces, deletes or adds one member somewhere in the tree.
-    static func mutate(_ json: JSONValue, using generator: inout SeededGenerator) -> JSONValue {
+    static func mutate(_ json: JSONValue, using generator: inout SplitMix64) -> JSONValue {
         switch json {
         case .object(var members) where !members.isEmpty && Bool.random(using: &generator):
             let key = members.keys.sorted().randomElement(using: &generator)!

@@ -6,7 +6,7 @@ import Foundation
 enum RandomWorkflow {
     static let zones = ["subscriber", "Europe/Berlin", "America/New_York", "Asia/Kathmandu", "Australia/Lord_Howe", "UTC"]
 
-    static func definition(using generator: inout SeededGenerator) -> JSONValue {
+    static func definition(using generator: inout SplitMix64) -> JSONValue {
         var counter = 0
         let steps = stepList(depth: 0, counter: &counter, using: &generator)
         return ["key": "fuzz", "trigger": ["event": "workout.scheduled"],
@@ -16,13 +16,13 @@ enum RandomWorkflow {
                 "steps": .array(steps)]
     }
 
-    private static func stepList(depth: Int, counter: inout Int, using generator: inout SeededGenerator) -> [JSONValue] {
+    private static func stepList(depth: Int, counter: inout Int, using generator: inout SplitMix64) -> [JSONValue] {
         (0..<Int.random(in: 1...(depth == 0 ? 6 : 3), using: &generator)).map { _ in
             step(depth: depth, counter: &counter, using: &generator)
         }
     }
 
-    private static func step(depth: Int, counter: inout Int, using generator: inout SeededGenerator) -> JSONValue {
+    private static func step(depth: Int, counter: inout Int, using generator: inout SplitMix64) -> JSONValue {
         counter += 1
         let name = JSONValue.string("s\(counter)")
         switch Int.random(in: 0..<(depth < 2 ? 6 : 5), using: &generator) {

@@ -115,7 +115,7 @@ struct RunHarness {
                        "an open step in an ended run", file: file, line: line)
     }
 
-    func randomInput(using generator: inout SeededGenerator) -> RunInput {
+    func randomInput(using generator: inout SplitMix64) -> RunInput {
         let localIds = state.steps.compactMap { $0.local?.localId } + ["\(state.runId)/nope"]
         switch Int.random(in: 0..<12, using: &generator) {
         case 0, 1, 2:
