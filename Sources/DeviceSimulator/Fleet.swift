@@ -289,6 +289,9 @@ public final class Fleet: @unchecked Sendable {
         for (number, phone) in phones.enumerated() where phone.appleCounts.taps > phone.appleCounts.opensTracked {
             report.diagnosticTraces += phone.trace(around: postedAt ?? Date()).suffix(30).map { "phone \(number) (a tap not tracked): \($0)" }
         }
+        for (number, phone) in phones.enumerated() where phone.actionCounts.chosen > phone.actionCounts.tracked {
+            report.diagnosticTraces += phone.trace(around: postedAt ?? Date()).suffix(40).map { "phone \(number) (a button not tracked): \($0)" }
+        }
         report.serverAnswers = ServerAnswers(transport.routes)
         report.collapsedRepeats = collapsed
         report.platform = platform
