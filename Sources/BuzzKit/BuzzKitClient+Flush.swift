@@ -49,6 +49,7 @@ extension BuzzKitClient {
                 let late = Set(answer?.late ?? []), cancelled = Set(answer?.cancelled ?? [])
                 delivered(ids, notCounted: late.union(cancelled))
                 await applyAnswers(acknowledgmentIds: ids, late: late, cancelled: cancelled)
+                flightStepped()
             case .unauthorized(let error):
                 cachedToken = nil
                 if reauthorized {
@@ -84,7 +85,19 @@ extension BuzzKitClient {
             if queue.isEmpty { flushDueAt = nil }  // else stopped by a suspension: due at the next wake
         }
         flight = nil
+        flightStepped()
         await tick()
+    }
+
+    /// Returns when the flight answered its next batch or ended.
+    func nextFlightStep() async {
+        await withCheckedContinuation { flightStepWaiters.append($0) }
+    }
+
+    private func flightStepped() {
+        let waiting = flightStepWaiters
+        flightStepWaiters = []
+        for waiter in waiting { waiter.resume() }
     }
 
     /// Posts one batch: `POST /v1/events` with `{"events": [...]}`; with the answer's body

@@ -67,6 +67,8 @@ public actor BuzzKitClient: PushEventHandling {
 
     // Flushing.
     var flight: Task<Void, Never>?
+    /// Waiting for the flight's next batch to be answered (``settle(until:)``).
+    var flightStepWaiters: [CheckedContinuation<Void, Never>] = []
     var inFlightEventIds: Set<String> = []
     var flushDueAt: Date?
     var retryAt: Date?
