@@ -9,6 +9,8 @@ final class AppGate: @unchecked Sendable {
     private var running = false
     private var suspensions = 0
     private var waiters: [CheckedContinuation<Void, Never>] = []
+    private var inFlight = 0
+    private var cut = 0
 
     /// Whether the app runs now.
     var isRunning: Bool {
@@ -28,12 +30,23 @@ final class AppGate: @unchecked Sendable {
         lock.lock()
         let wasRunning = running
         running = isRunning
-        if wasRunning && !isRunning { suspensions += 1 }
+        if wasRunning && !isRunning {
+            suspensions += 1
+            cut += inFlight
+        }
         let woken = isRunning ? waiters : []
         if isRunning { waiters = [] }
         lock.unlock()
         for waiter in woken { waiter.resume() }
     }
+
+    /// A request of the app's left for the server / came back.
+    func requestBegan() { lock.withLock { inFlight += 1 } }
+    func requestEnded() { lock.withLock { inFlight -= 1 } }
+
+    /// How many requests a suspension froze mid-flight so far (their answer, whatever it was,
+    /// reaches the app only when it runs again).
+    var requestsCut: Int { lock.withLock { cut } }
 
     /// Returns once the app runs.
     func whenRunning() async {

@@ -143,11 +143,16 @@ extension Fleet {
                 if original == nil { try? await Task.sleep(nanoseconds: 100_000_000) }
             }
             guard let original else { return }
-            let failures = phone.locked { phone.flushFailures }
+            let failures = phone.locked { phone.flushFailures }, cut = phone.requestsCutBySuspension
             await phone.choose(behaviour == .snoozer ? Self.snoozeAction : Self.doneAction, on: original)
-            // An outage that refused the button's events before iOS suspended the app: they wait
-            // on the phone for its next run (judged apart, as nobody could send them sooner).
-            if phone.locked({ phone.flushFailures }) > failures { updateWindow("w-\(id)") { $0.eventsHeldByOutage = true } }
+            // An outage that refused the button's events, or kept their request unanswered, until
+            // iOS suspended the app: they wait on the phone for its next run (judged apart, as
+            // nobody could send them sooner). A request still on its way at the suspension
+            // reports its failure only when the app runs again, so the queue is what tells.
+            let outage = phone.locked({ phone.flushFailures }) > failures || phone.requestsCutBySuspension > cut
+            if outage, await phone.buttonEventsWaiting() {
+                updateWindow("w-\(id)") { $0.eventsHeldByOutage = true }
+            }
             guard behaviour == .snoozer else { return }
             // The report is made once every script ended: wait for the snoozed reminder.
             let again = Date().addingTimeInterval(Double(configuration.snoozeSeconds) + configuration.settleSeconds)

@@ -34,8 +34,9 @@ public struct FleetWindow: Sendable, Codable {
     public var expectation: Expectation
     /// Why it must not be shown (for the report's sentence): "cancel" or "logout".
     public var neverBecause: String?
-    /// A button's events the API refused (an outage) before iOS suspended the app: they wait on
-    /// the phone for its next run, so the server cannot show them yet.
+    /// A button's events the API refused, or left unanswered, in an outage until iOS suspended
+    /// the app: still queued, they wait on the phone for its next run, so the server cannot show
+    /// them yet.
     public var eventsHeldByOutage: Bool?
 
     /// The workout id in a notification body "… (w-…)." (the fleet's workflow puts it there).

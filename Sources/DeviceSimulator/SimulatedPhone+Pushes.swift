@@ -131,6 +131,16 @@ extension SimulatedPhone {
     /// `UNNotificationActionOptions`: only a `.foreground` action brings the app to the screen)
     /// and hands the response to the notification delegate; the app is suspended again once the
     /// delegate called the completion handler.
+    /// Whether a button's `$push.action` is still queued in the SDK (after its wake: the API
+    /// did not take it in time, so it goes at the app's next run).
+    func buttonEventsWaiting() async -> Bool {
+        guard let client else { return false }
+        return await client.queuedEvents.contains { $0.event == BuzzEvent.pushAction }
+    }
+
+    /// How many of the app's requests suspensions froze mid-flight so far (this process).
+    var requestsCutBySuspension: Int { locked { process?.gate }?.requestsCut ?? 0 }
+
     func choose(_ actionId: String, on id: String) async {
         note("person chooses \(actionId) on \(id)")
         locked {
