@@ -49,7 +49,6 @@ extension BuzzKitClient {
                 let late = Set(answer?.late ?? []), cancelled = Set(answer?.cancelled ?? [])
                 delivered(ids, notCounted: late.union(cancelled))
                 await applyAnswers(acknowledgmentIds: ids, late: late, cancelled: cancelled)
-                flightStepped()
             case .unauthorized(let error):
                 cachedToken = nil
                 if reauthorized {
@@ -71,6 +70,7 @@ extension BuzzKitClient {
                 failure = (error, retryAfter)
                 break sending
             }
+            flightStepped()
         }
         if let failure {
             consecutiveFailures += 1

@@ -112,8 +112,8 @@ extension BuzzKitClient {
         _ = await registration?.value
         await sync?.value
         await logout?.value
-        let queued = Set(queue.events.compactMap(\.id))
-        while flight != nil, queue.events.contains(where: { $0.id.map(queued.contains) ?? false }) {
+        let queued = queue.events.compactMap(\.id)
+        while flight != nil, queued.contains(where: queue.contains(id:)) {
             await nextFlightStep()
         }
     }

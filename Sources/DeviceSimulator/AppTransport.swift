@@ -24,16 +24,13 @@ final class AppTransport: HTTPTransport, @unchecked Sendable {
         guard network.isOnline else { throw BuzzKitError(.networkUnavailable, context: context, message: "the phone is offline") }
         guard gate.isRunning else { throw BuzzKitError(.networkUnavailable, context: context, message: "the app is suspended") }
         let generation = gate.generation
-        gate.requestBegan()
-        let uplink = network.uplinkDelay
-        if uplink > 0 { try? await Task.sleep(nanoseconds: UInt64(uplink * 1e9)) }
         let response: HTTPTransportResponse
         do {
+            gate.requestBegan()
+            defer { gate.requestEnded() }
+            let uplink = network.uplinkDelay
+            if uplink > 0 { try? await Task.sleep(nanoseconds: UInt64(uplink * 1e9)) }
             response = try await base.send(request)
-            gate.requestEnded()
-        } catch {
-            gate.requestEnded()
-            throw error
         }
         if gate.generation != generation {
             await gate.whenRunning()

@@ -126,11 +126,6 @@ extension SimulatedPhone {
         await leave()
     }
 
-    /// The person chooses the button `actionId` of the notification `id` on the lock screen:
-    /// iOS runs the app in the background for it (launching it if it is not running; Apple,
-    /// `UNNotificationActionOptions`: only a `.foreground` action brings the app to the screen)
-    /// and hands the response to the notification delegate; the app is suspended again once the
-    /// delegate called the completion handler.
     /// Whether a button's `$push.action` is still queued in the SDK (after its wake: the API
     /// did not take it in time, so it goes at the app's next run).
     func buttonEventsWaiting() async -> Bool {
@@ -141,6 +136,11 @@ extension SimulatedPhone {
     /// How many of the app's requests suspensions froze mid-flight so far (this process).
     var requestsCutBySuspension: Int { locked { process?.gate }?.requestsCut ?? 0 }
 
+    /// The person chooses the button `actionId` of the notification `id` on the lock screen:
+    /// iOS runs the app in the background for it (launching it if it is not running; Apple,
+    /// `UNNotificationActionOptions`: only a `.foreground` action brings the app to the screen)
+    /// and hands the response to the notification delegate; the app is suspended again once the
+    /// delegate called the completion handler.
     func choose(_ actionId: String, on id: String) async {
         note("person chooses \(actionId) on \(id)")
         locked {
