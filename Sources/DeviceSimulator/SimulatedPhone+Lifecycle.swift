@@ -146,7 +146,7 @@ extension SimulatedPhone {
     private func launch() async -> AppProcess {
         let gate = AppGate()
         gate.set(running: true)
-        let (owner, token, center, store, keychain) = locked { (ownerStorage, tokenStorage, centerStorage, storeStorage, keychainStorage) }
+        let (owner, token, center, store, keychain, install) = locked { (ownerStorage, tokenStorage, centerStorage, storeStorage, keychainStorage, self.install) }
         var sdk = Configuration(apiBaseURL: configuration.apiBaseURL, publishableKey: configuration.publishableKey,
                                 subscriberId: owner, subscriberToken: tokenProvider(for: owner), pushTopic: configuration.topic)
         sdk.pushEnvironment = .production
@@ -171,7 +171,7 @@ extension SimulatedPhone {
                     preconditionFailure("the simulator's SDK configuration is invalid")
                 }
                 return client
-            }, prepare: { [weak self] client in await client.setActivityObserver { [weak self] in self?.observe($0) } })
+            }, prepare: { [weak self] client in await client.setActivityObserver { [weak self] in self?.observe($0, from: install) } })
             application.modelLaunch(delegate: delegate, foreground: false)
             return delegate
         }
@@ -184,6 +184,7 @@ extension SimulatedPhone {
             self.process = process
             launching = nil
         }
+        note("app launched" + (install > 1 ? " (install \(install))" : ""))
         return process
     }
 

@@ -86,14 +86,13 @@ extension SimulatedPhone {
     /// new install gets no silent push until the person opens it.
     func reinstall() async {
         note("person deletes and reinstalls the app")
-        let old = center
         let oldToken = token
-        _ = old
         terminate(byPerson: true)
         detachCenter()
         let fresh = UNUserNotificationCenter(modelDevice: device, authorization: authorization.modelStatus)
         let newToken = Self.newToken()
         locked {
+            install += 1
             centerStorage = fresh
             storeStorage = InMemoryKeyValueStore()
             tokenStorage = newToken

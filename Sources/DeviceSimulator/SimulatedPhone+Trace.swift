@@ -5,16 +5,19 @@ extension SimulatedPhone {
     /// How many entries a phone's trace keeps (the oldest go first).
     static let traceLength = 400
 
-    /// Notes what the SDK reported, leaving out the chatter (each queued or delivered event).
+    /// Notes what the SDK reported, leaving out the chatter (each queued or delivered event);
+    /// after a reinstall, with the install it came from.
     func note(_ activity: ClientActivity) {
-        switch activity {
-        case .eventQueued, .notificationOpened:
-            return
-        case .eventsDelivered(let ids):
-            note("\(ids.count) event(s) delivered")
-        default:
-            note(String(describing: activity))
-        }
+        if case .eventQueued = activity { return }
+        if case .notificationOpened = activity { return }
+        let install = locked { self.install }
+        note((install > 1 ? "(install \(install)) " : "") + Self.described(activity))
+    }
+
+    /// An SDK report as the trace shows it.
+    static func described(_ activity: ClientActivity) -> String {
+        if case .eventsDelivered(let ids) = activity { return "\(ids.count) event(s) delivered" }
+        return String(describing: activity)
     }
 
     /// Notes something the phone or its person did.

@@ -70,6 +70,8 @@ final class SimulatedPhone: @unchecked Sendable {
     var authorization: NotificationAuthorization
     /// Tokens this phone had before a reinstall (APNs answers 410 for them).
     var retiredTokens: [String] = []
+    /// Which install of the app the phone has (1, then one more at each reinstall).
+    var install = 1
     /// When the server first accepted each "owner|token" registration.
     var registered: [String: Date] = [:]
     /// When the server first dropped this phone's device from each former owner (a logout).
@@ -185,8 +187,15 @@ final class SimulatedPhone: @unchecked Sendable {
         get async { locked { registered["\(ownerStorage)|\(tokenStorage)"] != nil } }
     }
 
-    /// What the SDK reports (the simulator's view into the app).
-    func observe(_ activity: ClientActivity) {
+    /// What the SDK of install `from` reports (the simulator's view into the app). A deleted
+    /// install's process is gone on a real phone (iOS kills it with the app): what its
+    /// leftover tasks report here is noted apart for the trace and counts for nothing.
+    func observe(_ activity: ClientActivity, from install: Int) {
+        let current = locked { self.install }
+        guard install == current else {
+            note("(deleted install \(install)) " + Self.described(activity))
+            return
+        }
         note(activity)
         switch activity {
         case .deviceRegistered(let registration):
