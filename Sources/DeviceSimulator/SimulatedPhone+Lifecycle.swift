@@ -32,7 +32,7 @@ extension SimulatedPhone {
     /// (sync, flush, registration). With `stay`, the person leaves after that many seconds.
     func open(stay seconds: Double?) async {
         note("person opens the app")
-        let process = await ensureProcess(foreground: true)
+        let process = await foregroundProcess()
         await process.application.modelBecomeActive()
         deliverHeldThrottledPush()
         guard let seconds else { return }
@@ -45,7 +45,7 @@ extension SimulatedPhone {
     /// the tap does not wait for the SDK's wake (its sync and flush, which an outage can hold
     /// for seconds); the person leaves once the wake has settled.
     func openAndTrack(_ event: String) async {
-        let process = await ensureProcess(foreground: true)
+        let process = await foregroundProcess()
         await process.application.modelBecomeActive()
         try? await process.client.track(event)
         await leave()
@@ -57,7 +57,7 @@ extension SimulatedPhone {
     /// BuzzKit's plans due later go; the SDK notices as the app leaves.
     func openAndAddOwnReminders(_ count: Int, firingBetween start: Date, and end: Date) async {
         note("person opens the app; it adds \(count) reminders of its own")
-        let process = await ensureProcess(foreground: true)
+        let process = await foregroundProcess()
         await process.application.modelBecomeActive()
         let step = max(0.001, end.timeIntervalSince(start)) / Double(count + 1)
         for index in 0..<count {
@@ -109,17 +109,28 @@ extension SimulatedPhone {
         if let application = process?.application { Task { @MainActor in application.modelTerminate() } }
         process?.gate.set(running: false)
         process = nil
+        // A launch under way dies with the process (``launch(_:)`` sees `processEnds` moved).
         launching = nil
+        processEnds += 1
         state = .notRunning
         device.appInForeground = false
         if byPerson { forceQuit = true }
         lock.unlock()
     }
 
+    /// The running process, launched first if there is none: the person opened the app.
+    func foregroundProcess() async -> AppProcess {
+        while true {
+            // A launch killed under way (the app deleted meanwhile) is followed by a new one.
+            if let process = await ensureProcess(foreground: true) { return process }
+        }
+    }
+
     /// The running process, launched first if there is none. `foreground`: the person opened
-    /// it; otherwise iOS woke it in the background for a silent push.
-    func ensureProcess(foreground: Bool) async -> AppProcess {
-        let (running, launch) = locked { () -> (AppProcess?, Task<AppProcess, Never>?) in
+    /// it; otherwise iOS woke it in the background for a silent push or a button. Nil when the
+    /// process ended before its launch finished (the person deleted the app meanwhile).
+    func ensureProcess(foreground: Bool) async -> AppProcess? {
+        let (running, launch) = locked { () -> (AppProcess?, Task<AppProcess?, Never>?) in
             if foreground {
                 forceQuit = false
                 state = .foreground
@@ -131,7 +142,10 @@ extension SimulatedPhone {
                 return (process, nil)
             }
             if let launching { return (nil, launching) }
-            let task = Task { await self.launch() }
+            // What the launch runs on is the install's now, not whatever is there when its task starts.
+            let inputs = LaunchInputs(owner: ownerStorage, token: tokenStorage, center: centerStorage, store: storeStorage,
+                                      keychain: keychainStorage, install: install, processEnds: processEnds)
+            let task = Task { await self.launch(inputs) }
             launching = task
             return (nil, task)
         }
@@ -143,10 +157,11 @@ extension SimulatedPhone {
     /// delegate's `didFinishLaunching`, where the app configures BuzzKit over the phone's
     /// environment in automatic mode (the app restores its own session: signed in as the
     /// phone's owner) and starts it. The device token comes back through the app delegate hook.
-    private func launch() async -> AppProcess {
+    /// Nil when the process ended meanwhile (iOS kills a deleted app's process, launch or not).
+    private func launch(_ inputs: LaunchInputs) async -> AppProcess? {
         let gate = AppGate()
         gate.set(running: true)
-        let (owner, token, center, store, keychain, install) = locked { (ownerStorage, tokenStorage, centerStorage, storeStorage, keychainStorage, self.install) }
+        let (owner, install) = (inputs.owner, inputs.install)
         var sdk = Configuration(apiBaseURL: configuration.apiBaseURL, publishableKey: configuration.publishableKey,
                                 subscriberId: owner, subscriberToken: tokenProvider(for: owner), pushTopic: configuration.topic)
         sdk.pushEnvironment = .production
@@ -154,14 +169,14 @@ extension SimulatedPhone {
         // Last-second phones, and the canary's kiosk (always on screen, probes 3 s ahead), rely
         // on a short acknowledgment deadline: a plan arriving inside it is left to the fallback.
         if behaviour == .lastSecond || alwaysInForeground { sdk.acknowledgmentDeadline = Self.lastSecondDeadline }
-        let ports = BuzzKitPorts(notificationCenter: UserNotificationCenterScheduler(center: center),
+        let ports = BuzzKitPorts(notificationCenter: UserNotificationCenterScheduler(center: inputs.center),
                                  clock: AppClock(system: systemClock, gate: gate),
-                                 store: DataProtectedStore(store, device: device) { [weak self] in self?.locked { self?.protectedRefusals += 1 } },
-                                 secrets: DataProtectedStore(keychain, device: device) { [weak self] in self?.locked { self?.protectedRefusals += 1 } },
+                                 store: DataProtectedStore(inputs.store, device: device) { [weak self] in self?.locked { self?.protectedRefusals += 1 } },
+                                 secrets: DataProtectedStore(inputs.keychain, device: device) { [weak self] in self?.locked { self?.protectedRefusals += 1 } },
                                  transport: AppTransport(base: baseTransport, network: network, gate: gate))
-        let application = UIApplication(modelDevice: device, deviceToken: Self.data(hex: token))
+        let application = UIApplication(modelDevice: device, deviceToken: Self.data(hex: inputs.token))
         let environment = ApplicationEnvironment(
-            pushEvents: ApplicationPushEventSource(center: center, application: { application }),
+            pushEvents: ApplicationPushEventSource(center: inputs.center, application: { application }),
             notifications: application.modelNotificationCenter,
             pathMonitor: { [modelNetwork] in NWPathMonitor(modelNetwork: modelNetwork) })
         let configuration = sdk
@@ -180,9 +195,19 @@ extension SimulatedPhone {
         // that launched it was once handled before the observer was set (a tap not counted).
         await MainActor.run(body: { delegate.prepared })?.value
         let process = AppProcess(gate: gate, application: application, delegate: delegate, client: client)
-        locked {
+        let alive = locked { () -> Bool in
+            guard processEnds == inputs.processEnds else { return false }
             self.process = process
             launching = nil
+            return true
+        }
+        guard alive else {
+            // The process ended while it launched (a reinstall: the deleted app's launch for a
+            // silent push once went on to run beside the new install's, and both scheduled).
+            gate.set(running: false)
+            Task { @MainActor in application.modelTerminate() }
+            note("a launch under way ended with the app's process" + (install > 1 ? " (install \(install))" : ""))
+            return nil
         }
         note("app launched" + (install > 1 ? " (install \(install))" : ""))
         return process

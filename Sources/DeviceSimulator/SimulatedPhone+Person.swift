@@ -67,7 +67,7 @@ extension SimulatedPhone {
     /// The person opens the app, signs out, and `newOwner` signs in on the same phone.
     func switchUser(to newOwner: String, stay seconds: Double) async {
         note("person signs out; \(newOwner) signs in")
-        let process = await ensureProcess(foreground: true)
+        let process = await foregroundProcess()
         await process.application.modelBecomeActive()
         // The person finds the sign-out button once the app's return to the screen (BuzzKit's
         // sync and flush, started by `didBecomeActive` a main-queue turn later) has settled.

@@ -83,7 +83,11 @@ extension SimulatedPhone {
         // iOS hands the push to the app delegate (launching the app first if needed), whose
         // callback BuzzKit's hook answers; iOS stops waiting after 30 s.
         let started = Date()
-        let process = await ensureProcess(foreground: false)
+        guard let process = await ensureProcess(foreground: false) else {
+            note("wake ended with the app's process (before its launch finished)")
+            locked { wakes -= 1 }
+            return
+        }
         let answer = await process.application.modelDeliverSilentPush(userInfo: JSONValue.foundationObject(payload) as [AnyHashable: Any])
         let took = Date().timeIntervalSince(started)
         let ended = await process.application.modelTerminated
@@ -116,7 +120,7 @@ extension SimulatedPhone {
     func tap(_ id: String) async {
         note("person taps \(id)")
         locked { taps += 1 }
-        let process = await ensureProcess(foreground: true)
+        let process = await foregroundProcess()
         await process.application.modelBecomeActive()
         deliverHeldThrottledPush()
         if await !center.modelRespond(toNotificationWithIdentifier: id) {
@@ -147,7 +151,11 @@ extension SimulatedPhone {
             actionsChosen += 1
             wakes += 1
         }
-        let process = await ensureProcess(foreground: false)
+        guard let process = await ensureProcess(foreground: false) else {
+            note("the button \(actionId) on \(id) went with the app's process (it ended before its launch finished)")
+            locked { wakes -= 1 }
+            return
+        }
         if await !center.modelRespond(toNotificationWithIdentifier: id, actionIdentifier: actionId) {
             note("the button \(actionId) on \(id) was not answered (not shown: its category is not registered, or the delegate kept iOS waiting)")
         }

@@ -54,7 +54,10 @@ final class SimulatedPhone: @unchecked Sendable {
     var forceQuit: Bool
     var policy: SilentPushPolicy
     var process: AppProcess?
-    var launching: Task<AppProcess, Never>?
+    var launching: Task<AppProcess?, Never>?
+    /// How many times the app's process ended (``terminate(byPerson:)``): a launch under way
+    /// when it changes was killed with the process it was making.
+    var processEnds = 0
     var wakes = 0
     var shownStorage: [ShownNotification] = []
     var planIds: Set<String> = []
