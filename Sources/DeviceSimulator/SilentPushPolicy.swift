@@ -31,6 +31,15 @@ struct SilentPushPolicy: Sendable {
         case throttled
         /// Background App Refresh is off: kept for the app's next run.
         case waitsForApp
+
+        /// The decision as a trace says it.
+        var word: String {
+            switch self {
+            case .deliver: "deliver"
+            case .throttled: "throttled"
+            case .waitsForApp: "waitsForApp"
+            }
+        }
     }
 
     mutating func decide(now: Date, inForeground: Bool) -> Decision {

@@ -89,7 +89,7 @@ extension SimulatedPhone {
         await process.application.modelWhenIdle()
         locked { wakes -= 1 }
         suspendIfIdle()
-        note("app \(appState)")
+        note("app " + appState.rawValue)
     }
 
     /// iOS suspends a background app with no silent push in hand.

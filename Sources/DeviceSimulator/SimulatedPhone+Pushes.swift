@@ -61,7 +61,7 @@ extension SimulatedPhone {
     /// in the background, handles it, and is suspended again once it answered.
     func receiveSilent(_ payload: [String: JSONValue]) async {
         let decision = locked { () -> SilentPushPolicy.Decision? in forceQuit ? nil : policy.decide(now: Date(), inForeground: state == .foreground) }
-        note("iOS: silent push \(decision.map { "\($0)" } ?? "dropped (force-quit)")")
+        note("iOS: silent push " + (decision?.word ?? "dropped (force-quit)"))
         guard let decision else { return }
         guard decision == .deliver else {
             // iOS keeps the newest background notification it did not deliver and hands it
@@ -91,8 +91,7 @@ extension SimulatedPhone {
         let answer = await process.application.modelDeliverSilentPush(userInfo: JSONValue.foundationObject(payload) as [AnyHashable: Any])
         let took = Date().timeIntervalSince(started)
         let ended = await process.application.modelTerminated
-        note(answer != nil ? String(format: "wake answered after %.2f s", took)
-             : ended ? "wake ended with the app's process" : "wake cut off by iOS after 30 s")
+        note(answer != nil ? .wakeAnswered(took) : .text(ended ? "wake ended with the app's process" : "wake cut off by iOS after 30 s"))
         locked {
             if answer != nil { wakeTimes.append((began: started, seconds: took)) }
             if answer == nil && !ended { overruns += 1 }

@@ -5,26 +5,24 @@ extension SimulatedPhone {
     /// How many entries a phone's trace keeps (the oldest go first).
     static let traceLength = 400
 
-    /// Notes what the SDK reported, leaving out the chatter (each queued or delivered event);
-    /// after a reinstall, with the install it came from.
-    func note(_ activity: ClientActivity) {
+    /// Notes what the SDK of `install` reported, leaving out the chatter (each queued event,
+    /// each open: counted elsewhere).
+    func note(_ activity: ClientActivity, install: Int, deleted: Bool = false) {
         if case .eventQueued = activity { return }
         if case .notificationOpened = activity { return }
-        let install = locked { self.install }
-        note((install > 1 ? "(install \(install)) " : "") + Self.described(activity))
-    }
-
-    /// An SDK report as the trace shows it.
-    static func described(_ activity: ClientActivity) -> String {
-        if case .eventsDelivered(let ids) = activity { return "\(ids.count) event(s) delivered" }
-        return String(describing: activity)
+        note(.activity(activity, install: install, deleted: deleted))
     }
 
     /// Notes something the phone or its person did.
-    func note(_ what: String) {
+    func note(_ what: String) { note(.text(what)) }
+
+    /// Notes `entry` now; past ``traceLength`` entries the oldest go (a hundred at a time, so a
+    /// busy phone does not shift its whole trace at every note).
+    func note(_ entry: TraceEntry) {
+        let now = Date()
         locked {
-            traceStorage.append((Date(), what))
-            if traceStorage.count > Self.traceLength { traceStorage.removeFirst(traceStorage.count - Self.traceLength) }
+            traceStorage.append((now, entry))
+            if traceStorage.count > Self.traceLength + 100 { traceStorage.removeFirst(traceStorage.count - Self.traceLength) }
         }
     }
 
@@ -32,8 +30,8 @@ extension SimulatedPhone {
     /// `from` to `to` when given.
     func trace(around moment: Date, from: Date = .distantPast, to: Date = .distantFuture) -> [String] {
         locked {
-            traceStorage.filter { $0.at >= from && $0.at <= to }
-                .map { String(format: "%+.2f s %@", $0.at.timeIntervalSince(moment), Self.shortened($0.what)) }
+            traceStorage.suffix(Self.traceLength).filter { $0.at >= from && $0.at <= to }
+                .map { String(format: "%+.2f s %@", $0.at.timeIntervalSince(moment), Self.shortened($0.entry.described)) }
         }
     }
 

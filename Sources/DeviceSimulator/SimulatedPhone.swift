@@ -80,7 +80,7 @@ final class SimulatedPhone: @unchecked Sendable {
     /// When the server first dropped this phone's device from each former owner (a logout).
     var unregistered: [String: Date] = [:]
     /// The last things this phone's SDK and person did, for the report of a broken rule.
-    var traceStorage: [(at: Date, what: String)] = []
+    var traceStorage: [(at: Date, entry: TraceEntry)] = []
     var lostPlans: Set<String> = []
     var released = 0
     /// Taps the person made, and the `$push.opened` events the SDK queued for them.
@@ -196,10 +196,10 @@ final class SimulatedPhone: @unchecked Sendable {
     func observe(_ activity: ClientActivity, from install: Int) {
         let current = locked { self.install }
         guard install == current else {
-            note("(deleted install \(install)) " + Self.described(activity))
+            note(activity, install: install, deleted: true)
             return
         }
-        note(activity)
+        note(activity, install: install)
         switch activity {
         case .deviceRegistered(let registration):
             locked {
