@@ -126,6 +126,16 @@ extension SimulatedPhone {
         }
     }
 
+    /// The running process for a background wake (a silent push, a lock-screen button), launched
+    /// first if there is none; nil when the process ended before its launch finished: the wake
+    /// ends with it, noted as `lost`.
+    func backgroundProcess(orNote lost: String) async -> AppProcess? {
+        if let process = await ensureProcess(foreground: false) { return process }
+        note(lost)
+        locked { wakes -= 1 }
+        return nil
+    }
+
     /// The running process, launched first if there is none. `foreground`: the person opened
     /// it; otherwise iOS woke it in the background for a silent push or a button. Nil when the
     /// process ended before its launch finished (the person deleted the app meanwhile).
@@ -201,15 +211,16 @@ extension SimulatedPhone {
             launching = nil
             return true
         }
+        let named = install > 1 ? " (install \(install))" : ""
         guard alive else {
             // The process ended while it launched (a reinstall: the deleted app's launch for a
             // silent push once went on to run beside the new install's, and both scheduled).
             gate.set(running: false)
             Task { @MainActor in application.modelTerminate() }
-            note("a launch under way ended with the app's process" + (install > 1 ? " (install \(install))" : ""))
+            note("a launch under way ended with the app's process" + named)
             return nil
         }
-        note("app launched" + (install > 1 ? " (install \(install))" : ""))
+        note("app launched" + named)
         return process
     }
 

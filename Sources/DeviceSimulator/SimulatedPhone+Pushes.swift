@@ -83,11 +83,7 @@ extension SimulatedPhone {
         // iOS hands the push to the app delegate (launching the app first if needed), whose
         // callback BuzzKit's hook answers; iOS stops waiting after 30 s.
         let started = Date()
-        guard let process = await ensureProcess(foreground: false) else {
-            note("wake ended with the app's process (before its launch finished)")
-            locked { wakes -= 1 }
-            return
-        }
+        guard let process = await backgroundProcess(orNote: "wake ended with the app's process (before its launch finished)") else { return }
         let answer = await process.application.modelDeliverSilentPush(userInfo: JSONValue.foundationObject(payload) as [AnyHashable: Any])
         let took = Date().timeIntervalSince(started)
         let ended = await process.application.modelTerminated
@@ -150,11 +146,8 @@ extension SimulatedPhone {
             actionsChosen += 1
             wakes += 1
         }
-        guard let process = await ensureProcess(foreground: false) else {
-            note("the button \(actionId) on \(id) went with the app's process (it ended before its launch finished)")
-            locked { wakes -= 1 }
-            return
-        }
+        guard let process = await backgroundProcess(orNote: "the button \(actionId) on \(id) went with the app's process (it ended before its launch finished)")
+        else { return }
         if await !center.modelRespond(toNotificationWithIdentifier: id, actionIdentifier: actionId) {
             note("the button \(actionId) on \(id) was not answered (not shown: its category is not registered, or the delegate kept iOS waiting)")
         }
