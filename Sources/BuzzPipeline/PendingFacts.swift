@@ -39,7 +39,7 @@ package enum PendingFacts {
             let windows = group.flatMap { run in
                 run.subscriberId.map { subscriberId in
                     run.state.steps.compactMap { step in
-                        step.local?.planSent == true ? step.local.map { (subscriberId: subscriberId, runId: run.id, localId: $0.localId) } : nil
+                        step.local?.planSent == true ? step.local.map { WindowKey(subscriberId: subscriberId, runId: run.id, localId: $0.localId) } : nil
                     }
                 } ?? []
             }

@@ -20,7 +20,7 @@ package struct RunActions {
     package struct Pending {
         var messages: [OutboxMessage] = []
         var runIds: [UUID?] = []
-        var plans: [(tenantId: String, subscriberId: String?, delivery: LocalPlanDelivery)] = []
+        var plans: [SentPlan] = []
         /// Sends kept for the stage to make itself (alerts collected with `sendAlertsInline`,
         /// plans with `sendPlansInline`) instead of handing them to `fallback-check` or
         /// `plan-dispatch`.
@@ -115,7 +115,7 @@ package struct RunActions {
             case .statusChanged:
                 continue
             case .sendLocalPlan(let delivery):
-                pending.plans.append((run.tenantId, run.subscriberId, delivery))
+                pending.plans.append(SentPlan(tenantId: run.tenantId, subscriberId: run.subscriberId, delivery: delivery))
                 message = .sendPlan(tenantId: run.tenantId, runId: run.id, subscriberId: subscriberId, delivery: delivery)
                 if sendPlansInline && lanes.queue(of: message, bulk: run.bulk, now: now) == .planDispatch { pending.inline.append(message); continue }
             case .sendPush(let delivery):

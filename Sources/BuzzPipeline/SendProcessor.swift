@@ -87,9 +87,9 @@ struct SendProcessor {
             recorded.append((target, DeliveryOutcome(status: "expired", reason: "its lifetime ended before APNs accepted it", attempts: 0)))
         }
         if mode != .claimed {
-            try tx.recordDeliveries(recorded.map { ($0.target.request, $0.outcome) }, at: now)
+            try tx.recordDeliveries(recorded.map { DeliveryResult($0.target.request, $0.outcome) }, at: now)
         } else {
-            try tx.finishDeliveries(recorded.map { ($0.target.key, $0.target.device.id, $0.outcome) }, at: now)
+            try tx.finishDeliveries(recorded.map { DeliveryResult($0.target.request, $0.outcome) }, at: now)
         }
         try scheduleRetries(failed, tx: tx, now: now)
         // The runs learn how many devices got each plan at their next handling (PendingFacts):

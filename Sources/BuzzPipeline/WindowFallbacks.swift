@@ -53,7 +53,7 @@ enum WindowFallbacks {
         var alerts: [(decision: WindowDecision, message: PipelineMessage)] = []
         for (tenantId, group) in Dictionary(grouping: candidates, by: \.item.tenantId) {
             let holdings = try tx.acknowledgments(tenantId: tenantId, windows: group.map {
-                (subscriberId: $0.window.subscriberId, runId: $0.item.runId, localId: $0.window.localId)
+                WindowKey(subscriberId: $0.window.subscriberId, runId: $0.item.runId, localId: $0.window.localId)
             })
             let payloads = try tx.planPayloads(tenantId: tenantId, localIds: group.map(\.window.localId))
             for (item, window, stepName) in group {

@@ -40,7 +40,7 @@ public enum WindowSettlement {
         var decisions: [WindowDecision] = []
         for (tenantId, group) in Dictionary(grouping: due, by: \.window.tenantId) {
             let holdings = try tx.acknowledgments(tenantId: tenantId, windows: group.map {
-                (subscriberId: $0.window.subscriberId, runId: $0.window.runId, localId: $0.window.localId)
+                WindowKey(subscriberId: $0.window.subscriberId, runId: $0.window.runId, localId: $0.window.localId)
             })
             for item in group {
                 let window = item.window

@@ -128,7 +128,7 @@ struct InMemoryStoreTransaction: StoreTransaction {
         }
     }
 
-    func recordPlans(_ plans: [(tenantId: String, subscriberId: String?, delivery: LocalPlanDelivery)], at: Date) throws {
+    func recordPlans(_ plans: [SentPlan], at: Date) throws {
         for plan in plans { try recordPlan(tenantId: plan.tenantId, subscriberId: plan.subscriberId, delivery: plan.delivery, at: at) }
     }
 
@@ -168,7 +168,7 @@ struct InMemoryStoreTransaction: StoreTransaction {
 
     func updateRuns(_ runs: [RunRecord]) throws { try runs.forEach(updateRun) }
 
-    func acknowledgments(tenantId: String, windows: [(subscriberId: String, runId: UUID, localId: String)]) throws -> [UUID: [PlanHolding]] {
+    func acknowledgments(tenantId: String, windows: [WindowKey]) throws -> [UUID: [PlanHolding]] {
         read { state in
             var out: [UUID: [PlanHolding]] = [:]
             for window in windows {
@@ -303,9 +303,9 @@ struct InMemoryStoreTransaction: StoreTransaction {
         }
     }
 
-    func recordDeliveries(_ deliveries: [(request: DeliveryRequest, outcome: DeliveryOutcome)], at: Date) throws {
+    func recordDeliveries(_ deliveries: [DeliveryResult], at: Date) throws {
         write { state in
-            for (request, outcome) in deliveries {
+            for (request, outcome) in deliveries.map({ ($0.request, $0.outcome) }) {
                 let key = InMemoryStore.key(request.idempotencyKey, request.deviceId.uuidString)
                 if let existing = state.deliveries[key] {
                     guard existing.outcome?.status == "failed" else { continue }
@@ -317,9 +317,9 @@ struct InMemoryStoreTransaction: StoreTransaction {
         }
     }
 
-    func finishDeliveries(_ outcomes: [(idempotencyKey: String, deviceId: UUID, outcome: DeliveryOutcome)], at: Date) throws {
+    func finishDeliveries(_ outcomes: [DeliveryResult], at: Date) throws {
         write { state in
-            for item in outcomes { state.deliveries[InMemoryStore.key(item.idempotencyKey, item.deviceId.uuidString)]?.outcome = item.outcome }
+            for item in outcomes { state.deliveries[InMemoryStore.key(item.request.idempotencyKey, item.request.deviceId.uuidString)]?.outcome = item.outcome }
         }
     }
 

@@ -42,7 +42,7 @@ extension PostgresStoreTransaction {
         }
     }
 
-    func recordDeliveries(_ deliveries: [(request: DeliveryRequest, outcome: DeliveryOutcome)], at: Date) throws {
+    func recordDeliveries(_ deliveries: [DeliveryResult], at: Date) throws {
         guard !deliveries.isEmpty else { return }
         // In key order, as the claims take their locks.
         let sorted = deliveries.sorted { a, b in
@@ -68,12 +68,12 @@ extension PostgresStoreTransaction {
             """)
     }
 
-    func finishDeliveries(_ outcomes: [(idempotencyKey: String, deviceId: UUID, outcome: DeliveryOutcome)], at: Date) throws {
+    func finishDeliveries(_ outcomes: [DeliveryResult], at: Date) throws {
         guard !outcomes.isEmpty else { return }
         try db.execute("""
             UPDATE deliveries x SET status = u.s, apns_id = NULLIF(u.a, ''), http_status = NULLIF(u.h, 0), reason = NULLIF(u.r, ''),
                    attempts = x.attempts + u.n, sent_at = CASE WHEN u.s = 'sent' THEN \(at)::timestamptz ELSE x.sent_at END
-            FROM unnest(\(outcomes.map(\.idempotencyKey))::text[], \(outcomes.map(\.deviceId))::uuid[], \(outcomes.map(\.outcome.status))::text[],
+            FROM unnest(\(outcomes.map(\.request.idempotencyKey))::text[], \(outcomes.map(\.request.deviceId))::uuid[], \(outcomes.map(\.outcome.status))::text[],
                         \(outcomes.map { $0.outcome.apnsId ?? "" })::text[], \(outcomes.map { $0.outcome.httpStatus ?? 0 })::int[],
                         \(outcomes.map { $0.outcome.reason ?? "" })::text[], \(outcomes.map(\.outcome.attempts))::int[]) AS u(k, d, s, a, h, r, n)
             WHERE x.idempotency_key = u.k AND x.device_id = u.d

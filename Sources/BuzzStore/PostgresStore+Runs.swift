@@ -128,7 +128,7 @@ extension PostgresStoreTransaction {
             """)
     }
 
-    func acknowledgments(tenantId: String, windows: [(subscriberId: String, runId: UUID, localId: String)]) throws -> [UUID: [PlanHolding]] {
+    func acknowledgments(tenantId: String, windows: [WindowKey]) throws -> [UUID: [PlanHolding]] {
         guard !windows.isEmpty else { return [:] }
         var out: [UUID: [PlanHolding]] = [:]
         // Exact (tenant, subscriber, local id) keys: the primary key's leading columns (0005);
@@ -286,7 +286,7 @@ extension PostgresStoreTransaction {
             """)
     }
 
-    func recordPlans(_ plans: [(tenantId: String, subscriberId: String?, delivery: LocalPlanDelivery)], at: Date) throws {
+    func recordPlans(_ plans: [SentPlan], at: Date) throws {
         guard plans.count > 1 else {
             for plan in plans { try recordPlan(tenantId: plan.tenantId, subscriberId: plan.subscriberId, delivery: plan.delivery, at: at) }
             return

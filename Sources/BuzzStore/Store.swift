@@ -92,7 +92,7 @@ public protocol StoreTransaction {
     func markFallbacksDecided(tenantId: String, localIds: [String], at: Date) throws
     /// Every device's standing on the given plans (each by its run's subscriber), by run id,
     /// with whether the device still counts for that subscriber.
-    func acknowledgments(tenantId: String, windows: [(subscriberId: String, runId: UUID, localId: String)]) throws -> [UUID: [PlanHolding]]
+    func acknowledgments(tenantId: String, windows: [WindowKey]) throws -> [UUID: [PlanHolding]]
     /// How many devices were sent each plan (deliveries of kind `plan` that APNs accepted),
     /// by local id; plans sent to none are missing.
     func planDeliveryCounts(localIds: [String]) throws -> [String: Int]
@@ -114,7 +114,7 @@ public protocol StoreTransaction {
     /// Records a plan handed to devices (the `local_plans` table).
     func recordPlan(tenantId: String, subscriberId: String?, delivery: LocalPlanDelivery, at: Date) throws
     /// Records several plans in one statement.
-    func recordPlans(_ plans: [(tenantId: String, subscriberId: String?, delivery: LocalPlanDelivery)], at: Date) throws
+    func recordPlans(_ plans: [SentPlan], at: Date) throws
     /// Records a `$push.opened`.
     func recordOpen(tenantId: String, subscriberId: String, messageId: String, at: Date) throws
     /// Records a `$push.action` (a button chosen at `at`), for a message sent for one of the
@@ -142,9 +142,9 @@ public protocol StoreTransaction {
     /// Records sends made without a claim, with their answers: alerts of runs the transaction
     /// holds locked (``SendProcessor``). A pair already recorded keeps its row unless that
     /// send failed.
-    func recordDeliveries(_ deliveries: [(request: DeliveryRequest, outcome: DeliveryOutcome)], at: Date) throws
+    func recordDeliveries(_ deliveries: [DeliveryResult], at: Date) throws
     /// Records the answers of sends.
-    func finishDeliveries(_ outcomes: [(idempotencyKey: String, deviceId: UUID, outcome: DeliveryOutcome)], at: Date) throws
+    func finishDeliveries(_ outcomes: [DeliveryResult], at: Date) throws
     /// Devices that were sent a plan of the run (they need the `bk.cancel`) and are still
     /// active for the run's subscriber.
     func planRecipients(runId: UUID) throws -> [DeviceRecord]

@@ -43,7 +43,7 @@ final class AcknowledgmentMigrationTests: XCTestCase {
 
     func holdings(_ subscriber: String) throws -> [PlanHolding] {
         try PostgresStore(pool: pool).transaction { tx in
-            try tx.acknowledgments(tenantId: "t", windows: [(subscriberId: subscriber, runId: runId, localId: localId)])[runId] ?? []
+            try tx.acknowledgments(tenantId: "t", windows: [WindowKey(subscriberId: subscriber, runId: runId, localId: localId)])[runId] ?? []
         }
     }
 

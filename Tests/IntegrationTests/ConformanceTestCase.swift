@@ -34,7 +34,7 @@ class ConformanceTestCase: XCTestCase {
             }
             try store.transaction { tx in
                 try tx.insertRun(run)
-                try tx.recordPlans(plans.map { (tenantId, subscriber, $0) }, at: now)
+                try tx.recordPlans(plans.map { SentPlan(tenantId: tenantId, subscriberId: subscriber, delivery: $0) }, at: now)
             }
             return (run, phones, run.id.uuidString.lowercased() + "/nudge")
         }

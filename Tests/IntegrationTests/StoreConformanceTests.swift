@@ -135,7 +135,7 @@ final class StoreConformanceTests: ConformanceTestCase {
                 try tx.deactivateDevice(devices[0].id, reason: "Unregistered", at: s.now, deadSince: nil)
             }
             try s.store.transaction { tx in
-                let holdings = try tx.acknowledgments(tenantId: s.tenantId, windows: [("u1", run.id, localId)])[run.id] ?? []
+                let holdings = try tx.acknowledgments(tenantId: s.tenantId, windows: [WindowKey(subscriberId: "u1", runId: run.id, localId: localId)])[run.id] ?? []
                 let byDevice = Dictionary(uniqueKeysWithValues: holdings.map { ($0.device, $0) })
                 XCTAssertEqual(byDevice.count, 2)
                 XCTAssertEqual(byDevice[devices[0].token]?.deviceCounts, false, "a deactivated device no longer counts")
@@ -162,8 +162,8 @@ final class StoreConformanceTests: ConformanceTestCase {
                 XCTAssertEqual(try tx.recordAcknowledgments(tenantId: s.tenantId, [word("u1", localId)], at: s.now).acknowledged, 1, "its own plan")
             }
             try s.store.transaction { tx in
-                XCTAssertEqual(try tx.acknowledgments(tenantId: s.tenantId, windows: [("u2", run.id, localId)])[run.id] ?? [], [])
-                XCTAssertEqual((try tx.acknowledgments(tenantId: s.tenantId, windows: [("u1", run.id, localId)])[run.id] ?? []).count, 1)
+                XCTAssertEqual(try tx.acknowledgments(tenantId: s.tenantId, windows: [WindowKey(subscriberId: "u2", runId: run.id, localId: localId)])[run.id] ?? [], [])
+                XCTAssertEqual((try tx.acknowledgments(tenantId: s.tenantId, windows: [WindowKey(subscriberId: "u1", runId: run.id, localId: localId)])[run.id] ?? []).count, 1)
             }
         }
     }
@@ -180,7 +180,7 @@ final class StoreConformanceTests: ConformanceTestCase {
             let word = DeviceAcknowledgment(subscriberId: "u1", localId: localId, device: device.token, messageId: nil, kind: .scheduled, at: s.now)
             try s.store.transaction { tx in _ = try tx.recordAcknowledgments(tenantId: s.tenantId, [word], at: s.now) }
             func held() throws -> Int {
-                try s.store.transaction { tx in (try tx.acknowledgments(tenantId: s.tenantId, windows: [("u1", run.id, localId)])[run.id] ?? []).count }
+                try s.store.transaction { tx in (try tx.acknowledgments(tenantId: s.tenantId, windows: [WindowKey(subscriberId: "u1", runId: run.id, localId: localId)])[run.id] ?? []).count }
             }
             XCTAssertEqual(try held(), 1)
             _ = try s.driver.directory.putDevice(device)
@@ -201,7 +201,7 @@ final class StoreConformanceTests: ConformanceTestCase {
             let word = DeviceAcknowledgment(subscriberId: "u1", localId: localId, device: devices[0].token, messageId: nil, kind: .scheduled, at: s.now)
             try s.store.transaction { tx in
                 XCTAssertEqual(try tx.recordAcknowledgments(tenantId: s.tenantId, [word], at: s.now), AcknowledgmentOutcome(cancelled: [localId]))
-                XCTAssertEqual((try tx.acknowledgments(tenantId: s.tenantId, windows: [("u1", run.id, localId)])[run.id] ?? []).count, 0)
+                XCTAssertEqual((try tx.acknowledgments(tenantId: s.tenantId, windows: [WindowKey(subscriberId: "u1", runId: run.id, localId: localId)])[run.id] ?? []).count, 0)
             }
         }
     }
@@ -244,7 +244,7 @@ final class StoreConformanceTests: ConformanceTestCase {
                                    installId: "install-b")
             _ = try s.driver.directory.putDevice(new, maxActive: 10, replacing: "install-a")
             try s.store.transaction { tx in
-                XCTAssertEqual((try tx.acknowledgments(tenantId: s.tenantId, windows: [("u1", run.id, localId)])[run.id] ?? []).count, 0)
+                XCTAssertEqual((try tx.acknowledgments(tenantId: s.tenantId, windows: [WindowKey(subscriberId: "u1", runId: run.id, localId: localId)])[run.id] ?? []).count, 0)
                 XCTAssertEqual(try tx.activeDevices(tenantId: s.tenantId, subscriberId: "u1").map(\.token), [new.token])
                 XCTAssertEqual(try tx.activeDevices(tenantId: other.tenantId, subscriberId: "u1").map(\.token), [old.token], "another tenant's")
             }
@@ -273,8 +273,8 @@ final class StoreConformanceTests: ConformanceTestCase {
             try s.store.transaction { tx in
                 XCTAssertEqual(try tx.claimDeliveries(requests, at: s.now), [.send, .send, .send])
                 XCTAssertEqual(try tx.claimDeliveries(requests, at: s.now), [.alreadyDone, .alreadyDone, .alreadyDone], "a claim in progress is not sent twice")
-                try tx.finishDeliveries([(localId, devices[0].id, DeliveryOutcome(status: "sent")),
-                                         (localId, devices[1].id, DeliveryOutcome(status: "failed", reason: "ServiceUnavailable"))], at: s.now)
+                try tx.finishDeliveries([DeliveryResult(requests[0], DeliveryOutcome(status: "sent")),
+                                         DeliveryResult(requests[1], DeliveryOutcome(status: "failed", reason: "ServiceUnavailable"))], at: s.now)
             }
             try s.store.transaction { tx in
                 XCTAssertEqual(try tx.claimDeliveries(requests, at: s.now.addingTimeInterval(5)), [.alreadyDone, .retry(since: s.now), .alreadyDone],
