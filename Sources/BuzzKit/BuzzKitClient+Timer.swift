@@ -102,13 +102,13 @@ extension BuzzKitClient {
         await tick()
     }
 
-    /// The deadline of the pending timer, if any (for tests and the simulator).
-    public var nextWakeUp: Date? { timerDeadline }
+    /// The deadline of the pending timer, if any (for this package's tests and simulator).
+    package var nextWakeUp: Date? { timerDeadline }
 
     /// Whether nothing is running or due: no tick, flush or registration in progress, and the
     /// timer (if any) is set for later than the clock's now. After moving a manual clock,
-    /// wait for this before looking at the results.
-    public var isIdle: Bool {
+    /// wait for this before looking at the results (this package's tests).
+    package var isIdle: Bool {
         activeTicks == 0 && flight == nil && registrationTask == nil && syncTask == nil && logoutTask == nil
             && (timerDeadline.map { $0 > clock.now } ?? true)
     }

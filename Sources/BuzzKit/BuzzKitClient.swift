@@ -211,22 +211,22 @@ public actor BuzzKitClient: PushEventHandling {
         for opened in waiting { await handler(opened) }
     }
 
-    // MARK: Inspection
+    // MARK: Inspection (this package's tests and device simulator; not the app's API)
 
     /// The events waiting to be posted, oldest first.
-    public var queuedEvents: [BuzzEvent] { queue.events }
+    package var queuedEvents: [BuzzEvent] { queue.events }
 
     /// The plans this device knows, the `cancelOn` registry and recent cancellations.
-    public var planBook: PlanBook { book }
+    package var planBook: PlanBook { book }
 
     /// When the next flush attempt may happen after failures (`nil`: not backing off).
-    public var nextRetryDate: Date? { retryAt }
+    package var nextRetryDate: Date? { retryAt }
 
     /// How many flushes failed in a row.
-    public var consecutiveFlushFailures: Int { consecutiveFailures }
+    package var consecutiveFlushFailures: Int { consecutiveFailures }
 
     /// The registration the server last accepted.
-    public var registeredDevice: PushRegistration? { registration.registered }
+    package var registeredDevice: PushRegistration? { registration.registered }
 
     /// Waits until no flush, registration, sync or logout is in flight. Scheduled retries are not
     /// waited for.
