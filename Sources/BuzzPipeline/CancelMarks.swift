@@ -20,11 +20,11 @@ struct CancelMarks {
     /// Records the marks of the batch's cancelling events and reads those of the subscribers
     /// whose events may start runs (one statement each per tenant; nothing for a tenant
     /// without cancelling workflows).
-    static func exchange(_ items: [EventProcessor.Item], settings: SettingsCache, tx: any StoreTransaction, now: Date) throws -> CancelMarks {
+    static func exchange(_ items: [EventProcessor.Item], lookups: BatchLookups, tx: any StoreTransaction, now: Date) throws -> CancelMarks {
         var result = CancelMarks()
         for (tenantId, group) in Dictionary(grouping: items, by: \.tenantId) {
-            let cancelling = try group.filter { try settings.cancels(tenantId: tenantId, event: $0.event.event) }
-            guard try settings.hasCancellingWorkflows(tenantId: tenantId) else { continue }
+            let cancelling = try group.filter { try lookups.cancels(tenantId: tenantId, event: $0.event.event) }
+            guard try lookups.hasCancellingWorkflows(tenantId: tenantId) else { continue }
             try tx.recordCancelMarks(tenantId: tenantId, cancelling.map { CancelMark($0.event, now: now) })
             for mark in try tx.cancelMarks(tenantId: tenantId, subscriberIds: group.map(\.event.subscriberId)) {
                 result.marks[tenantId + "\u{0}" + mark.subscriberId, default: []].append(mark)

@@ -25,11 +25,11 @@ struct EventProcessor {
     /// Processes `items` in one transaction; returns the outbox rows to relay after commit.
     func process(_ items: [Item], tx: any StoreTransaction) throws -> [Outbox.Row] {
         let now = context.clock.now
-        let settings = SettingsCache(tx)
+        let lookups = BatchLookups(tx)
         // One statement per tenant records the batch's event ids and tells which are new.
         var fresh: [String: Set<String>] = [:]
         for (tenantId, group) in Dictionary(grouping: items, by: \.tenantId) {
-            guard try settings.tenant(tenantId) != nil else {
+            guard try lookups.tenant(tenantId) != nil else {
                 throw ServerError.input("unknown tenant \"\(tenantId)\" in the routing key")
             }
             // Acknowledgments and releases are idempotent in their own table (each device's latest
@@ -55,7 +55,7 @@ struct EventProcessor {
             case BuzzEvent.localScheduled, BuzzEvent.localReleased, BuzzEvent.pushOpened, BuzzEvent.pushAction, BuzzEvent.localSnoozed:
                 continue
             default:
-                if try settings.cancels(tenantId: item.tenantId, event: item.event.event) {
+                if try lookups.cancels(tenantId: item.tenantId, event: item.event.event) {
                     touched.formUnion(try tx.openRuns(tenantId: item.tenantId, subscriberId: item.event.subscriberId, cancelEvent: item.event.event))
                 }
             }
@@ -63,9 +63,9 @@ struct EventProcessor {
         // Events that may start runs need their subscribers: one query per tenant.
         let starting = work.filter { !Self.isDeviceWord($0.event) && !Self.isTracking($0.event) }
         for (tenantId, group) in Dictionary(grouping: starting, by: \.tenantId) {
-            try settings.preloadSubscribers(tenantId: tenantId, ids: group.map(\.event.subscriberId))
+            try lookups.preloadSubscribers(tenantId: tenantId, ids: group.map(\.event.subscriberId))
         }
-        let marks = try CancelMarks.exchange(starting, settings: settings, tx: tx, now: now)
+        let marks = try CancelMarks.exchange(starting, lookups: lookups, tx: tx, now: now)
         // Acknowledgments and releases: recorded per device in one statement per tenant. The
         // runs are not locked or rewritten: they learn it when next handled (``PendingFacts``).
         for (tenantId, group) in Dictionary(grouping: work.filter { Self.isDeviceWord($0.event) }, by: \.tenantId) {
@@ -102,7 +102,7 @@ struct EventProcessor {
                 context.metrics.increment("buzzkit_snoozes_total", help: "Notifications snoozed on a device ($local.snoozed)")
             default:
                 try cancelRuns(item, batch: &batch, tx: tx, now: now)
-                try startRuns(item, batch: &batch, tx: tx, settings: settings, marks: marks, now: now)
+                try startRuns(item, batch: &batch, tx: tx, lookups: lookups, marks: marks, now: now)
             }
         }
         // Everything the batch changed, in a few statements: new runs, changed runs, then the
@@ -202,10 +202,10 @@ struct EventProcessor {
     /// Starts a run of every current workflow triggered by the event. A run whose cancelling
     /// event was handled first, though it happened after the trigger, starts cancelled and
     /// sends nothing (``CancelMarks``).
-    func startRuns(_ item: Item, batch: inout Batch, tx: any StoreTransaction, settings: SettingsCache, marks: CancelMarks, now: Date) throws {
-        for workflow in try settings.workflows(tenantId: item.tenantId, triggeredBy: item.event.event) {
+    func startRuns(_ item: Item, batch: inout Batch, tx: any StoreTransaction, lookups: BatchLookups, marks: CancelMarks, now: Date) throws {
+        for workflow in try lookups.workflows(tenantId: item.tenantId, triggeredBy: item.event.event) {
             let (created, started) = try Self.newRun(workflow: workflow, trigger: item.event, subscriberId: item.event.subscriberId,
-                                                     dryRun: false, settings: settings, now: now)
+                                                     dryRun: false, lookups: lookups, now: now)
             var run = created
             run.bulk = item.lane == .bulk
             let actions = marks.apply(to: &run, startActions: started, tenantId: item.tenantId, now: now)
@@ -221,10 +221,10 @@ struct EventProcessor {
 
     /// Creates a run and feeds it `.start`. Its id is time-ordered (``RandomIdentifier/timeOrdered(at:)``).
     static func newRun(workflow: WorkflowRecord, trigger: BuzzEvent, subscriberId: String?, dryRun: Bool,
-                       settings: SettingsCache, now: Date, id: UUID? = nil) throws -> (RunRecord, [RunAction]) {
+                       lookups: BatchLookups, now: Date, id: UUID? = nil) throws -> (RunRecord, [RunAction]) {
         let id = id ?? RandomIdentifier.timeOrdered(at: now)
-        let tenant = try settings.tenant(workflow.tenantId)
-        let subscriber = try subscriberId.flatMap { try settings.subscriber(tenantId: workflow.tenantId, id: $0) }
+        let tenant = try lookups.tenant(workflow.tenantId)
+        let subscriber = try subscriberId.flatMap { try lookups.subscriber(tenantId: workflow.tenantId, id: $0) }
         let runContext = RunContext(runId: id.lowercasedText, dryRun: dryRun, hasSubscriber: subscriber != nil,
                                     subscriberTimeZone: subscriber?.timezone, tenantDefaultTimeZone: tenant?.defaultTimezone,
                                     quietHours: tenant?.quietHours)

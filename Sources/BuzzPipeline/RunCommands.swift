@@ -26,7 +26,7 @@ public struct RunCommands: Sendable {
             guard let workflow = try tx.currentWorkflow(tenantId: tenantId, key: workflowKey) else { return nil }
             let trigger = BuzzEvent(event: workflow.definition.triggerEvent, subscriberId: subscriberId ?? "", properties: properties, timestamp: now)
             let (run, actions) = try EventProcessor.newRun(workflow: workflow, trigger: trigger, subscriberId: subscriberId, dryRun: dryRun,
-                                                           settings: SettingsCache(tx), now: now)
+                                                           lookups: BatchLookups(tx), now: now)
             try tx.insertRun(run)
             return (run, try context.actions.apply(actions, run: run, tx: tx, now: now))
         }

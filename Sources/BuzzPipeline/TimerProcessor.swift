@@ -34,7 +34,7 @@ struct TimerProcessor {
         let crowded = items.count { $0.window != nil } >= context.crowdedWindows
         let items = crowded ? try WindowFallbacks.decide(items, context: context, tx: tx, now: now) : items
         guard !items.isEmpty else { return [] }
-        let settings = SettingsCache(tx)
+        let lookups = BatchLookups(tx)
         var runs: [UUID: RunRecord] = [:]
         for run in try tx.lockRuns(items.map(\.runId)) { runs[run.id] = run }
         // Windows decided here are locked before their acknowledgments are read: one being
@@ -44,7 +44,7 @@ struct TimerProcessor {
             run.state.steps.compactMap(\.local).map { (run.tenantId, $0.localId) }
         }, tx: tx)
         for (tenantId, group) in Dictionary(grouping: runs.values, by: \.tenantId) {
-            try settings.preloadSubscribers(tenantId: tenantId, ids: group.compactMap(\.subscriberId))
+            try lookups.preloadSubscribers(tenantId: tenantId, ids: group.compactMap(\.subscriberId))
         }
         // Plan deliveries and acknowledgments recorded by the other stages reach the runs first.
         var pending = try PendingFacts.fold(into: &runs, tx: tx, decisions: .none)
@@ -52,7 +52,7 @@ struct TimerProcessor {
         for item in items {
             guard var run = runs[item.runId], run.tenantId == item.tenantId else { continue }
             let before = run.state
-            try settings.refresh(&run)
+            try lookups.refresh(&run)
             let fired = run.state.handle(.timerFired(item.timer), now: now)
             let actions = fired
             if item.timer.purpose == .localWindowDue && !fired.isEmpty {
