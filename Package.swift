@@ -111,7 +111,7 @@ let package = Package(
         .testTarget(name: "AppleLayerTests", dependencies: ["BuzzKitOnAppleModel", "BuzzKitWire", "AppleModelCore", "UIKit",
                                                             "UserNotifications", "Network"]),
         // The device simulator's model of iOS itself (no server).
-        .testTarget(name: "DeviceSimulatorTests", dependencies: ["DeviceSimulator", "BuzzKitOnAppleModel"]),
+        .testTarget(name: "DeviceSimulatorTests", dependencies: ["DeviceSimulator", "BuzzKitOnAppleModel", "BuzzKitWire"]),
         .testTarget(name: "PushDeliveryTests", dependencies: ["PushDelivery", "APNsStandIn", "COpenSSL", "BuzzKitWire", "BuzzTesting", "PushDeliveryTesting"]),
         .testTarget(name: "BuzzServerTests", dependencies: ["BuzzServerCore", "BuzzStore", "BuzzPipeline", "BuzzScheduler", "BuzzServer", "BuzzServerTesting", "BuzzTesting", "PushDeliveryTesting", "BuzzAPI", "HTTPServer", "BuzzEngine", "BuzzKitWire", "PushDelivery", "BuzzCrypto"]),
         // Tier 2: integration tests against real PostgreSQL and RabbitMQ.

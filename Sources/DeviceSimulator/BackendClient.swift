@@ -15,8 +15,13 @@ public struct BackendClient: Sendable {
 
     /// Sends `body` (JSON) and returns the status and decoded JSON object.
     @discardableResult
-    public func call(_ method: String, _ path: String, body: Any? = nil) async throws -> (status: Int, json: Any?) {
-        var request = URLRequest(url: baseURL.appendingPathComponent(path))
+    public func call(_ method: String, _ path: String, query: [String: String] = [:], body: Any? = nil) async throws -> (status: Int, json: Any?) {
+        var url = baseURL.appendingPathComponent(path)
+        if !query.isEmpty, var components = URLComponents(url: url, resolvingAgainstBaseURL: false) {
+            components.queryItems = query.sorted { $0.key < $1.key }.map { URLQueryItem(name: $0.key, value: $0.value) }
+            url = components.url ?? url
+        }
+        var request = URLRequest(url: url)
         request.httpMethod = method
         request.setValue("Bearer \(secretKey)", forHTTPHeaderField: "Authorization")
         request.setValue("application/json", forHTTPHeaderField: "Content-Type")

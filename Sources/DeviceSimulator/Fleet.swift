@@ -94,6 +94,7 @@ public final class Fleet: @unchecked Sendable {
                 report.diagnosticTraces += phone.trace(around: postedAt ?? Date()).suffix(40).map { "phone \(number): \($0)" }
             }
         }
+        await addServerSide(to: &report, backend)
         report.travellersUnacknowledged = await travellersTheServerWouldRepeat(backend, report)
         report.doneNotRecorded = await doneNotRecorded(backend, report)
         if waves.count == 1, let plansDoneAt, let postedAt {

@@ -12,6 +12,7 @@ extension SimulatedPhone {
     func attach(_ center: UNUserNotificationCenter) {
         center.modelOnPresent = { [weak self] presentation in
             guard presentation.shown, let self else { return }
+            self.note("shown " + presentation.notification.request.identifier)
             self.record(Self.delivered(presentation, zone: self.systemClock.timeZone))
         }
         let wakeup = Wakeup()

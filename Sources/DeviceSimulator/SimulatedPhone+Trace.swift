@@ -3,7 +3,7 @@ import Foundation
 
 extension SimulatedPhone {
     /// How many entries a phone's trace keeps (the oldest go first).
-    static let traceLength = 400
+    static let traceLength = 600
 
     /// Notes what the SDK of `install` reported, leaving out the chatter (each queued event,
     /// each open: counted elsewhere).
