@@ -86,10 +86,11 @@ struct SendProcessor {
             context.metrics.increment("buzzkit_pushes_total", ["kind": target.request.kind, "outcome": "expired"], help: "Pushes sent to APNs by kind and outcome")
             recorded.append((target, DeliveryOutcome(status: "expired", reason: "its lifetime ended before APNs accepted it", attempts: 0)))
         }
+        let answered = recorded.map { DeliveryResult($0.target.request, $0.outcome) }
         if mode != .claimed {
-            try tx.recordDeliveries(recorded.map { DeliveryResult($0.target.request, $0.outcome) }, at: now)
+            try tx.recordDeliveries(answered, at: now)
         } else {
-            try tx.finishDeliveries(recorded.map { DeliveryResult($0.target.request, $0.outcome) }, at: now)
+            try tx.finishDeliveries(answered, at: now)
         }
         try scheduleRetries(failed, tx: tx, now: now)
         // The runs learn how many devices got each plan at their next handling (PendingFacts):

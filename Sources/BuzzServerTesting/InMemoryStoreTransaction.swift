@@ -305,7 +305,8 @@ struct InMemoryStoreTransaction: StoreTransaction {
 
     func recordDeliveries(_ deliveries: [DeliveryResult], at: Date) throws {
         write { state in
-            for (request, outcome) in deliveries.map({ ($0.request, $0.outcome) }) {
+            for result in deliveries {
+                let request = result.request, outcome = result.outcome
                 let key = InMemoryStore.key(request.idempotencyKey, request.deviceId.uuidString)
                 if let existing = state.deliveries[key] {
                     guard existing.outcome?.status == "failed" else { continue }
