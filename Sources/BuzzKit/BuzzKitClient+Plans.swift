@@ -16,10 +16,11 @@ extension BuzzKitClient {
     ///    plan is held instead of added (``PlanRecord/State/held``): nothing may run later
     ///    to withdraw it before the server's fallback.
     ///
-    /// `reconciling: false` skips the reconciliation with the center that comes first (a
-    /// caller scheduling many plans reconciles once).
-    func schedule(_ plan: LocalPlan, reconciling: Bool = true) async -> PushOutcome {
-        if reconciling { await reconcile() }
+    /// `snapshot`: a caller scheduling many plans (a sync) reconciles with the center once,
+    /// registers their categories once and reads the center once (``CenterSnapshot``), which
+    /// this keeps up to date; `nil`: each of these happens here, for this plan.
+    func schedule(_ plan: LocalPlan, in snapshot: inout CenterSnapshot?) async -> PushOutcome {
+        if snapshot == nil { await reconcile() }
         let now = clock.now
         let zone = clock.timeZone
         if book.tombstone(for: plan.id) != nil {
@@ -32,6 +33,7 @@ extension BuzzKitClient {
                 return .noData
             }
             await center.removePendingRequests(withIdentifiers: [plan.id])
+            snapshot?.removed([plan.id])
             book.remove(localId: plan.id)
             saveBook()
         }
@@ -39,7 +41,9 @@ extension BuzzKitClient {
             report(.planRejected(localId: plan.id, messageId: plan.messageId, reason: .signedOut))
             return .noData
         }
-        guard await center.authorizationStatus().canShow else {
+        let authorization: NotificationAuthorization
+        if let snapshot { authorization = snapshot.authorization } else { authorization = await center.authorizationStatus() }
+        guard authorization.canShow else {
             report(.planRejected(localId: plan.id, messageId: plan.messageId, reason: .notAuthorized))
             return .noData
         }
@@ -60,7 +64,9 @@ extension BuzzKitClient {
         if configuration.acknowledgmentDeadline != nil, instant.timeIntervalSince(now) < confirmFirstWindowNow {
             return scheduleOutsideCenter(plan, as: .awaitingAnswer, at: now, in: zone)
         }
-        let pending = await center.pendingRequests().filter { $0.id != plan.id }
+        let current: [NotificationRequest]
+        if let snapshot { current = snapshot.pending } else { current = await center.pendingRequests() }
+        let pending = current.filter { $0.id != plan.id }
         let releasable = canReleaseInTime(now: now)
         let entries = pending.map {
             CapacityPlanner.Entry(id: $0.id, instant: $0.fireInstant(in: zone),
@@ -72,11 +78,16 @@ extension BuzzKitClient {
             report(.planRejected(localId: plan.id, messageId: plan.messageId, reason: .noCapacity))
             return .noData
         case .accept(let evicting):
-            for id in evicting { await evict(id) }
+            for id in evicting {
+                await evict(id)
+                snapshot?.removed([id])
+            }
         }
-        await registerCategories(of: [plan])
+        if snapshot == nil { await registerCategories(of: [plan]) }
+        let request = NotificationRequest(plan: plan)
         do {
-            try await center.add(NotificationRequest(plan: plan))
+            try await center.add(request)
+            snapshot?.added(request)
         } catch {
             report(.planRejected(localId: plan.id, messageId: plan.messageId, reason: .notificationCenterFailed))
             report(.error(BuzzKitError(.notificationCenter, context: "plan \(plan.id)", message: "\(error)")))
@@ -84,10 +95,12 @@ extension BuzzKitClient {
         }
         if suspending {  // the hold for a suspension came while the request was being added
             await center.removePendingRequests(withIdentifiers: [plan.id])
+            snapshot?.removed([plan.id])
             return scheduleOutsideCenter(plan, as: .held, at: now, in: zone)
         }
         guard let acknowledgment = makeAcknowledgment(plan) else {
             await center.removePendingRequests(withIdentifiers: [plan.id])
+            snapshot?.removed([plan.id])
             report(.planRejected(localId: plan.id, messageId: plan.messageId, reason: .signedOut))
             return .noData
         }

@@ -57,7 +57,8 @@ extension BuzzKitClient {
             report(.planRejected(localId: plan.id, messageId: plan.messageId, reason: .deviceNotConfirmed))
             return .noData
         }
-        let outcome = await schedule(plan)
+        var snapshot: CenterSnapshot?
+        let outcome = await schedule(plan, in: &snapshot)
         if outcome == .newData, registration.switchedAt != nil, syncTask != nil { syncAgain = true }
         return outcome
     }
@@ -143,6 +144,8 @@ extension BuzzKitClient {
         let earliest = clock.now.addingTimeInterval(configuration.acknowledgmentDeadline ?? 0)
         let trackedSince = Set(recentlyTracked.filter { $0.at >= requestedAt }.map(\.name))
         var cancelledMeanwhile: [String] = []
+        // The categories were registered before; the center is read once for every plan.
+        var snapshot: CenterSnapshot?
         for plan in plans where plan.fireAt.instant(in: zone) > earliest {
             if book.tombstone(for: plan.id) != nil { continue }
             if book.records[plan.id] == nil, plan.cancelOn.contains(where: trackedSince.contains) {
@@ -151,7 +154,10 @@ extension BuzzKitClient {
                 continue
             }
             if let existing = book.records[plan.id], existing.plan == plan { continue }
-            if await schedule(plan, reconciling: false) == .newData { added.append(plan.id) }
+            if snapshot == nil {
+                snapshot = CenterSnapshot(authorization: await center.authorizationStatus(), pending: await center.pendingRequests())
+            }
+            if await schedule(plan, in: &snapshot) == .newData { added.append(plan.id) }
         }
         if !cancelledMeanwhile.isEmpty { saveBook() }
         if !added.isEmpty || !removed.isEmpty {

@@ -84,6 +84,7 @@ extension SimulatedPhone {
         // callback BuzzKit's hook answers; iOS stops waiting after 30 s.
         let started = Date()
         guard let process = await backgroundProcess(orNote: "wake ended with the app's process (before its launch finished)") else { return }
+        note(String(format: "iOS: the push goes to the app's delegate (%.2f s after it was handed over)", Date().timeIntervalSince(started)))
         let answer = await process.application.modelDeliverSilentPush(userInfo: JSONValue.foundationObject(payload) as [AnyHashable: Any])
         let took = Date().timeIntervalSince(started)
         let ended = await process.application.modelTerminated
