@@ -64,18 +64,25 @@ extension BuzzKitClient {
     /// (inside the gate), and takes the acknowledgment back out of the queue: the server will
     /// send its fallback, so showing the local copy too would show it twice.
     func withdraw(_ record: PlanRecord) async {
-        if record.acknowledgmentUncertain { release(record.localId) }
-        if record.state == .scheduled {
-            await center.removePendingRequests(withIdentifiers: [record.localId])
-        }
-        if let ackId = record.acknowledgmentEventId, !inFlightEventIds.contains(ackId), queue.contains(id: ackId) {
+        // The acknowledgment is settled before the first await: a flight that starts while the
+        // request is being removed (a tick that joined an earlier pass) would otherwise send it
+        // for a plan no longer on the phone, and the server, counting it, would send no fallback
+        // (issue 45, race 2: a crowded reminder never shown in the fleet all at once). One
+        // already in flight, or sent with an ambiguous failure, may be counted: released.
+        let inFlight = record.acknowledgmentEventId.map(inFlightEventIds.contains) ?? false
+        let mayHaveArrived = record.acknowledgmentUncertain || inFlight
+        if mayHaveArrived {
+            release(record.localId)
+        } else if let ackId = record.acknowledgmentEventId, queue.contains(id: ackId) {
             queue.remove(ids: [ackId])
             saveQueue()
+        }
+        if record.state == .scheduled {
+            await center.removePendingRequests(withIdentifiers: [record.localId])
         }
         book.remove(localId: record.localId)
         saveBook()
         finalAttempts.remove(record.localId)
-        report(.planWithdrawn(localId: record.localId, messageId: record.plan.messageId,
-                              acknowledgmentMayHaveArrived: record.acknowledgmentUncertain))
+        report(.planWithdrawn(localId: record.localId, messageId: record.plan.messageId, acknowledgmentMayHaveArrived: mayHaveArrived))
     }
 }
