@@ -13,7 +13,7 @@ final class CrowdedSyncTests: XCTestCase {
     func testASyncOfSeventyPlansReadsTheCenterOnceAndKeepsTheSoonestWithinTheLimit() async throws {
         let clock = ManualClock(now: TestPhone.start, timeZone: TestPhone.berlin)
         let inner = InMemoryNotificationCenter(clock: clock, capacity: 64)
-        let center = CountingCenter(wrapping: inner)
+        let center = InstrumentedCenter(wrapping: inner)
         for index in 0..<10 {  // the app's own reminders, all sooner than BuzzKit's plans
             try await inner.add(NotificationRequest(id: "own-\(index)", title: "Drink water", body: "A glass now.", sound: nil, userInfo: [:],
                                                     fireAt: FireAt(instant: TestPhone.start.addingTimeInterval(Double(60 + index)), in: TestPhone.berlin)))
@@ -45,43 +45,5 @@ final class CrowdedSyncTests: XCTestCase {
         XCTAssertLessThanOrEqual(reads.authorization, 2, "permission read \(reads.authorization) times for 70 plans")
         XCTAssertLessThanOrEqual(reads.categories, 2, "categories read \(reads.categories) times for 70 plans")
         await client.shutdown()
-    }
-}
-
-/// A notification center that counts the SDK's reads of it (each a round trip to iOS's daemon).
-final class CountingCenter: NotificationScheduling, @unchecked Sendable {
-    struct Reads: Sendable {
-        var pending = 0
-        var authorization = 0
-        var categories = 0
-    }
-
-    private let inner: InMemoryNotificationCenter
-    private let counts = Locked(Reads())
-
-    init(wrapping inner: InMemoryNotificationCenter) {
-        self.inner = inner
-    }
-
-    var reads: Reads { counts.withLock { $0 } }
-    func resetCounts() { counts.withLock { $0 = Reads() } }
-
-    func add(_ request: NotificationRequest) async throws { try await inner.add(request) }
-    func removePendingRequests(withIdentifiers ids: [String]) async { await inner.removePendingRequests(withIdentifiers: ids) }
-    func pendingRequests() async -> [NotificationRequest] {
-        counts.withLock { $0.pending += 1 }
-        return await inner.pendingRequests()
-    }
-    func deliveredNotifications() async -> [DeliveredNotification] { await inner.deliveredNotifications() }
-    func removeDeliveredNotifications(withIdentifiers ids: [String]) async { await inner.removeDeliveredNotifications(withIdentifiers: ids) }
-    func authorizationStatus() async -> NotificationAuthorization {
-        counts.withLock { $0.authorization += 1 }
-        return await inner.authorizationStatus()
-    }
-    func requestAuthorization() async throws -> NotificationAuthorization { try await inner.requestAuthorization() }
-    func registerCategories(_ categories: [NotificationCategory]) async { await inner.registerCategories(categories) }
-    func registeredCategoryIds() async -> Set<String> {
-        counts.withLock { $0.categories += 1 }
-        return await inner.registeredCategoryIds()
     }
 }

@@ -30,7 +30,7 @@ final class WakeAnsweredWhileBusyTests: XCTestCase {
 
     func testAPushWaitingBehindAStalledStateChangeIsAnsweredInTimeAndAppliedOnceAtTheNextLaunch() async throws {
         let inner = InMemoryNotificationCenter(clock: SystemClock(timeZone: TestPhone.berlin))
-        let center = StallingCenter(wrapping: inner, stall: Self.stall)
+        let center = InstrumentedCenter(wrapping: inner, addStall: Self.stall)
         let store = InMemoryKeyValueStore()
         let transport = RecordingTransport()
         let planB = plan("run-b/x", in: 3_600)
@@ -40,8 +40,8 @@ final class WakeAnsweredWhileBusyTests: XCTestCase {
         await client.setActivityObserver { activity.record($0) }
         let launch = Task { await client.start() }
         let began = Date()
-        while center.stalledAdds == 0, Date().timeIntervalSince(began) < 5 { try await Task.sleep(nanoseconds: 5_000_000) }
-        XCTAssertEqual(center.stalledAdds, 1, "the sync's add holds the gate")
+        while center.addsBegun == 0, Date().timeIntervalSince(began) < 5 { try await Task.sleep(nanoseconds: 5_000_000) }
+        XCTAssertEqual(center.addsBegun, 1, "the sync's add holds the gate")
 
         let arrived = Date()
         let outcome = await client.handleRemoteNotification(payload: Payloads.members(SilentPlanPayload(local: planB).jsonBytes))
@@ -77,7 +77,7 @@ final class WakeAnsweredWhileBusyTests: XCTestCase {
     /// is left in the center (it would show beside the server's fallback while the app sleeps).
     func testABurstOfPushesIsAnsweredInTimeAndLeavesNoUnconfirmedPlanBehind() async throws {
         let inner = InMemoryNotificationCenter(clock: SystemClock(timeZone: TestPhone.berlin))
-        let center = StallingCenter(wrapping: inner, stall: 0.1)
+        let center = InstrumentedCenter(wrapping: inner, addStall: 0.1)
         let store = InMemoryKeyValueStore()
         let transport = RecordingTransport()
         transport.setRule { $0.method == "POST" ? .status(503) : nil }  // acknowledgments do not get through
@@ -114,35 +114,4 @@ final class WakeAnsweredWhileBusyTests: XCTestCase {
         XCTAssertEqual(held, 40)
         await client.shutdown()
     }
-}
-
-/// A notification center whose `add` takes `stall` seconds (iOS's center under load, or a
-/// stand-in for any state change that keeps the SDK busy).
-final class StallingCenter: NotificationScheduling, @unchecked Sendable {
-    private let inner: InMemoryNotificationCenter
-    private let stall: TimeInterval
-    private let adds = Locked(0)
-
-    init(wrapping inner: InMemoryNotificationCenter, stall: TimeInterval) {
-        self.inner = inner
-        self.stall = stall
-    }
-
-    /// How many adds have begun.
-    var stalledAdds: Int { adds.withLock { $0 } }
-
-    func add(_ request: NotificationRequest) async throws {
-        adds.withLock { $0 += 1 }
-        try? await Task.sleep(nanoseconds: UInt64(stall * 1e9))
-        try await inner.add(request)
-    }
-
-    func removePendingRequests(withIdentifiers ids: [String]) async { await inner.removePendingRequests(withIdentifiers: ids) }
-    func pendingRequests() async -> [NotificationRequest] { await inner.pendingRequests() }
-    func deliveredNotifications() async -> [DeliveredNotification] { await inner.deliveredNotifications() }
-    func removeDeliveredNotifications(withIdentifiers ids: [String]) async { await inner.removeDeliveredNotifications(withIdentifiers: ids) }
-    func authorizationStatus() async -> NotificationAuthorization { await inner.authorizationStatus() }
-    func requestAuthorization() async throws -> NotificationAuthorization { try await inner.requestAuthorization() }
-    func registerCategories(_ categories: [NotificationCategory]) async { await inner.registerCategories(categories) }
-    func registeredCategoryIds() async -> Set<String> { await inner.registeredCategoryIds() }
 }

@@ -14,7 +14,7 @@ final class WithdrawalRaceTests: XCTestCase {
     func testAFlushStartingWhileAPlanIsWithdrawnDoesNotLeaveTheServerCountingOnIt() async throws {
         let clock = ManualClock(now: TestPhone.start, timeZone: TestPhone.berlin)
         let inner = InMemoryNotificationCenter(clock: clock)
-        let center = HeldRemovalCenter(wrapping: inner)
+        let center = InstrumentedCenter(wrapping: inner)
         let transport = RecordingTransport()
         let network = NetworkConditionedTransport(wrapping: transport, online: false)
         let configuration = Configuration(apiBaseURL: URL(string: "https://api.buzzkit.test")!, publishableKey: "pk_t",
@@ -55,55 +55,4 @@ final class WithdrawalRaceTests: XCTestCase {
             try await Task.sleep(nanoseconds: 1_000_000)
         }
     }
-}
-
-/// A notification center whose removals, once ``holdRemovals()`` is called, wait until
-/// ``releaseRemovals()`` (iOS's daemon answering slowly at the wrong moment).
-final class HeldRemovalCenter: NotificationScheduling, @unchecked Sendable {
-    private struct State {
-        var holding = false
-        var held: [CheckedContinuation<Void, Never>] = []
-        var count = 0
-    }
-
-    private let inner: InMemoryNotificationCenter
-    private let state = Locked(State())
-
-    init(wrapping inner: InMemoryNotificationCenter) {
-        self.inner = inner
-    }
-
-    /// How many removals have waited.
-    var heldRemovals: Int { state.withLock { $0.count } }
-    func holdRemovals() { state.withLock { $0.holding = true } }
-    func releaseRemovals() {
-        let waiting = state.withLock { state -> [CheckedContinuation<Void, Never>] in
-            state.holding = false
-            defer { state.held = [] }
-            return state.held
-        }
-        for waiter in waiting { waiter.resume() }
-    }
-
-    func removePendingRequests(withIdentifiers ids: [String]) async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let wait = state.withLock { state -> Bool in
-                guard state.holding else { return false }
-                state.held.append(continuation)
-                state.count += 1
-                return true
-            }
-            if !wait { continuation.resume() }
-        }
-        await inner.removePendingRequests(withIdentifiers: ids)
-    }
-
-    func add(_ request: NotificationRequest) async throws { try await inner.add(request) }
-    func pendingRequests() async -> [NotificationRequest] { await inner.pendingRequests() }
-    func deliveredNotifications() async -> [DeliveredNotification] { await inner.deliveredNotifications() }
-    func removeDeliveredNotifications(withIdentifiers ids: [String]) async { await inner.removeDeliveredNotifications(withIdentifiers: ids) }
-    func authorizationStatus() async -> NotificationAuthorization { await inner.authorizationStatus() }
-    func requestAuthorization() async throws -> NotificationAuthorization { try await inner.requestAuthorization() }
-    func registerCategories(_ categories: [NotificationCategory]) async { await inner.registerCategories(categories) }
-    func registeredCategoryIds() async -> Set<String> { await inner.registeredCategoryIds() }
 }
