@@ -17,11 +17,6 @@ package enum PendingFacts {
     package enum Decisions {
         /// Looks them up for the runs still waiting on a settleable window.
         case lookUp
-        /// Feeds none: the fallback check passes it for the runs it loads, which are those
-        /// ``WindowFallbacks`` found undecided (a timer that reached `fallback-check` is one the
-        /// scheduler did not settle: it deletes the timer row in the transaction that records
-        /// the decision), and a run has one pending timer.
-        case none
         /// Feeds these, by run id: the ``WindowCompleter`` took them from the table.
         case given([UUID: [WindowDecision]])
     }
@@ -50,7 +45,6 @@ package enum PendingFacts {
         let decisions: [UUID: [WindowDecision]]
         switch source {
         case .lookUp: decisions = try tx.windowDecisions(runIds: withWindows.filter { $0.state.settleableWindow != nil }.map(\.id))
-        case .none: decisions = [:]
         case .given(let given): decisions = given
         }
         var caused: [UUID: [RunAction]] = [:]

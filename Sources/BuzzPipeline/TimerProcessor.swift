@@ -46,8 +46,11 @@ struct TimerProcessor {
         for (tenantId, group) in Dictionary(grouping: runs.values, by: \.tenantId) {
             try lookups.preloadSubscribers(tenantId: tenantId, ids: group.compactMap(\.subscriberId))
         }
-        // Plan deliveries and acknowledgments recorded by the other stages reach the runs first.
-        var pending = try PendingFacts.fold(into: &runs, tx: tx, decisions: .none)
+        // Plan deliveries, acknowledgments and decisions recorded by the other stages reach the
+        // runs first: a window ``WindowFallbacks`` or the scheduler already decided (its timer
+        // redelivered, or republished after an outage, before the completer wrote the run) is
+        // learnt here, not decided a second time.
+        var pending = try PendingFacts.fold(into: &runs, tx: tx)
         var changed = Set(pending.keys)
         for item in items {
             guard var run = runs[item.runId], run.tenantId == item.tenantId else { continue }

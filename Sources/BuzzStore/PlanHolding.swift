@@ -50,8 +50,16 @@ public struct PlanHolding: Sendable, Equatable {
     /// since (``holds``). Then `.acknowledged`, at the earliest time such an
     /// acknowledgment was recorded. If devices said something but none of them holds it now,
     /// `.released`, with the reason the fallback will give. Nil when no device said anything.
+    ///
+    /// A run that learnt an acknowledgment no row records any more (a new install of the app
+    /// retired what the old one acknowledged, DESIGN §4b) is told `.released` with
+    /// `noAcknowledgingDeviceHoldsIt`: the run follows the table, so the engine decides a
+    /// window at its moment as the scheduler and ``WindowFallbacks`` would.
     package static func standing(of window: LocalWindowRecord, holdings: [PlanHolding]) -> (RunInput, Date)? {
-        standing(localId: window.localId, messageId: window.plan.messageId, holdings: holdings)
+        if let standing = standing(localId: window.localId, messageId: window.plan.messageId, holdings: holdings) { return standing }
+        guard window.acknowledged else { return nil }
+        return (.released(localId: window.localId, messageId: window.plan.messageId,
+                          reason: RunSummary.LocalWindow.Fallback.noAcknowledgingDeviceHoldsIt), Date(timeIntervalSince1970: 0))
     }
 
     /// ``standing(of:holdings:)`` for the plan `localId` with `messageId`, without its run

@@ -164,6 +164,33 @@ final class PipelineStageTests: InMemoryPipelineTestCase {
         XCTAssertEqual(pipeline.runs[0].state.summary.steps.last?.local?.fallback?.sent, true)
     }
 
+    /// A window decided outside its run in a crowded batch, whose timer comes back alone (the
+    /// broker redelivers it, or an outage's copy is republished) before the window completer
+    /// wrote the decision into the run: the engine learns the decision instead of making its
+    /// own, so the person gets one fallback, not two.
+    func testARedeliveredTimerOfAWindowDecidedOutsideItsRunSendsNoSecondFallback() throws {
+        let pipeline = InMemoryPipeline(crowdedWindows: 2)
+        try pipeline.addWorkflow(LegDay.text())
+        let sam = try pipeline.addSubscriber("sam", devices: 1)[0]
+        let kim = try pipeline.addSubscriber("kim", devices: 1)[0]
+        try pipeline.event("workout.scheduled", subscriber: "sam")
+        try pipeline.event("workout.scheduled", subscriber: "kim")
+        try pipeline.pump()
+        pipeline.clock.advance(by: 22 * 3600 + 60)
+        try pipeline.pump()
+        XCTAssertEqual(pipeline.context.metrics.counter("buzzkit_windows_decided_outside_run_total"), 2, "one crowded batch")
+        XCTAssertEqual(pipeline.pushes(to: sam).filter { $0.pushType == .alert }.count, 1)
+        let samsRun = try XCTUnwrap(pipeline.runs.first { $0.subscriberId == "sam" }).id
+        let check = try XCTUnwrap(pipeline.delivered.first {
+            if case .timer(_, let runId, let timer, _) = $0 { return runId == samsRun && timer.purpose == .localWindowDue } else { return false }
+        })
+        _ = try StageProcessor(context: pipeline.context).process([.message(check)])
+        XCTAssertEqual(pipeline.pushes(to: sam).filter { $0.pushType == .alert }.count, 1, "no second fallback")
+        XCTAssertEqual(pipeline.pushes(to: kim).filter { $0.pushType == .alert }.count, 1)
+        XCTAssertEqual(pipeline.runs.first { $0.id == samsRun }?.state.summary.steps.last?.local?.fallback?.reason,
+                       RunSummary.LocalWindow.Fallback.noConfirmation)
+    }
+
     func testUnregisteredDeviceIsDeactivatedAndNeverSentToAgain() throws {
         let devices = try pipeline.addSubscriber("ida", devices: 2)
         pipeline.push.setOutcome(.deviceUnregistered(reason: "Unregistered", since: nil), forToken: devices[0].token)
