@@ -126,23 +126,13 @@ extension Fleet {
             // Every other phone: iOS ends the suspended app's process before the moment, so
             // the tap launches it (a cold launch by a tap).
             if nth % 2 == 0 { await Self.at(wave.moment.addingTimeInterval(-lead * 0.2)) { phone.terminate(byPerson: false) } }
-            let deadline = wave.moment.addingTimeInterval(configuration.settleSeconds)
-            while Date() < deadline {
-                if let shown = phone.shown.first {
-                    await phone.tap(shown.id)
-                    return
-                }
-                try? await Task.sleep(nanoseconds: 100_000_000)
-            }
+            guard await phone.waitUntil(wave.moment.addingTimeInterval(configuration.settleSeconds), { !phone.shown.isEmpty }),
+                  let shown = phone.shown.first else { return }
+            await phone.tap(shown.id)
         case .doneFromLockScreen, .snoozer:
             await waitForPlan(phone, until: wave.moment.addingTimeInterval(-lead * 0.4))
-            let deadline = wave.moment.addingTimeInterval(configuration.settleSeconds)
-            var original: String?
-            while Date() < deadline, original == nil {
-                original = phone.shown.first?.id
-                if original == nil { try? await Task.sleep(nanoseconds: 100_000_000) }
-            }
-            guard let original else { return }
+            await phone.waitUntil(wave.moment.addingTimeInterval(configuration.settleSeconds)) { !phone.shown.isEmpty }
+            guard let original = phone.shown.first?.id else { return }
             let failures = phone.locked { phone.flushFailures }, cut = phone.requestsCutBySuspension
             await phone.choose(behaviour == .snoozer ? Self.snoozeAction : Self.doneAction, on: original)
             // An outage that refused the button's events, or kept their request unanswered, until
@@ -156,9 +146,7 @@ extension Fleet {
             guard behaviour == .snoozer else { return }
             // The report is made once every script ended: wait for the snoozed reminder.
             let again = Date().addingTimeInterval(Double(configuration.snoozeSeconds) + configuration.settleSeconds)
-            while Date() < again, !phone.shown.contains(where: { $0.id.contains("/snooze/") }) {
-                try? await Task.sleep(nanoseconds: 100_000_000)
-            }
+            await phone.waitUntil(again) { phone.shown.contains { $0.id.contains("/snooze/") } }
         case .locked:
             let unlockAt = nth % 2 == 0 ? wave.moment.addingTimeInterval(-lead * 0.6) : wave.moment.addingTimeInterval(1)
             await Self.at(unlockAt) {
@@ -177,10 +165,7 @@ extension Fleet {
 
     /// Waits until the phone was handed a plan, at most until `deadline`.
     private func waitForPlan(_ phone: SimulatedPhone, until deadline: Date) async {
-        while phone.plansReceived == 0, Date() < deadline {
-            try? await Task.sleep(nanoseconds: 50_000_000)
-        }
-        await Self.at(Date()) {}
+        await phone.waitUntil(deadline) { phone.plansReceived > 0 }
     }
 
     /// Runs `body` at `date` (at once when it has passed).

@@ -61,6 +61,9 @@ final class SimulatedPhone: @unchecked Sendable {
     var wakes = 0
     var shownStorage: [ShownNotification] = []
     var planIds: Set<String> = []
+    /// Poked when the person's view changes (a plan handed over, a notification shown), so
+    /// the person's script waits for it instead of looking ten or twenty times a second.
+    let personSees = Wakeup()
     /// When the server accepted a batch of this phone's events.
     var deliveredAt: [Date] = []
     var collapsed = 0
@@ -270,9 +273,22 @@ final class SimulatedPhone: @unchecked Sendable {
             shownStorage.append(ShownNotification(notification: notification, owner: ownerStorage))
         }
         lock.unlock()
+        personSees.poke()
     }
 
     func countPlan(_ id: String) {
         lock.lock(); planIds.insert(id); lock.unlock()
+        personSees.poke()
+    }
+
+    /// Waits until `ready` holds or `deadline` passes, looking again each time the person's
+    /// view changes (``personSees``). Returns whether `ready` held.
+    @discardableResult
+    func waitUntil(_ deadline: Date, _ ready: () -> Bool) async -> Bool {
+        while !ready() {
+            guard Date() < deadline else { return false }
+            await personSees.wait(until: deadline) { try await Task.sleep(nanoseconds: UInt64(max(0, $0.timeIntervalSinceNow) * 1e9)) }
+        }
+        return true
     }
 }
