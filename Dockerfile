@@ -12,7 +12,8 @@ RUN swift build -c release --product buzzkit \
  && swift build -c release --product buzzkit-apns \
  && swift build -c release --product buzzkit-devicesim \
  && mkdir /out && cp .build/release/buzzkit .build/release/buzzkit-apns .build/release/buzzkit-devicesim /out/ \
- && cp -r .build/release/BuzzKit_BuzzStore.resources /out/
+ && cp -r .build/release/BuzzKit_BuzzStore.resources /out/ \
+ && cp -r .build/release/BuzzKit_BuzzAPI.resources /out/
 
 FROM swift:6.3-bookworm-slim
 RUN apt-get update && apt-get install -y --no-install-recommends \

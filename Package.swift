@@ -81,7 +81,8 @@ let package = Package(
         .target(name: "BuzzServer", dependencies: ["BuzzServerCore", "BuzzStore", "BuzzPipeline", "BuzzScheduler", "BuzzEngine", "BuzzKitWire",
                                                    "PostgresClient", "AMQPClient", "BuzzCrypto", "PushDelivery"]),
 
-        .target(name: "BuzzAPI", dependencies: ["BuzzServer", "BuzzEngine", "BuzzKitWire", "HTTPServer", "BuzzCrypto", "AMQPClient", "PostgresClient"]),
+        .target(name: "BuzzAPI", dependencies: ["BuzzServer", "BuzzEngine", "BuzzKitWire", "HTTPServer", "BuzzCrypto", "AMQPClient", "PostgresClient"],
+                resources: [.copy("Console")]),
 
         // In-memory twins of the server's ports (store, directory, outbox, broker), for tests
         // that run without services.
@@ -116,7 +117,7 @@ let package = Package(
         .testTarget(name: "BuzzServerTests", dependencies: ["BuzzServerCore", "BuzzStore", "BuzzPipeline", "BuzzScheduler", "BuzzServer", "BuzzServerTesting", "BuzzTesting", "PushDeliveryTesting", "BuzzAPI", "HTTPServer", "BuzzEngine", "BuzzKitWire", "PushDelivery", "BuzzCrypto"]),
         // Tier 2: integration tests against real PostgreSQL and RabbitMQ.
         // Tier 3: the device simulator against the real server processes.
-        .testTarget(name: "EndToEndTests", dependencies: ["DeviceSimulator", "APNsStandIn", "BuzzServer", "PostgresClient"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["DeviceSimulator", "APNsStandIn", "BuzzServer", "PostgresClient", "AMQPClient", "AMQPModel"]),
         .testTarget(name: "IntegrationTests", dependencies: ["BuzzServerCore", "BuzzStore", "BuzzPipeline", "BuzzScheduler", "PostgresClient", "AMQPClient", "BuzzServer", "BuzzServerTesting", "BuzzTesting", "PushDeliveryTesting", "BuzzAPI", "BuzzEngine",
                                                              "BuzzKitWire", "PushDelivery", "HTTPServer", "APNsStandIn"]),
     ],

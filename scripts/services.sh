@@ -57,6 +57,9 @@ install_packages() {
   command -v docker-compose >/dev/null || need+=(docker-compose)
   command -v pgbench >/dev/null || [ -x "$PG_BIN/pgbench" ] || need+=(postgresql-contrib)
   command -v perf >/dev/null || need+=(linux-perf)
+  # The console's browser test (`make test`): headless Chromium and its driver.
+  command -v chromium >/dev/null || need+=(chromium)
+  command -v chromedriver >/dev/null || need+=(chromium-driver)
   if [ ${#need[@]} -gt 0 ]; then
     log "installing: ${need[*]}"
     export DEBIAN_FRONTEND=noninteractive
@@ -66,9 +69,9 @@ install_packages() {
   install_tools
 }
 
-# The deployment check's Python tools, pinned, in a venv of their own (.tools/venv, git-ignored).
+# The deployment check's and the console test's Python tools, pinned, in a venv of their own (.tools/venv, git-ignored).
 TOOLS="$ROOT/.tools/venv"
-TOOLS_PINS="kubernetes-validate==1.37.0 jsonschema==4.26.0 PyYAML==6.0.2"
+TOOLS_PINS="kubernetes-validate==1.37.0 jsonschema==4.26.0 PyYAML==6.0.2 selenium==4.27.1"
 install_tools() {
   if [ -f "$TOOLS/pins" ] && [ "$(cat "$TOOLS/pins")" = "$TOOLS_PINS" ]; then return; fi
   log "installing the deployment check's tools into .tools/venv: $TOOLS_PINS"

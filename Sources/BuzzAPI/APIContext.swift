@@ -16,6 +16,8 @@ struct APIContext: Sendable {
     let authenticator: Authenticator
     /// Exact queue depths for `/metrics` (nil: none reported).
     let depths: (any QueueDepthSource)?
+    /// A tenant's dead letters for the console (nil: none).
+    let deadLetters: (any DeadLetterSource)?
     let log: Log
     /// Active devices a subscriber may have (`BUZZKIT_MAX_DEVICES_PER_SUBSCRIBER`).
     let maxDevicesPerSubscriber: Int

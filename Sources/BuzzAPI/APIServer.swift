@@ -19,7 +19,8 @@ public final class APIServer: Service, @unchecked Sendable {
                             broker: runtime.broker, topology: runtime.topology, metrics: runtime.metrics, clock: runtime.context.clock, log: runtime.log,
                             rateLimits: configuration.rateLimits, maxSubscriberTokenDays: configuration.maxSubscriberTokenDays,
                             maxDevicesPerSubscriber: configuration.maxDevicesPerSubscriber,
-                            depths: QueueDepths(amqp: runtime.amqp, topology: runtime.topology))
+                            depths: QueueDepths(amqp: runtime.amqp, topology: runtime.topology),
+                            deadLetters: BrokerDeadLetters(letters: DeadLetters(topology: runtime.topology, amqp: runtime.amqp), broker: runtime.broker))
         self.router = api.router
         let authenticator = api.context.authenticator
         tenantChanges = TenantChangeListener(databaseURL: runtime.databaseURL, log: runtime.log) { authenticator.invalidate(tenantId: $0) }

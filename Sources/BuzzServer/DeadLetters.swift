@@ -1,5 +1,6 @@
 import AMQPClient
 import BuzzServerCore
+import BuzzStore
 import Foundation
 
 /// The dead-letter queues for operators: `buzzkit dlq list|replay QUEUE`.
@@ -32,28 +33,43 @@ public struct DeadLetters: Sendable {
         public var body: Data
     }
 
-    /// Up to `limit` dead letters of `queue`, oldest first; they stay in the queue.
-    public func list(_ queue: Topology.Queue, limit: Int = 100) throws -> [Letter] {
+    /// Up to `limit` dead letters of `queue`, oldest first; they stay in the queue. With
+    /// `tenantId`, only that tenant's letters (``tenant(of:queue:)``), found among the first
+    /// ``scanLimit``.
+    public func list(_ queue: Topology.Queue, tenantId: String? = nil, limit: Int = 100) throws -> [Letter] {
         let connection = try amqp.connect().connection
         defer { connection.close() }
         var taken: [AMQPGotMessage] = []
-        while taken.count < limit, let message = try connection.get(topology.deadLetterName(queue)) { taken.append(message) }
+        var mine: [AMQPGotMessage] = []
+        while mine.count < limit, taken.count < Self.scanLimit, let message = try connection.get(topology.deadLetterName(queue)) {
+            taken.append(message)
+            if tenantId == nil || Self.tenant(of: message.message, queue: queue) == tenantId { mine.append(message) }
+        }
         for message in taken { try connection.settle(message, requeue: true) }
-        return taken.map { Letter(messageId: $0.message.messageId, routingKey: Self.originalRoutingKey($0.message), reason: Self.reason($0.message),
-                                  body: $0.message.body) }
+        return mine.map { Letter(messageId: $0.message.messageId, routingKey: Self.originalRoutingKey($0.message), reason: Self.reason($0.message),
+                                 body: $0.message.body) }
     }
 
     /// Sends up to `limit` dead letters of `queue` back where they first went, through `broker`
     /// (with confirms); returns how many. Only the letters there when it starts: one that
     /// fails again and is dead-lettered anew while it runs waits for the next replay, rather
-    /// than going round for as long as the replay reads.
+    /// than going round for as long as the replay reads. With `tenantId`, only that tenant's
+    /// letters (the others are held unacknowledged meanwhile and put back after).
     @discardableResult
-    public func replay(_ queue: Topology.Queue, limit: Int = .max, broker: any Broker) throws -> Int {
+    public func replay(_ queue: Topology.Queue, tenantId: String? = nil, limit: Int = .max, broker: any Broker) throws -> Int {
         let connection = try amqp.connect().connection
         defer { connection.close() }
         let waiting = try connection.queueDepth(topology.deadLetterName(queue)).messages
-        var replayed = 0
-        while replayed < min(limit, waiting), let message = try connection.get(topology.deadLetterName(queue)) {
+        var replayed = 0, read = 0
+        var others: [AMQPGotMessage] = []
+        defer { for message in others { try? connection.settle(message, requeue: true) } }
+        while replayed < limit, read < min(waiting, tenantId == nil ? .max : Self.scanLimit),
+              let message = try connection.get(topology.deadLetterName(queue)) {
+            read += 1
+            if let tenantId, Self.tenant(of: message.message, queue: queue) != tenantId {
+                others.append(message)
+                continue
+            }
             do {
                 try broker.publishAndWait([origin(of: message.message, queue: queue)])
             } catch {
@@ -64,6 +80,27 @@ public struct DeadLetters: Sendable {
             replayed += 1
         }
         return replayed
+    }
+
+    /// How many dead letters a tenant's list or replay reads through at most.
+    public static let scanLimit = 10_000
+
+    /// The tenant a dead letter belongs to, by what the publisher cannot make up: an event by
+    /// the tenant its routing key was published under (the API and the workers route by the
+    /// key's tenant, never by headers, DESIGN §4c); a pipeline message by its body, when every
+    /// message packed in it is that one tenant's. Nil for anything else (unreadable, or
+    /// several tenants packed together): only an operator's `buzzkit dlq` handles those.
+    public static func tenant(of message: AMQPMessage, queue: Topology.Queue) -> String? {
+        switch queue {
+        case .trigger, .triggerBulk, .ackIngest:
+            let key = originalRoutingKey(message)
+            guard let dot = key.firstIndex(of: "."), dot != key.startIndex else { return nil }
+            return String(key[..<dot])
+        case .planDispatch, .planDispatchBulk, .fallbackCheck:
+            guard let items = try? PipelineMessage.decodeAll(message.body), let first = items.first?.tenantId,
+                  items.allSatisfy({ $0.tenantId == first }) else { return nil }
+            return first
+        }
     }
 
     /// The message as it was first published.

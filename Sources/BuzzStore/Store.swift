@@ -93,6 +93,10 @@ public protocol StoreTransaction {
     /// Every device's standing on the given plans (each by its run's subscriber), by run id,
     /// with whether the device still counts for that subscriber.
     func acknowledgments(tenantId: String, windows: [WindowKey]) throws -> [UUID: [PlanHolding]]
+    /// The tenant's pushes sent and failed, and its windows decided, per minute from `since`
+    /// to `until` (minutes with nothing are missing; ``MinuteActivity/series(_:since:until:)``
+    /// fills them in).
+    func minuteActivity(tenantId: String, since: Date, until: Date) throws -> [MinuteActivity]
     /// How many devices were sent each plan (deliveries of kind `plan` that APNs accepted),
     /// by local id; plans sent to none are missing.
     func planDeliveryCounts(localIds: [String]) throws -> [String: Int]

@@ -41,7 +41,7 @@ final class FleetEndToEndTests: XCTestCase {
             XCTAssertEqual(unclean, [], "every process drains and exits 0 on SIGTERM")
             if let db = try? PostgresConnection(url: databaseURL) { _ = try? db.execute(PostgresQuery(unsafeSQL: "DROP SCHEMA IF EXISTS \(tag) CASCADE")) }
         }
-        try await waitUntilReady(port: port)
+        try await ServerProcesses.waitUntilReady(port: port)
 
         let configuration = FleetConfiguration(apiBaseURL: URL(string: "http://127.0.0.1:\(port)")!, secretKey: keys["secretKey"]!,
                                                publishableKey: keys["publishableKey"]!, signingSecret: keys["signingSecret"]!,
@@ -90,15 +90,5 @@ final class FleetEndToEndTests: XCTestCase {
         let travellers = report.outcomes.filter { $0.behaviour == .traveller }
         XCTAssertEqual(travellers.filter { $0.shown.count == 1 && $0.shown[0].kind == "local" }.count, 4,
                        "travellers see the local notification at the planned wall clock where they landed")
-    }
-
-    func waitUntilReady(port: Int) async throws {
-        let deadline = Date().addingTimeInterval(30)
-        while Date() < deadline {
-            if let (_, response) = try? await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(port)/readyz")!),
-               (response as? HTTPURLResponse)?.statusCode == 200 { return }
-            try await Task.sleep(nanoseconds: 200_000_000)
-        }
-        throw E2EFailure("the API did not become ready on port \(port)")
     }
 }

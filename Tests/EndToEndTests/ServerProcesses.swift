@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 /// BuzzKit's real processes (`buzzkit api`, one `buzzkit worker` per queue, `buzzkit
 /// scheduler`), started from the built binary with a shared environment.
@@ -59,6 +62,17 @@ final class ServerProcesses {
         }
         processes.removeAll()
         return unclean
+    }
+
+    /// Waits until the API on `port` answers `/readyz` with 200 (30 s at most).
+    static func waitUntilReady(port: Int) async throws {
+        let deadline = Date().addingTimeInterval(30)
+        while Date() < deadline {
+            if let (_, response) = try? await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(port)/readyz")!),
+               (response as? HTTPURLResponse)?.statusCode == 200 { return }
+            try await Task.sleep(nanoseconds: 200_000_000)
+        }
+        throw E2EFailure("the API did not become ready on port \(port)")
     }
 }
 
