@@ -43,6 +43,33 @@ final class DeadLetterReplayIntegrationTests: PipelineTestCase {
         XCTAssertEqual(try runs(), 1, "handled once")
     }
 
+    /// The console lists and replays a tenant's own dead letters only: another tenant's stay
+    /// where they are, unseen.
+    func testATenantSeesAndReplaysOnlyItsOwnDeadLetters() throws {
+        let tenants = (0..<2).map { _ in "t_" + String(UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(16)) }
+        for (index, tenantId) in tenants.enumerated() {
+            let event = BuzzEvent(id: "e-\(index)", event: "workout.scheduled", subscriberId: "maya",
+                                  properties: ["at": .string(RFC3339.format(Date().addingTimeInterval(3600)))], timestamp: Date())
+            try pipeline.publisher.publishAndWait([AMQPMessage(exchange: pipeline.topology.eventsExchange,
+                                                               routingKey: Topology.routingKey(tenantId: tenantId, event: event.event),
+                                                               body: event.jsonData, messageId: "m-\(index)")])
+        }
+        let letters = DeadLetters(topology: pipeline.topology, amqp: TestServices.amqp)
+        XCTAssertTrue(try TestServices.eventually(timeout: 10) { try letters.list(.trigger).count == 2 }, "both dead-lettered: unknown tenants")
+        XCTAssertEqual(try letters.list(.trigger, tenantId: tenants[0]).map(\.messageId), ["m-0"])
+        XCTAssertEqual(try letters.list(.trigger, tenantId: tenants[1]).map(\.messageId), ["m-1"])
+        XCTAssertEqual(try letters.list(.trigger, tenantId: "t_nobody").count, 0)
+
+        try pipeline.pool.withConnection { db in
+            try db.execute("INSERT INTO tenants (id, name, signing_secret) VALUES (\(tenants[0]), 'fixed', 'secret')")
+        }
+        try pipeline.directory.putWorkflow(tenantId: tenants[0], definition: try WorkflowDefinition.parse(PipelineHarness.legDay), source: PipelineHarness.legDay)
+        XCTAssertEqual(try letters.replay(.trigger, tenantId: tenants[0], broker: pipeline.broker), 1, "the first tenant's letter only")
+        let runs = { try self.pipeline.pool.withConnection { try $0.query("SELECT count(*) AS n FROM runs WHERE tenant_id = \(tenants[0])")[0].decode("n", as: Int.self) } }
+        XCTAssertTrue(try TestServices.eventually(timeout: 10) { try runs() == 1 }, "handled after its replay")
+        XCTAssertEqual(try letters.list(.trigger).map(\.messageId), ["m-1"], "the other tenant's letter stays, untouched")
+    }
+
     /// A publisher's headers decide nothing (DESIGN §4c): an event for tenant A that claims,
     /// in `x-buzzkit-routing-key`, to be tenant B's, with an attempt count of `Int64.max`, is
     /// dead-lettered under A's key, and its replay never runs as B's, however B is set up.
