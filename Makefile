@@ -10,7 +10,7 @@ export BUZZKIT_AMQP_URL ?= amqp://guest:guest@127.0.0.1:$(BUZZKIT_AMQP_PORT)/%2f
 
 SWIFT_BUILD_FLAGS ?=
 
-.PHONY: build deps services services-stop services-status migrate test test-unit test-integration test-e2e check-deploy demo bench chaos services-cluster services-cluster-stop chaos-cluster clean
+.PHONY: build deps services services-stop services-status migrate test test-unit test-integration test-e2e check-deploy demo console bench chaos services-cluster services-cluster-stop chaos-cluster clean
 
 deps:            ## install the Debian packages the build and the services need
 	bash scripts/services.sh install
@@ -55,6 +55,9 @@ check-deploy: deps ## the compose file and Kubernetes manifests agree with the c
 
 demo: services   ## the main job: 1,000 simulated phones end to end
 	bash scripts/demo.sh
+
+console: deps    ## the console over the last demo's data (http://127.0.0.1:18480/console)
+	bash scripts/console.sh
 
 bench: services  ## figures beside this machine's raw PostgreSQL and RabbitMQ ceilings
 	bash scripts/bench.sh

@@ -75,10 +75,22 @@ if nice -n -5 true 2>/dev/null; then NICE=(nice -n -5); fi
 
 say "two run summaries (GET /v1/runs/{id})"
 SK=$(python3 -c 'import json; print(json.load(open(".demo/keys.json"))["secretKey"])')
+samples=()
 for kind in "scheduled on device" "fallback sent"; do
   id=$("${PSQL[@]}" -c "SELECT id FROM demo.runs WHERE status = 'completed' AND state::text LIKE '%\"$kind\"%' LIMIT 1")
   [ -n "$id" ] || continue
+  samples+=("$id ($kind)")
   echo "-- a run whose step ended \"$kind\":"
   curl -s -H "Authorization: Bearer $SK" "http://127.0.0.1:$PORT/v1/runs/$id" | python3 -m json.tool
 done
+
+say "the console"
+echo "open      http://127.0.0.1:$PORT/console"
+echo "sign in   with the secret key in $DEMO/keys.json (secretKey)"
+for sample in "${samples[@]}"; do echo "run       http://127.0.0.1:$PORT/console#/run/${sample% (*}   (${sample#* (}"; done
+if [ -t 0 ] && [ -z "${DEMO_NO_CONSOLE:-}" ]; then
+  read -r -p "The API stays up for the console; press Enter to stop everything. " _ || true
+else
+  echo "(not a terminal: stopping now; \`make console\` serves this demo's data again)"
+fi
 exit $status

@@ -43,6 +43,17 @@ enum WorkflowRoutes {
             return .json(WorkflowList(workflows: listed.map { .init(key: $0.key, version: $0.version, updatedAt: RFC3339.format($0.updatedAt)) }))
         }
 
+        router.add("GET", "/v1/workflows/{key}/versions") { request in
+            let principal = try await api.principal(request)
+            try principal.requireServer()
+            let key = try request.parameter("key"), tenantId = principal.tenant.id
+            let (current, versions) = try await api.blocking { try api.directory.workflowVersions(tenantId: tenantId, key: key, limit: 100) }
+            guard !versions.isEmpty else { throw HTTPError.notFound("workflow \"\(key)\"") }
+            return .json(VersionList(key: key, current: current, versions: versions.map {
+                .init(version: $0.version, createdAt: RFC3339.format($0.createdAt), definition: $0.source)
+            }))
+        }
+
         router.add("DELETE", "/v1/workflows/{key}") { request in
             let principal = try await api.principal(request)
             try principal.requireServer()
@@ -166,6 +177,27 @@ enum WorkflowRoutes {
         }
 
         enum CodingKeys: String, CodingKey { case runs, nextCursor }
+    }
+
+    /// `GET /v1/workflows/{key}/versions`: newest first; `current` is null once retired.
+    struct VersionList: Encodable {
+        struct Version: Encodable {
+            var version: Int
+            var createdAt: String
+            var definition: JSONValue
+        }
+        var key: String
+        var current: Int?
+        var versions: [Version]
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(key, forKey: .key)
+            try container.encode(current, forKey: .current)  // null once retired, not left out
+            try container.encode(versions, forKey: .versions)
+        }
+
+        enum CodingKeys: String, CodingKey { case key, current, versions }
     }
 
     /// `GET /v1/workflows`.

@@ -206,6 +206,7 @@ public struct InMemoryDirectory: Directory {
             let version = (state.workflows[key]?.version ?? 0) + 1
             state.workflows[key] = WorkflowRecord(tenantId: tenantId, key: definition.key, version: version, definition: definition, source: source)
             state.workflowUpdatedAt[key] = store.clock.now
+            state.workflowVersions[key, default: []].append(WorkflowVersion(version: version, createdAt: store.clock.now, source: source))
             state.retiredWorkflows[key] = nil
             state.cancelEvents[tenantId, default: []].formUnion(definition.cancelOn.map(\.event))
             return version
@@ -216,6 +217,14 @@ public struct InMemoryDirectory: Directory {
         store.withState { state in
             let id = InMemoryStore.key(tenantId, key)
             return state.retiredWorkflows[id] == nil ? state.workflows[id].map { ($0.version, $0.source) } : nil
+        }
+    }
+
+    public func workflowVersions(tenantId: String, key: String, limit: Int) throws -> (current: Int?, versions: [WorkflowVersion]) {
+        store.withState { state in
+            let id = InMemoryStore.key(tenantId, key)
+            let current = state.retiredWorkflows[id] == nil ? state.workflows[id]?.version : nil
+            return (current, Array((state.workflowVersions[id] ?? []).reversed().prefix(limit)))
         }
     }
 

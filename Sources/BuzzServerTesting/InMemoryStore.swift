@@ -16,6 +16,8 @@ public final class InMemoryStore: Store, @unchecked Sendable {
         public var workflows: [String: WorkflowRecord] = [:]
         /// When each workflow's current version was stored, and when it was retired (by the same key).
         public var workflowUpdatedAt: [String: Date] = [:]
+        /// Every version stored, oldest first, by tenant and key.
+        public var workflowVersions: [String: [WorkflowVersion]] = [:]
         public var retiredWorkflows: [String: Date] = [:]
         /// Every event name any version of a tenant's workflows cancels on (it only grows:
         /// runs of older versions may still cancel on names a new version dropped).

@@ -67,6 +67,9 @@ public protocol Directory: Sendable {
     func putWorkflow(tenantId: String, definition: WorkflowDefinition, source: JSONValue) throws -> Int
     /// The current version of a workflow: its number and the JSON as stored.
     func workflow(tenantId: String, key: String) throws -> (version: Int, source: JSONValue)?
+    /// Up to `limit` stored versions of a workflow, newest first, retired or not, and the
+    /// current version's number (nil when retired or never stored).
+    func workflowVersions(tenantId: String, key: String, limit: Int) throws -> (current: Int?, versions: [WorkflowVersion])
     /// The tenant's current (not retired) workflows, by key.
     func workflows(tenantId: String) throws -> [WorkflowListing]
     /// Retires a workflow: no new run starts from it; live runs go on. False when the tenant

@@ -239,6 +239,19 @@ public struct PostgresDirectory: Directory {
         }
     }
 
+    public func workflowVersions(tenantId: String, key: String, limit: Int) throws -> (current: Int?, versions: [WorkflowVersion]) {
+        try pool.withConnection { db in
+            let current: Int? = try db.query("""
+                SELECT version FROM workflow_heads WHERE tenant_id = \(tenantId) AND key = \(key) AND retired_at IS NULL
+                """).first?.decode("version")
+            let versions = try db.query("""
+                SELECT version, created_at, definition FROM workflows WHERE tenant_id = \(tenantId) AND key = \(key) ORDER BY version DESC LIMIT \(limit)
+                """).map { WorkflowVersion(version: try $0.decode("version"), createdAt: try $0.decode("created_at"),
+                                           source: try $0.decode("definition", as: JSONB<JSONValue>.self).value) }
+            return (current, versions)
+        }
+    }
+
     public func workflows(tenantId: String) throws -> [WorkflowListing] {
         try pool.withConnection { db in
             try db.query("""

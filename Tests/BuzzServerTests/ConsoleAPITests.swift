@@ -74,6 +74,20 @@ final class ConsoleAPITests: InMemoryAPITestCase {
         XCTAssertEqual(health["brokerAnswered"] as? Bool, false, "no broker behind the in-memory API: depths unknown, said so")
     }
 
+    func testAWorkflowsVersionsStayListedAfterItIsRetired() async throws {
+        try await putLegDay()
+        try await putLegDay()
+        var history = try await call("GET", "/v1/workflows/leg-day/versions", expect: 200).object
+        XCTAssertEqual(history["current"] as? Int, 2)
+        XCTAssertEqual((history["versions"] as? [[String: Any]])?.map { $0["version"] as? Int }, [2, 1], "newest first")
+        XCTAssertNotNil((history["versions"] as? [[String: Any]])?.first?["definition"] as? [String: Any])
+        try await call("DELETE", "/v1/workflows/leg-day", expect: 204)
+        history = try await call("GET", "/v1/workflows/leg-day/versions", expect: 200).object
+        XCTAssertTrue(history["current"] is NSNull, "retired: current is null")
+        XCTAssertEqual((history["versions"] as? [Any])?.count, 2)
+        try await call("GET", "/v1/workflows/nothing/versions", expect: 404)
+    }
+
     func testDeadLettersNeedABrokerAndAKnownQueue() async throws {
         try await call("GET", "/v1/dead-letters/trigger", expect: 503)
         try await call("GET", "/v1/dead-letters/..%2ftrigger", expect: 404)

@@ -124,6 +124,18 @@ final class DirectoryConformanceTests: ConformanceTestCase {
             XCTAssertNil(try directory.workflow(tenantId: s.tenantId, key: "nothing"))
             XCTAssertEqual(try s.store.transaction { try $0.cancelEventNames(tenantId: s.tenantId) },
                            ["workout.completed", "workout.deleted", "workout.moved"], "runs of the first version may still cancel on its names")
+
+            // The history, newest first, stays after a retire; `current` says which one starts runs.
+            var history = try directory.workflowVersions(tenantId: s.tenantId, key: "leg-day", limit: 10)
+            XCTAssertEqual(history.current, version)
+            XCTAssertEqual(history.versions.map(\.version), [version, s.workflow.version])
+            XCTAssertEqual(history.versions.map(\.source), [source, PipelineHarness.legDay], "each as it was stored")
+            XCTAssertEqual(try directory.workflowVersions(tenantId: s.tenantId, key: "leg-day", limit: 1).versions.map(\.version), [version])
+            XCTAssertTrue(try directory.retireWorkflow(tenantId: s.tenantId, key: "leg-day", at: s.now))
+            history = try directory.workflowVersions(tenantId: s.tenantId, key: "leg-day", limit: 10)
+            XCTAssertNil(history.current, "retired: no version starts runs")
+            XCTAssertEqual(history.versions.count, 2, "its history stays")
+            XCTAssertEqual(try directory.workflowVersions(tenantId: try s.driver.tenant(), key: "leg-day", limit: 10).versions, [], "another tenant's is not seen")
         }
     }
 

@@ -7,6 +7,7 @@ function confirmStep(label, expected, action) {
   const input = el("input", { id: "confirm-input", placeholder: expected, spellcheck: "false", autocomplete: "off" });
   const go = el("button", { type: "submit", class: "danger", id: "confirm-go" }, label);
   const form = el("form", { class: "filters", id: "confirm-form" }, el("label", {}, "Type " + expected + " to confirm", input), go);
+  input.addEventListener("input", () => input.setCustomValidity(""));
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
     if (input.value !== expected) { input.setCustomValidity("type " + expected); input.reportValidity(); return; }
@@ -70,14 +71,27 @@ Views.workflows = async function () {
 
 Views.workflow = async function (key) {
   const path = "/v1/workflows/" + encodeURIComponent(key);
-  const workflow = await api(path);
-  const retire = el("div", { id: "retire" }, el("button", { type: "button", class: "danger", id: "retire-start" }, "Retire…"));
-  retire.firstChild.addEventListener("click", () => retire.replaceChildren(
-    el("p", { text: "A retired workflow starts no new runs; runs already going finish as they began." }),
-    confirmStep("Retire", key, async () => { await api(path, { method: "DELETE" }); location.hash = "#/workflows"; })));
+  const history = await api(path + "/versions");
+  const definition = el("pre", { id: "definition" });
+  const picker = el("select", { id: "version-picker" }, history.versions.map((v) =>
+    el("option", { value: v.version }, "version " + v.version + " · " + utc(v.createdAt) + (v.version === history.current ? " (current)" : ""))));
+  const pick = () => {
+    const chosen = history.versions.find((v) => String(v.version) === picker.value) || history.versions[0];
+    definition.textContent = JSON.stringify(chosen.definition, null, 2);
+  };
+  picker.addEventListener("change", pick);
+  pick();
+  const retire = el("div", { id: "retire" });
+  if (history.current !== null) {
+    const start = el("button", { type: "button", class: "danger", id: "retire-start" }, "Retire…");
+    start.addEventListener("click", () => retire.replaceChildren(
+      el("p", { text: "A retired workflow starts no new runs; runs already going finish as they began." }),
+      confirmStep("Retire", key, async () => { await api(path, { method: "DELETE" }); route(); })));
+    retire.append(start);
+  }
   show(el("h2", {}, "Workflow ", el("span", { text: key })),
-    el("p", {}, "Version ", el("strong", { id: "workflow-version", text: workflow.version }), " · ",
-      el("a", { href: "#/runs?workflow=" + encodeURIComponent(key) }, "its runs")),
-    el("h3", {}, "Definition"), el("pre", { id: "definition", text: JSON.stringify(workflow.definition, null, 2) }),
-    retire);
+    el("p", {}, history.current === null ? el("strong", { id: "workflow-state", class: "error", text: "Retired" })
+                                         : ["Current version ", el("strong", { id: "workflow-version", text: history.current })],
+      " · ", el("a", { href: "#/runs?workflow=" + encodeURIComponent(key) }, "its runs")),
+    el("h3", {}, "Definition"), el("label", {}, "Version", picker), definition, retire);
 };

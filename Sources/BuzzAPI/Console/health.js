@@ -22,9 +22,13 @@ function barChart(id, minutes, stacks) {
       chart.append(bar);
     }
   });
-  const label = svg("text", { x: 6, y: 14, "font-size": 11, fill: "#667085" });
-  label.textContent = "peak " + peak + " a minute";
-  chart.append(label);
+  const label = (x, anchor, text) => {
+    const node = svg("text", { x, y: 14, "font-size": 11, fill: "#667085", "text-anchor": anchor });
+    node.textContent = text;
+    chart.append(node);
+  };
+  label(6, "start", "60 min ago · peak " + peak + " a minute");
+  label(width - 6, "end", "now");
   return chart;
 }
 
