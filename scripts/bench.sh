@@ -80,6 +80,13 @@ kill -TERM "$api"; wait "$api" 2>/dev/null || true
 "$BENCH" delete-topology benchapi. 2>/dev/null || true
 unset BUZZKIT_DB_SCHEMA BUZZKIT_QUEUE_PREFIX
 
+# The console's pages with 1,000,000 runs stored (BENCH_CONSOLE_RUNS=0 skips it).
+if [ "${BENCH_CONSOLE_RUNS:-1000000}" -gt 0 ]; then
+  echo "console pages over ${BENCH_CONSOLE_RUNS:-1000000} stored runs (headless Chromium)..." >&2
+  eval "$(bash scripts/console-bench.sh)"
+  export CONSOLE_PAGES CONSOLE_SLOWEST_MS CONSOLE_RUNS
+fi
+
 # APNs: the real provider against the stand-in in a child process, over at most 2 connections.
 echo "APNs provider against the stand-in..." >&2
 apns_report=$(.build/release/apns-bench)

@@ -23,6 +23,15 @@ enum APIFigures {
             report.add("api: batched ingest, 100 events a request (target 20,000)", batch, unit: "events/s")
         }
         if let rss = value("API_RSS_MB") { report.add("api: resident memory after the load (target < 100)", rss, unit: "MiB") }
+        if let pages = environment["CONSOLE_PAGES"], let runs = value("CONSOLE_RUNS") {
+            // `name:median:slowest,…` from bench/console_pages.py: navigation start to data on screen.
+            for page in pages.split(separator: ",") {
+                let parts = page.split(separator: ":")
+                guard parts.count == 3, let median = Double(parts[1]) else { continue }
+                report.add("console: \(parts[0]) page with \(Int(runs)) runs stored, navigation to data shown (target < 300)", median,
+                           unit: "ms median of 5 (slowest \(parts[2]) ms)")
+            }
+        }
         if let pushes = value("APNS_PUSHES_PER_SECOND") {
             report.add("apns: pushes to the stand-in over ≤ 2 HTTP/2 connections (target 5,000)", pushes, unit: "pushes/s")
         }

@@ -1,10 +1,8 @@
 import AMQPClient
 import AMQPModel
-import APNsStandIn
 import BuzzServer
 import DeviceSimulator
 import Foundation
-import PostgresClient
 import XCTest
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -17,53 +15,30 @@ import FoundationNetworking
 final class ConsoleEndToEndTests: XCTestCase {
     func testSupportFindsWhyAReminderCameTheWayItDid() async throws {
         let environment = ProcessInfo.processInfo.environment
-        let databaseURL = environment["BUZZKIT_DATABASE_URL"] ?? "postgres://postgres@127.0.0.1:55432/buzzkit"
-        let amqpURL = environment["BUZZKIT_AMQP_URL"] ?? "amqp://guest:guest@127.0.0.1:55672/%2f"
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         let python = root.appendingPathComponent(".tools/venv/bin/python").path
         guard FileManager.default.isExecutableFile(atPath: python), FileManager.default.isExecutableFile(atPath: "/usr/bin/chromedriver") else {
             XCTFail("the console test needs .tools/venv (selenium) and chromium-driver: run `bash scripts/services.sh install`")
             return
         }
-        let tag = "console_" + UUID().uuidString.prefix(8).lowercased()
-        let directory = NSTemporaryDirectory() + tag
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        // Screenshots stay for a person to look at: .build/console-test/<tag>.
-        let output = root.appendingPathComponent(".build/console-test/\(tag)").path
-        try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-
-        let standIn = try StandInServer(directory: directory)
-        defer { standIn.standIn.stop() }
-        let port = 20_000 + Int.random(in: 0..<10_000)
-        var server = standIn.serverEnvironment(base: environment, databaseURL: databaseURL, amqpURL: amqpURL, tag: tag, httpPort: port)
-        server["BUZZKIT_SHUTDOWN_GRACE_SECONDS"] = "5"
-        let processes = ServerProcesses(environment: server, logDirectory: directory)
-        _ = try processes.run(["migrate", "--schema", tag])
-        let keysJSON = try processes.run(["tenant", "create", "console-gym", "--json"])
-        let keys = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(keysJSON.utf8)) as? [String: String])
-        try processes.start("api", ["api"])
-        for queue in ["trigger", "trigger-bulk", "plan-dispatch", "plan-dispatch-bulk", "ack-ingest", "fallback-check"] { try processes.start("worker-\(queue)", ["worker", "--queues", queue]) }
-        try processes.start("scheduler", ["scheduler"])
-        let topology = Topology(prefix: tag + ".")
-        let amqp = AMQPEndpoints(try AMQPURL(amqpURL))
+        let stack = try await ServerStack(prefix: "console")
+        let topology = Topology(prefix: stack.tag + ".")
+        let amqp = AMQPEndpoints(try AMQPURL(stack.amqpURL))
         defer {
-            let unclean = processes.stop(grace: 10)
-            XCTAssertEqual(unclean, [], "every process drains and exits 0 on SIGTERM")
+            XCTAssertEqual(stack.stop(), [], "every process drains and exits 0 on SIGTERM")
             if let connection = try? amqp.connect().connection {
                 for queue in Topology.Queue.allCases { for name in [topology.name(queue), topology.deadLetterName(queue)] { _ = try? connection.deleteQueue(name) } }
                 connection.close()
             }
-            if let db = try? PostgresConnection(url: databaseURL) { _ = try? db.execute(PostgresQuery(unsafeSQL: "DROP SCHEMA IF EXISTS \(tag) CASCADE")) }
         }
-        try await ServerProcesses.waitUntilReady(port: port)
-        let base = URL(string: "http://127.0.0.1:\(port)")!
+        // Screenshots stay for a person to look at: .build/console-test/<tag>.
+        let output = root.appendingPathComponent(".build/console-test/\(stack.tag)").path
+        try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true)
+        let keys = stack.keys, base = stack.baseURL
 
         // Two phones: one holds its plan (shown locally), one was force-quit (the fallback).
-        let configuration = FleetConfiguration(apiBaseURL: base, secretKey: keys["secretKey"]!, publishableKey: keys["publishableKey"]!,
-                                               signingSecret: keys["signingSecret"]!, subscribers: 2, mix: [.healthy, .forceQuit],
-                                               leadSeconds: 12, offlineSeconds: 2, settleSeconds: 6, tag: tag)
-        let report = try await Fleet(configuration: configuration, router: standIn.router).run()
+        let report = try await Fleet(configuration: stack.fleet(subscribers: 2, mix: [.healthy, .forceQuit], settleSeconds: 6),
+                                     router: stack.standIn.router).run()
         XCTAssertEqual(report.violations, [], report.text)
         let acknowledged = try XCTUnwrap(report.outcomes.first { $0.behaviour == .healthy }?.subscriberId)
         let fallback = try XCTUnwrap(report.outcomes.first { $0.behaviour == .forceQuit }?.subscriberId)
@@ -97,7 +72,7 @@ final class ConsoleEndToEndTests: XCTestCase {
         print(said)
         XCTAssertEqual(browser.terminationStatus, 0, "the browser test failed:\n\(said)")
         XCTAssertEqual(try letters.list(.trigger).count, 1, "the replayed letter failed again and is back: nothing lost")
-        let log = (try? String(contentsOfFile: directory + "/api.log", encoding: .utf8)) ?? ""
+        let log = (try? String(contentsOfFile: stack.directory + "/api.log", encoding: .utf8)) ?? ""
         XCTAssertFalse(log.contains(keys["secretKey"]!), "the secret key never reaches the API's log")
     }
 

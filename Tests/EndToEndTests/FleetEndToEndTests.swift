@@ -1,52 +1,16 @@
-import APNsStandIn
-import BuzzServer
 import DeviceSimulator
 import Foundation
-import PostgresClient
 import XCTest
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 
 /// The mission, end to end: a fleet of simulated phones running the real SDK, against the
 /// real API, one worker process per queue, the scheduler, PostgreSQL, RabbitMQ and the APNs
 /// stand-in. Every behaviour must end with zero violations.
 final class FleetEndToEndTests: XCTestCase {
     func testAFleetOfPhonesSeesEveryPlanExactlyOnce() async throws {
-        let environment = ProcessInfo.processInfo.environment
-        let databaseURL = environment["BUZZKIT_DATABASE_URL"] ?? "postgres://postgres@127.0.0.1:55432/buzzkit"
-        let amqpURL = environment["BUZZKIT_AMQP_URL"] ?? "amqp://guest:guest@127.0.0.1:55672/%2f"
-        let tag = "e2e_" + UUID().uuidString.prefix(8).lowercased()
-        let directory = NSTemporaryDirectory() + tag
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-
-        // The APNs stand-in, in this process, handing pushes to the phones.
-        let standIn = try StandInServer(directory: directory)
-        let router = standIn.router
-        defer { standIn.standIn.stop() }
-
-        let port = 20_000 + Int.random(in: 0..<10_000)
-        var server = standIn.serverEnvironment(base: environment, databaseURL: databaseURL, amqpURL: amqpURL, tag: tag, httpPort: port)
-        server["BUZZKIT_SHUTDOWN_GRACE_SECONDS"] = "5"
-        let processes = ServerProcesses(environment: server, logDirectory: directory)
-        _ = try processes.run(["migrate", "--schema", tag])
-        let keysJSON = try processes.run(["tenant", "create", "e2e-gym", "--json"])
-        let keys = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(keysJSON.utf8)) as? [String: String])
-        try processes.start("api", ["api"])
-        for queue in ["trigger", "trigger-bulk", "plan-dispatch", "plan-dispatch-bulk", "ack-ingest", "fallback-check"] { try processes.start("worker-\(queue)", ["worker", "--queues", queue]) }
-        try processes.start("scheduler", ["scheduler"])
-        defer {
-            let unclean = processes.stop(grace: 10)
-            XCTAssertEqual(unclean, [], "every process drains and exits 0 on SIGTERM")
-            if let db = try? PostgresConnection(url: databaseURL) { _ = try? db.execute(PostgresQuery(unsafeSQL: "DROP SCHEMA IF EXISTS \(tag) CASCADE")) }
-        }
-        try await ServerProcesses.waitUntilReady(port: port)
-
-        let configuration = FleetConfiguration(apiBaseURL: URL(string: "http://127.0.0.1:\(port)")!, secretKey: keys["secretKey"]!,
-                                               publishableKey: keys["publishableKey"]!, signingSecret: keys["signingSecret"]!,
-                                               subscribers: 80, leadSeconds: 12, offlineSeconds: 2, settleSeconds: 8, tag: tag)
-        let report = try await Fleet(configuration: configuration, router: router).run()
+        let stack = try await ServerStack(prefix: "e2e")
+        defer { XCTAssertEqual(stack.stop(), [], "every process drains and exits 0 on SIGTERM") }
+        let configuration = stack.fleet(subscribers: 80)
+        let report = try await Fleet(configuration: configuration, router: stack.standIn.router).run()
         print(report.text)
         XCTAssertEqual(report.violations, [], report.text)
         // 80 subscribers, 4 per behaviour; each logout-switch phone's second person and each
