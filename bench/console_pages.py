@@ -25,6 +25,7 @@ PAGES = [
     ("runs-by-subscriber", "#/runs?subscriberId=" + SUBSCRIBER),
     ("runs-by-workflow", "#/runs?workflow=leg-day"),
     ("runs-failed", "#/runs?status=failed"),
+    ("runs-waiting", "#/runs?status=waiting"),
     ("run-timeline", "#/run/" + RUN),
     ("subscriber", "#/subscriber/" + SUBSCRIBER),
     ("workflows", "#/workflows"),

@@ -2,7 +2,7 @@
 # The console's pages with 1,000,000 runs stored (part of `make bench`; BENCH_CONSOLE_RUNS
 # changes the count). Real runs first, made by a release API, workers and scheduler from the
 # leg-day workflow; then each cloned in SQL with its plan and a delivery, spread over 100,000
-# subscribers and the last 30 days. Headless Chromium then loads each page afresh and reads
+# subscribers and the last 29.5 days (the scheduler's retention sweeper removes finished runs after 30). Headless Chromium then loads each page afresh and reads
 # the browser's navigation timing (bench/console_pages.py). Progress goes to stderr; stdout
 # is `export CONSOLE_…=…` lines for bench.sh.
 set -euo pipefail
@@ -14,14 +14,15 @@ PSQL=(/usr/lib/postgresql/15/bin/psql -qtA -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$
 say() { echo "console bench: $*" >&2; }
 
 export BUZZKIT_DB_SCHEMA=bench_console BUZZKIT_QUEUE_PREFIX=benchconsole. BUZZKIT_HTTP_PORT=$PORT BUZZKIT_LOG_FORMAT=json
-"${PSQL[@]}" -c "DROP SCHEMA IF EXISTS bench_console CASCADE" >/dev/null
+"${PSQL[@]}" -c "DROP SCHEMA IF EXISTS bench_console CASCADE" >/dev/null 2>&1
 $BIN/buzzkit migrate --schema bench_console >/dev/null
 SK=$($BIN/buzzkit tenant create console-bench --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["secretKey"])')
 pids=()
 cleanup() {
   for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
   for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
-  "${PSQL[@]}" -c "DROP SCHEMA IF EXISTS bench_console CASCADE" >/dev/null || true
+  # BENCH_CONSOLE_KEEP=1 leaves the schema for a look with psql (EXPLAIN the pages' statements).
+  [ -n "${BENCH_CONSOLE_KEEP:-}" ] || "${PSQL[@]}" -c "DROP SCHEMA IF EXISTS bench_console CASCADE" >/dev/null 2>&1 || true
   .build/release/buzzkit-bench delete-topology benchconsole. 2>/dev/null || true
 }
 trap cleanup EXIT
@@ -45,7 +46,7 @@ for _ in $(seq 1 120); do
   [ "$("${PSQL[@]}" -c "SELECT count(*) FROM bench_console.runs WHERE status = 'completed'")" -ge 20 ] && break; sleep 0.5
 done
 
-say "cloning them into $RUNS runs over 100,000 subscribers and 30 days (a plan and a delivery each)..."
+say "cloning them into $RUNS runs over 100,000 subscribers and 29.5 days (a plan and a delivery each)..."
 started=$(date +%s)
 "${PSQL[@]}" <<SQL >/dev/null
 SET search_path = bench_console;
@@ -63,7 +64,7 @@ BEGIN
     made AS (
       INSERT INTO runs (id, tenant_id, workflow_key, workflow_version, subscriber_id, dry_run, bulk, status, cancel_events, state, created_at, updated_at)
       SELECT gen_random_uuid(), m.tenant_id, m.workflow_key, m.workflow_version, 'subscriber-' || (g % 100000), false, false, 'completed', '{}', m.state,
-             now() - (($RUNS - g) * 2592000.0 / $RUNS) * interval '1 second', now() - (($RUNS - g) * 2592000.0 / $RUNS) * interval '1 second'
+             now() - (($RUNS - g) * 2548800.0 / $RUNS) * interval '1 second', now() - (($RUNS - g) * 2548800.0 / $RUNS) * interval '1 second'
       FROM model m, generate_series(start, least(start + 100000, $RUNS) - 1) g
       RETURNING id, tenant_id, subscriber_id, created_at),
     plans AS (
@@ -77,7 +78,8 @@ BEGIN
     COMMIT;
   END LOOP;
 END \$\$;
-ANALYZE runs; ANALYZE local_plans; ANALYZE deliveries; ANALYZE subscribers; ANALYZE devices;
+-- What autovacuum does after a bulk insert (statistics, and the BRIN ranges summarised).
+VACUUM (ANALYZE) runs, local_plans, deliveries, subscribers, devices;
 SQL
 say "cloned in $(( $(date +%s) - started )) s; loading the pages in headless Chromium..."
 run=$("${PSQL[@]}" -c "SELECT id FROM bench_console.runs WHERE subscriber_id = 'subscriber-4242' ORDER BY created_at DESC LIMIT 1")
