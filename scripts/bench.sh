@@ -83,7 +83,8 @@ unset BUZZKIT_DB_SCHEMA BUZZKIT_QUEUE_PREFIX
 # The console's pages with 1,000,000 runs stored (BENCH_CONSOLE_RUNS=0 skips it).
 if [ "${BENCH_CONSOLE_RUNS:-1000000}" -gt 0 ]; then
   echo "console pages over ${BENCH_CONSOLE_RUNS:-1000000} stored runs (headless Chromium)..." >&2
-  eval "$(bash scripts/console-bench.sh)"
+  console_figures=$(bash scripts/console-bench.sh)  # a failure stops the bench (set -e)
+  eval "$console_figures"
   export CONSOLE_PAGES CONSOLE_SLOWEST_MS CONSOLE_RUNS
 fi
 

@@ -17,8 +17,16 @@ struct ConsoleAssets: Sendable {
                                "css": "text/css; charset=utf-8", "svg": "image/svg+xml", "png": "image/png"]
 
     /// The files bundled with the module (none if the bundle is missing: the console then
-    /// answers 404 and the API itself is unaffected).
-    static let bundled = ConsoleAssets(directory: Bundle.module.url(forResource: "Console", withExtension: nil))
+    /// answers 404 and the API itself is unaffected). Looked up where SwiftPM puts the bundle,
+    /// beside the executable (or the test runner), not through `Bundle.module`, which stops the
+    /// process when the bundle is missing.
+    static let bundled = ConsoleAssets(directory: bundledDirectory())
+
+    static func bundledDirectory() -> URL? {
+        let places = [Bundle.main.bundleURL, Bundle.main.executableURL?.deletingLastPathComponent()].compactMap { $0 }
+        return places.map { $0.appendingPathComponent("BuzzKit_BuzzAPI.resources/Console") }
+            .first { FileManager.default.fileExists(atPath: $0.path) }
+    }
 
     init(directory: URL?) {
         var files: [String: (Data, String)] = [:]

@@ -118,7 +118,11 @@ enum ConsoleRoutes {
             var acknowledged: Int
             var fallback: Int
             init(_ activity: MinuteActivity) {
-                (minute, sent, failed) = (RFC3339.format(activity.minute), activity.sent, activity.failed)
+                // Kinds as the run summary names them (`alert` for an ordinary push).
+                func named(_ counts: [String: Int]) -> [String: Int] {
+                    Dictionary(counts.map { ($0.key == "push" ? "alert" : $0.key, $0.value) }, uniquingKeysWith: +)
+                }
+                (minute, sent, failed) = (RFC3339.format(activity.minute), named(activity.sent), named(activity.failed))
                 (acknowledged, fallback) = (activity.acknowledged, activity.fallback)
             }
         }
@@ -128,7 +132,9 @@ enum ConsoleRoutes {
         var minutes: [Minute]
     }
 
-    /// A dead letter as the console lists it; the body as text, cut at 4 KiB.
+    /// A dead letter as the console lists it; the body as text, cut at 4 KiB, with device
+    /// tokens shown by their last 8 digits as everywhere else (a dead-lettered cancel carries
+    /// its recipients' tokens).
     struct LetterBody: Encodable {
         var messageId: String?
         var routingKey: String
@@ -136,7 +142,21 @@ enum ConsoleRoutes {
         var body: String
         init(_ letter: DeadLetters.Letter) {
             (messageId, routingKey, reason) = (letter.messageId, letter.routingKey, letter.reason)
-            body = String(decoding: letter.body.prefix(4096), as: UTF8.self)
+            body = Self.maskingTokens(String(decoding: letter.body.prefix(4096), as: UTF8.self))
+        }
+
+        /// Every run of 32 or more hex digits (an APNs token is 64) as `…` and its last 8.
+        static func maskingTokens(_ text: String) -> String {
+            var out = "", run = ""
+            func flush() {
+                out += run.count >= 32 ? "…" + run.suffix(8) : run
+                run = ""
+            }
+            for character in text {
+                if character.isHexDigit { run.append(character) } else { flush(); out.append(character) }
+            }
+            flush()
+            return out
         }
     }
 }

@@ -9,16 +9,25 @@ public protocol DeadLetterSource: Sendable {
     func replay(_ queue: Topology.Queue, tenantId: String) throws -> Int
 }
 
-/// ``DeadLetters`` on the broker, replaying through the API's publisher (with confirms).
+/// ``DeadLetters`` on the broker, replaying through the API's publisher (with confirms). One
+/// list or replay at a time in each API process: each reads through up to
+/// ``DeadLetters/scanLimit`` letters and holds the other tenants' meanwhile, so a tenant asking
+/// again and again makes the others wait rather than piling up connections and held letters.
 struct BrokerDeadLetters: DeadLetterSource {
     let letters: DeadLetters
     let broker: any Broker
+    private let oneAtATime = NSLock()
+
+    init(letters: DeadLetters, broker: any Broker) {
+        self.letters = letters
+        self.broker = broker
+    }
 
     func list(_ queue: Topology.Queue, tenantId: String, limit: Int) throws -> [DeadLetters.Letter] {
-        try letters.list(queue, tenantId: tenantId, limit: limit)
+        try oneAtATime.withLock { try letters.list(queue, tenantId: tenantId, limit: limit) }
     }
 
     func replay(_ queue: Topology.Queue, tenantId: String) throws -> Int {
-        try letters.replay(queue, tenantId: tenantId, broker: broker)
+        try oneAtATime.withLock { try letters.replay(queue, tenantId: tenantId, broker: broker) }
     }
 }

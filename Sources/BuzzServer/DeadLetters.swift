@@ -31,21 +31,25 @@ public struct DeadLetters: Sendable {
         /// Why it was dead-lettered (`x-buzzkit-error`), or the broker's reason (`x-death`).
         public var reason: String
         public var body: Data
+
+        public init(messageId: String?, routingKey: String, reason: String, body: Data) {
+            (self.messageId, self.routingKey, self.reason, self.body) = (messageId, routingKey, reason, body)
+        }
     }
 
-    /// Up to `limit` dead letters of `queue`, oldest first; they stay in the queue. With
+    /// Up to `limit` dead letters of `queue`, oldest first; they stay in the queue (each is
+    /// redelivered to it, which the dead-letter queues, classic queues, do not count). With
     /// `tenantId`, only that tenant's letters (``tenant(of:queue:)``), found among the first
     /// ``scanLimit``.
     public func list(_ queue: Topology.Queue, tenantId: String? = nil, limit: Int = 100) throws -> [Letter] {
         let connection = try amqp.connect().connection
         defer { connection.close() }
-        var taken: [AMQPGotMessage] = []
         var mine: [AMQPGotMessage] = []
-        while mine.count < limit, taken.count < Self.scanLimit, let message = try connection.get(topology.deadLetterName(queue)) {
-            taken.append(message)
-            if tenantId == nil || Self.tenant(of: message.message, queue: queue) == tenantId { mine.append(message) }
+        defer { for message in mine { try? connection.settle(message, requeue: true) } }
+        try scan(queue, on: connection, tenantId: tenantId, budget: Self.scanLimit) { message in
+            mine.append(message)
+            return mine.count < limit
         }
-        for message in taken { try connection.settle(message, requeue: true) }
         return mine.map { Letter(messageId: $0.message.messageId, routingKey: Self.originalRoutingKey($0.message), reason: Self.reason($0.message),
                                  body: $0.message.body) }
     }
@@ -54,22 +58,15 @@ public struct DeadLetters: Sendable {
     /// (with confirms); returns how many. Only the letters there when it starts: one that
     /// fails again and is dead-lettered anew while it runs waits for the next replay, rather
     /// than going round for as long as the replay reads. With `tenantId`, only that tenant's
-    /// letters (the others are held unacknowledged meanwhile and put back after).
+    /// letters among the first ``scanLimit`` (the others are held meanwhile and put back after).
     @discardableResult
     public func replay(_ queue: Topology.Queue, tenantId: String? = nil, limit: Int = .max, broker: any Broker) throws -> Int {
         let connection = try amqp.connect().connection
         defer { connection.close() }
         let waiting = try connection.queueDepth(topology.deadLetterName(queue)).messages
-        var replayed = 0, read = 0
-        var others: [AMQPGotMessage] = []
-        defer { for message in others { try? connection.settle(message, requeue: true) } }
-        while replayed < limit, read < min(waiting, tenantId == nil ? .max : Self.scanLimit),
-              let message = try connection.get(topology.deadLetterName(queue)) {
-            read += 1
-            if let tenantId, Self.tenant(of: message.message, queue: queue) != tenantId {
-                others.append(message)
-                continue
-            }
+        var replayed = 0
+        guard limit > 0 else { return 0 }
+        try scan(queue, on: connection, tenantId: tenantId, budget: min(waiting, tenantId == nil ? .max : Self.scanLimit)) { message in
             do {
                 try broker.publishAndWait([origin(of: message.message, queue: queue)])
             } catch {
@@ -78,8 +75,30 @@ public struct DeadLetters: Sendable {
             }
             try connection.settle(message)
             replayed += 1
+            return replayed < limit
         }
         return replayed
+    }
+
+    /// Reads up to `budget` letters of `queue` one by one and hands each of `tenantId`'s (every
+    /// one, without a tenant) to `take`, which settles it or keeps it, and says whether to go
+    /// on. Letters of other tenants are held unacknowledged, only their delivery tags kept (not
+    /// their bodies), and given back at the end.
+    private func scan(_ queue: Topology.Queue, on connection: AMQPConnection, tenantId: String?, budget: Int,
+                      _ take: (AMQPGotMessage) throws -> Bool) throws {
+        var others: [AMQPGotMessage] = []
+        defer { for message in others { try? connection.settle(message, requeue: true) } }
+        var read = 0
+        while read < budget, let message = try connection.get(topology.deadLetterName(queue)) {
+            read += 1
+            if let tenantId, Self.tenant(of: message.message, queue: queue) != tenantId {
+                var tag = message
+                tag.message = AMQPMessage(routingKey: "", body: Data())
+                others.append(tag)
+                continue
+            }
+            guard try take(message) else { return }
+        }
     }
 
     /// How many dead letters a tenant's list or replay reads through at most.

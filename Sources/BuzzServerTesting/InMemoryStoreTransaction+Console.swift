@@ -6,20 +6,17 @@ extension InMemoryStoreTransaction {
     func minuteActivity(tenantId: String, since: Date, until: Date) throws -> [MinuteActivity] {
         read { state in
             var found: [Date: MinuteActivity] = [:]
-            var fallbackRuns: Set<UUID> = []
             for delivery in state.deliveries.values {
                 guard let runId = delivery.runId, state.runs[runId]?.tenantId == tenantId else { continue }
-                if delivery.kind == "fallback" { fallbackRuns.insert(runId) }
                 guard delivery.at >= since, delivery.at <= until else { continue }
                 let minute = MinuteActivity.minute(of: delivery.at)
                 found[minute, default: MinuteActivity(minute: minute)].count(kind: delivery.kind, status: delivery.outcome?.status ?? "pending")
             }
             for (key, plan) in state.plans {
                 let moment = plan.delivery.moment
-                guard moment >= since, moment <= until, key == InMemoryStore.key(tenantId, plan.delivery.localId),
-                      let runId = UUID(uuidString: plan.delivery.runId) else { continue }
+                guard moment >= since, moment <= until, key == InMemoryStore.key(tenantId, plan.delivery.localId) else { continue }
                 let minute = MinuteActivity.minute(of: moment)
-                if fallbackRuns.contains(runId) {
+                if state.fallbacksDecided.contains(key) {
                     found[minute, default: MinuteActivity(minute: minute)].fallback += 1
                 } else if state.acknowledgments.contains(where: { key, holding in
                     holding.localId == plan.delivery.localId && holding.scheduledAt != nil

@@ -11,11 +11,11 @@ public struct MinuteActivity: Sendable, Equatable {
     public var minute: Date
     /// Pushes APNs accepted, by kind (`plan`, `cancel`, `fallback`, `push`).
     public var sent: [String: Int] = [:]
-    /// Pushes that failed, were rejected or found the token unregistered, by kind.
+    /// Pushes that failed, were rejected, found the token unregistered or expired unsent, by kind.
     public var failed: [String: Int] = [:]
     /// Windows whose moment fell in the minute and that a device held (no fallback sent).
     public var acknowledged = 0
-    /// Windows whose moment fell in the minute and that got the fallback push.
+    /// Windows whose moment fell in the minute and whose fallback was decided.
     public var fallback = 0
 
     public init(minute: Date) { self.minute = minute }
@@ -29,7 +29,7 @@ public struct MinuteActivity: Sendable, Equatable {
     public mutating func count(kind: String, status: String, _ n: Int = 1) {
         switch status {
         case "sent": sent[kind, default: 0] += n
-        case "failed", "rejected", "unregistered": failed[kind, default: 0] += n
+        case "failed", "rejected", "unregistered", "expired": failed[kind, default: 0] += n
         default: break
         }
     }

@@ -15,16 +15,16 @@ extension PostgresStoreTransaction {
             found[minute, default: MinuteActivity(minute: minute)].count(kind: try row.decode("kind"), status: try row.decode("status"),
                                                                           try row.decode("n"))
         }
-        // A window is counted by how it ended: the fallback sent for its run, else a device's
-        // acknowledgment on record; one cancelled before any of it is in neither.
+        // A window is counted by how it was decided: its fallback (the plan's
+        // `fallback_decided_at`, set where the fallback is decided), else a device's
+        // acknowledgment on record; one cancelled before either is in neither.
         for row in try db.query("""
             SELECT date_trunc('minute', p.moment) AS minute,
-                   count(*) FILTER (WHERE f.sent)::int AS fallback,
-                   count(*) FILTER (WHERE NOT f.sent AND EXISTS (
+                   count(*) FILTER (WHERE p.fallback_decided_at IS NOT NULL)::int AS fallback,
+                   count(*) FILTER (WHERE p.fallback_decided_at IS NULL AND EXISTS (
                        SELECT 1 FROM acknowledgments a WHERE a.tenant_id = p.tenant_id AND a.subscriber_id = p.subscriber_id
                                                           AND a.local_id = p.local_id AND a.scheduled_ts IS NOT NULL))::int AS acknowledged
             FROM local_plans p
-            CROSS JOIN LATERAL (SELECT EXISTS (SELECT 1 FROM deliveries d WHERE d.run_id = p.run_id AND d.kind = 'fallback') AS sent) f
             WHERE p.moment >= \(since) AND p.moment <= \(until) AND p.tenant_id = \(tenantId)
             GROUP BY 1
             """) {

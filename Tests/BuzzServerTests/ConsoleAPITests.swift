@@ -95,6 +95,27 @@ final class ConsoleAPITests: InMemoryAPITestCase {
         try await call("GET", "/v1/dead-letters/trigger", device: "maya", expect: 403)
     }
 
+    /// A dead-lettered cancel carries its recipients' whole tokens; the console shows the last 8.
+    func testADeadLettersDeviceTokensAreShownByTheirLastEightDigits() async throws {
+        struct OneLetter: DeadLetterSource {
+            let token: String
+            func list(_ queue: Topology.Queue, tenantId: String, limit: Int) throws -> [DeadLetters.Letter] {
+                [DeadLetters.Letter(messageId: "m-1", routingKey: "plan-dispatch", reason: "boom",
+                                    body: Data(#"{"sendCancel":{"tenantId":"\#(tenantId)","recipients":[{"token":"\#(token)"}]}}"#.utf8))]
+            }
+            func replay(_ queue: Topology.Queue, tenantId: String) throws -> Int { 0 }
+        }
+        let token = String(repeating: "ab12", count: 16)
+        let context = PipelineContext(store: store, topology: Topology(), push: push, clock: clock)
+        api = APIRoutes(directory: InMemoryDirectory(store: store), commands: RunCommands(context: context, broker: broker, outbox: InMemoryOutbox(store: store)),
+                        broker: broker, topology: Topology(), metrics: context.metrics, clock: clock, log: context.log, deadLetters: OneLetter(token: token))
+        let listed = try await call("GET", "/v1/dead-letters/plan-dispatch", expect: 200).object
+        let body = try XCTUnwrap((listed["letters"] as? [[String: Any]])?.first?["body"] as? String)
+        XCTAssertFalse(body.contains(token), body)
+        XCTAssertTrue(body.contains("\"token\":\"…" + token.suffix(8) + "\""), body)
+        XCTAssertTrue(body.contains("sendCancel"), "the rest of the body as it was")
+    }
+
     func testTheConsoleIsServedWithAStrictPolicyAndOnlyItsOwnFiles() async throws {
         let page = await api.handle(HTTPRequest(method: "GET", path: "/console", headers: [:], body: Data()))
         XCTAssertEqual(page.status, 200)

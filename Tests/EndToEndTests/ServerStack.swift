@@ -33,16 +33,25 @@ final class ServerStack {
         port = 20_000 + Int.random(in: 0..<10_000)
         var server = standIn.serverEnvironment(base: environment, databaseURL: databaseURL, amqpURL: amqpURL, tag: tag, httpPort: port)
         server["BUZZKIT_SHUTDOWN_GRACE_SECONDS"] = "5"
-        processes = ServerProcesses(environment: server, logDirectory: directory)
-        _ = try processes.run(["migrate", "--schema", tag])
-        let keysJSON = try processes.run(["tenant", "create", "\(prefix)-gym", "--json"])
-        keys = (try JSONSerialization.jsonObject(with: Data(keysJSON.utf8)) as? [String: String]) ?? [:]
-        try processes.start("api", ["api"])
-        for queue in ["trigger", "trigger-bulk", "plan-dispatch", "plan-dispatch-bulk", "ack-ingest", "fallback-check"] {
-            try processes.start("worker-\(queue)", ["worker", "--queues", queue])
+        let processes = ServerProcesses(environment: server, logDirectory: directory)
+        self.processes = processes
+        do {
+            _ = try processes.run(["migrate", "--schema", tag])
+            let keysJSON = try processes.run(["tenant", "create", "\(prefix)-gym", "--json"])
+            keys = (try JSONSerialization.jsonObject(with: Data(keysJSON.utf8)) as? [String: String]) ?? [:]
+            try processes.start("api", ["api"])
+            for queue in ["trigger", "trigger-bulk", "plan-dispatch", "plan-dispatch-bulk", "ack-ingest", "fallback-check"] {
+                try processes.start("worker-\(queue)", ["worker", "--queues", queue])
+            }
+            try processes.start("scheduler", ["scheduler"])
+            try await ServerProcesses.waitUntilReady(port: port)
+        } catch {
+            // Nothing of a stack that did not come up stays behind (its logs do, for the failure).
+            _ = processes.stop(grace: 5)
+            standIn.standIn.stop()
+            if let db = try? PostgresConnection(url: databaseURL) { _ = try? db.execute(PostgresQuery(unsafeSQL: "DROP SCHEMA IF EXISTS \(tag) CASCADE")) }
+            throw error
         }
-        try processes.start("scheduler", ["scheduler"])
-        try await ServerProcesses.waitUntilReady(port: port)
     }
 
     /// A fleet of `subscribers` phones against this stack, behaviours dealt from `mix`.

@@ -67,10 +67,13 @@ function formatIn(zone, iso) {
 }
 const utc = (iso) => iso ? new Date(iso).toISOString().replace(".000Z", "Z") : "";
 const statusBadge = (status) => el("span", { class: "status " + status, text: status });
+// A run's first local window (its `local` member), or undefined.
+const firstLocal = (run) => run.steps.map((s) => s.local).filter(Boolean)[0];
 const runLink = (id) => el("a", { href: "#/run/" + encodeURIComponent(id), class: "mono", text: id });
 const subscriberLink = (id) => id ? el("a", { href: "#/subscriber/" + encodeURIComponent(id), text: id }) : el("span", { class: "muted", text: "none" });
 
 function show(...nodes) {
+  if (!sessionStorage.getItem(KEY)) return;  // signed out meanwhile (a 401): the sign-in stays alone
   const view = $("view");
   view.replaceChildren(...nodes);
   view.hidden = false;
@@ -119,21 +122,36 @@ async function signIn(event) {
 // ---- Routing ---------------------------------------------------------------------------------
 
 let refreshTimer = null;
+let generation = 0;
+
+// What a view draws with: `show` puts its nodes on the page only while it is still the view
+// asked for, so a slow answer never covers the page the person has moved to since.
+function viewContext() {
+  const mine = ++generation;
+  return { live: () => mine === generation, show: (...nodes) => { if (mine === generation) show(...nodes); } };
+}
 function stopRefresh() { if (refreshTimer) { clearInterval(refreshTimer); refreshTimer = null; } }
 
 function route() {
   if (!sessionStorage.getItem(KEY)) { signOut(); return; }
   stopRefresh();
   const [path, query] = location.hash.replace(/^#/, "").split("?");
-  const parts = path.split("/").filter(Boolean).map(decodeURIComponent);
+  const ctx = viewContext();
+  let parts;
+  try {
+    parts = path.split("/").filter(Boolean).map(decodeURIComponent);
+  } catch (_) {
+    ctx.show(el("p", { class: "error", role: "alert", text: "That address is not one the console made." }));
+    return;
+  }
   const params = new URLSearchParams(query || "");
   for (const link of document.querySelectorAll("#nav a")) link.classList.toggle("active", link.dataset.view === (parts[0] === "run" ? "runs" : parts[0] === "workflow" ? "workflows" : parts[0]));
-  const views = { runs: () => Views.runs(params), run: () => Views.run(parts[1]), subscriber: () => Views.subscriber(parts[1]),
-                  workflows: () => Views.workflows(), workflow: () => Views.workflow(parts[1]), health: () => Views.health() };
+  const views = { runs: () => Views.runs(ctx, params), run: () => Views.run(ctx, parts[1]), subscriber: () => Views.subscriber(ctx, parts[1]),
+                  workflows: () => Views.workflows(ctx), workflow: () => Views.workflow(ctx, parts[1]), health: () => Views.health(ctx) };
   // "view-ready" marks when the page showed its data, on the browser's navigation clock
   // (`make bench` reads it with the navigation timing entry).
   const started = performance.now();
-  (views[parts[0]] || views.runs)().catch((error) => show(failure(error))).finally(() => {
+  (views[parts[0]] || views.runs)().catch((error) => ctx.show(failure(error))).finally(() => {
     performance.mark("view-ready", { detail: { view: parts[0] || "runs", since: started } });
   });
 }

@@ -17,7 +17,7 @@ function confirmStep(label, expected, action) {
   return form;
 }
 
-Views.subscriber = async function (id) {
+Views.subscriber = async function (ctx, id) {
   const find = el("form", { class: "filters", id: "subscriber-find" },
     el("label", {}, "Subscriber id", el("input", { name: "id", id: "subscriber-id", value: id || "", required: true })),
     el("button", { type: "submit" }, "Open"));
@@ -25,7 +25,7 @@ Views.subscriber = async function (id) {
     event.preventDefault();
     location.hash = "#/subscriber/" + encodeURIComponent(new FormData(find).get("id"));
   });
-  if (!id) { show(el("h2", {}, "Subscriber"), find); return; }
+  if (!id) { ctx.show(el("h2", {}, "Subscriber"), find); return; }
   const path = "/v1/subscribers/" + encodeURIComponent(id);
   const [profile, plans, runs] = await Promise.all([api(path), api(path + "/plans"), api("/v1/runs?limit=20&subscriberId=" + encodeURIComponent(id))]);
   const zone = profile.timezone || "UTC";
@@ -43,9 +43,9 @@ Views.subscriber = async function (id) {
     el("p", { class: "error", text: "Erasure removes the subscriber, its devices, runs and plans for good (DESIGN §4b)." }),
     confirmStep("Erase", id, async () => {
       await api(path, { method: "DELETE" });
-      show(el("h2", {}, "Subscriber"), el("p", { id: "erased", text: "Subscriber " + id + " was erased." }), find);
+      ctx.show(el("h2", {}, "Subscriber"), el("p", { id: "erased", text: "Subscriber " + id + " was erased." }), find);
     })));
-  show(el("h2", {}, "Subscriber ", el("span", { id: "subscriber-title", text: id })), find,
+  ctx.show(el("h2", {}, "Subscriber ", el("span", { id: "subscriber-title", text: id })), find,
     el("div", { class: "card" }, el("p", {}, "Time zone ", el("strong", { text: zone })),
       el("h3", {}, "Properties"), el("pre", { text: JSON.stringify(profile.properties, null, 2) })),
     el("h3", {}, "Devices"), devices,
@@ -55,13 +55,13 @@ Views.subscriber = async function (id) {
     el("h3", {}, "Recent runs"),
     el("table", { id: "subscriber-runs" }, el("tbody", {}, runs.runs.map((r) => el("tr", {},
       el("td", {}, runLink(r.id)), el("td", { text: r.workflow }), el("td", {}, statusBadge(r.status)),
-      el("td", { text: (r.steps.map((s) => s.local).filter(Boolean)[0] || null) ? windowVerdict(r.steps.map((s) => s.local).filter(Boolean)[0]) : "" }))))),
+      el("td", { text: firstLocal(r) ? windowVerdict(firstLocal(r)) : "" }))))),
     el("h3", {}, "Erasure"), erase);
 };
 
-Views.workflows = async function () {
+Views.workflows = async function (ctx) {
   const list = await api("/v1/workflows");
-  show(el("h2", {}, "Workflows"),
+  ctx.show(el("h2", {}, "Workflows"),
     el("table", { id: "workflows" }, el("thead", {}, el("tr", {}, ["Key", "Version", "Updated"].map((h) => el("th", {}, h)))),
       el("tbody", {}, list.workflows.length ? list.workflows.map((w) => el("tr", {},
         el("td", {}, el("a", { href: "#/workflow/" + encodeURIComponent(w.key), text: w.key })), el("td", { text: w.version }),
@@ -69,7 +69,7 @@ Views.workflows = async function () {
         : el("tr", {}, el("td", { colspan: 3, class: "muted", text: "No workflows yet." })))));
 };
 
-Views.workflow = async function (key) {
+Views.workflow = async function (ctx, key) {
   const path = "/v1/workflows/" + encodeURIComponent(key);
   const history = await api(path + "/versions");
   const definition = el("pre", { id: "definition" });
@@ -89,7 +89,7 @@ Views.workflow = async function (key) {
       confirmStep("Retire", key, async () => { await api(path, { method: "DELETE" }); route(); })));
     retire.append(start);
   }
-  show(el("h2", {}, "Workflow ", el("span", { text: key })),
+  ctx.show(el("h2", {}, "Workflow ", el("span", { text: key })),
     el("p", {}, history.current === null ? el("strong", { id: "workflow-state", class: "error", text: "Retired" })
                                          : ["Current version ", el("strong", { id: "workflow-version", text: history.current })],
       " · ", el("a", { href: "#/runs?workflow=" + encodeURIComponent(key) }, "its runs")),

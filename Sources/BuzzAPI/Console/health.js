@@ -38,7 +38,7 @@ function lettersPanel(queue) {
   const panel = el("div", { class: "card", id: "letters-" + queue });
   async function load() {
     const found = await api("/v1/dead-letters/" + encodeURIComponent(queue));
-    const replay = el("button", { type: "button", id: "replay-" + queue }, "Replay these " + found.letters.length);
+    const replay = el("button", { type: "button", id: "replay-" + queue }, "Replay all of yours in " + queue);
     replay.disabled = found.letters.length === 0;
     replay.addEventListener("click", async () => {
       replay.disabled = true;
@@ -59,10 +59,10 @@ function lettersPanel(queue) {
   return panel;
 }
 
-Views.health = async function () {
+Views.health = async function (ctx) {
   const queues = el("tbody"), charts = el("div", { class: "grid" }), detail = el("div", { id: "letters" });
   const stamp = el("p", { class: "muted", id: "health-as-of" });
-  show(el("h2", {}, "Health"), stamp,
+  ctx.show(el("h2", {}, "Health"), stamp,
     el("table", { id: "queues" }, el("thead", {}, el("tr", {}, ["Queue", "Ready", "Consumers", "Dead letters", ""].map((h) => el("th", {}, h)))), queues),
     el("h3", {}, "The last hour, by minute"), charts, detail);
   async function refresh() {
@@ -87,5 +87,10 @@ Views.health = async function () {
                                      { label: "failed", color: "#c8372d", value: (x) => sum(x.failed) }])));
   }
   await refresh();
-  refreshTimer = setInterval(() => refresh().catch((error) => stamp.replaceChildren(failure(error))), 5000);
+  if (!ctx.live()) return;  // the person moved on while the first answer came
+  stopRefresh();
+  refreshTimer = setInterval(() => {
+    if (!ctx.live()) { stopRefresh(); return; }
+    refresh().catch((error) => stamp.replaceChildren(failure(error)));
+  }, 5000);
 };

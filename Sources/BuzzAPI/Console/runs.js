@@ -2,7 +2,7 @@
 // 07:00 reminder?).
 "use strict";
 
-Views.runs = async function (params) {
+Views.runs = async function (ctx, params) {
   const filters = el("form", { class: "filters", id: "run-filters" },
     el("label", {}, "Subscriber", el("input", { name: "subscriberId", id: "filter-subscriber", value: params.get("subscriberId") || "" })),
     el("label", {}, "Workflow", el("input", { name: "workflow", id: "filter-workflow", value: params.get("workflow") || "" })),
@@ -18,7 +18,7 @@ Views.runs = async function (params) {
   });
   const body = el("tbody");
   const more = el("button", { type: "button", id: "more-runs", hidden: true }, "Older runs");
-  show(el("h2", {}, "Runs"), filters,
+  ctx.show(el("h2", {}, "Runs"), filters,
        el("table", { id: "runs" }, el("thead", {}, el("tr", {}, ["Run", "Workflow", "Subscriber", "Status", "Began", "Local window"].map((h) => el("th", {}, h)))), body),
        el("p", {}, more));
   let cursor = null;
@@ -29,7 +29,7 @@ Views.runs = async function (params) {
     if (cursor) query.set("cursor", cursor);
     const list = await api("/v1/runs?" + query.toString());
     for (const run of list.runs) {
-      const local = run.steps.map((s) => s.local).filter(Boolean)[0];
+      const local = firstLocal(run);
       const began = run.steps[0] ? utc(run.steps[0].startedAt) : "";
       body.append(el("tr", { "data-run": run.id },
         el("td", {}, runLink(run.id)), el("td", { text: run.workflow }), el("td", {}, subscriberLink(run.subscriberId)),
@@ -83,7 +83,7 @@ function timelineEntries(timeline) {
     }
     for (const delivery of step.deliveries) {
       const lane = delivery.kind === "plan" ? "local" : delivery.kind === "fallback" ? "fallback" : "server";
-      const what = { plan: "Plan sent (silent push)", fallback: "Fallback push", push: "Push", cancel: "Cancel sent (silent push)" }[delivery.kind] || delivery.kind;
+      const what = { plan: "Plan sent (silent push)", fallback: "Fallback push", alert: "Push", cancel: "Cancel sent (silent push)" }[delivery.kind] || delivery.kind;
       entries.push(entry(delivery.at, lane, what + " to device …" + (delivery.tokenSuffix || "(erased)"),
         "APNs: " + delivery.status + (delivery.apnsId ? " · apns-id " + delivery.apnsId : "") + (delivery.reason ? " · " + delivery.reason : "")));
     }
@@ -107,21 +107,20 @@ function shownVerdict(run) {
   }).reduce((a, b) => ({ text: a.text + " " + b.text, warn: a.warn || b.warn }));
 }
 
-Views.run = async function (id) {
+Views.run = async function (ctx, id) {
   const timeline = await api("/v1/runs/" + encodeURIComponent(id) + "/timeline");
   const run = timeline.run, zone = timeline.timezone;
   const verdict = shownVerdict(run);
   const rows = timelineEntries(timeline).map((e) => el("tr", { class: "lane-" + e.lane },
     el("td", { class: "mono", text: formatIn(zone, e.at) }), el("td", { class: "mono", text: utc(e.at) }),
-    el("td", { class: "lane-local" }, e.lane === "local" ? [el("strong", { text: e.title }), e.detail ? el("pre", { text: e.detail }) : null] : null),
-    el("td", { class: "lane-server" }, e.lane === "server" ? [el("strong", { text: e.title }), e.detail ? el("pre", { text: e.detail }) : null] : null),
-    el("td", { class: "lane-fallback" }, e.lane === "fallback" ? [el("strong", { text: e.title }), e.detail ? el("pre", { text: e.detail }) : null] : null)));
+    ["local", "server", "fallback"].map((lane) => el("td", { class: "lane-" + lane },
+      e.lane === lane ? [el("strong", { text: e.title }), e.detail ? el("pre", { text: e.detail }) : null] : null))));
   const cancel = el("button", { type: "button", class: "danger", id: "cancel-run", hidden: run.status !== "waiting" && run.status !== "running" }, "Cancel this run");
   cancel.addEventListener("click", async () => {
     cancel.disabled = true;
     try { await api("/v1/runs/" + encodeURIComponent(id) + "/cancel", { method: "POST" }); route(); } catch (error) { cancel.replaceWith(failure(error)); }
   });
-  show(el("h2", {}, "Run ", el("span", { class: "mono", id: "run-id", text: run.id })),
+  ctx.show(el("h2", {}, "Run ", el("span", { class: "mono", id: "run-id", text: run.id })),
     el("div", { class: "card" },
       el("p", {}, "Workflow ", el("strong", { text: run.workflow }), " · subscriber ", subscriberLink(run.subscriberId), " · ", statusBadge(run.status),
          run.dryRun ? " · dry run" : "", " · times in ", el("strong", { text: zone }), " and UTC"),
