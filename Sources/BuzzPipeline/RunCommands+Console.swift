@@ -8,15 +8,19 @@ import Foundation
 extension RunCommands {
     /// A run's timeline: its summary, the run as stored (the trigger event, the subscriber's
     /// zone) and every device's standing on each of its plans (acknowledged and released, with
-    /// times, and whether the device still counts). Nil for a run the tenant does not have.
+    /// times, and whether the device still counts), read in one transaction so the summary and
+    /// the devices agree. Nil for a run the tenant does not have.
     public func timeline(tenantId: String, runId: UUID) throws -> (run: RunRecord, summary: RunSummary, holdings: [PlanHolding])? {
-        guard let run = try summary(tenantId: tenantId, runId: runId) else { return nil }
-        let summary = try summaries(tenantId: tenantId, of: [run])[0]
-        guard let subscriberId = run.subscriberId else { return (run, summary, []) }
-        let windows = run.state.steps.compactMap(\.local).map { WindowKey(subscriberId: subscriberId, runId: run.id, localId: $0.localId) }
-        guard !windows.isEmpty else { return (run, summary, []) }
-        let holdings = try context.store.transaction { try $0.acknowledgments(tenantId: tenantId, windows: windows) }
-        return (run, summary, (holdings[run.id] ?? []).sorted { ($0.localId, $0.acknowledgedAt, $0.device) < ($1.localId, $1.acknowledgedAt, $1.device) })
+        try context.store.transaction { tx in
+            guard let stored = try tx.run(runId, tenantId: tenantId) else { return nil }
+            let run = try PendingFacts.folded(stored, tx: tx)
+            let summary = run.state.summary.attaching(try tx.activity(tenantId: tenantId, runIds: [run.id])[run.id] ?? RunActivity())
+            let windows = run.subscriberId.map { subscriberId in
+                run.state.steps.compactMap(\.local).map { WindowKey(subscriberId: subscriberId, runId: run.id, localId: $0.localId) }
+            } ?? []
+            let holdings = windows.isEmpty ? [] : try tx.acknowledgments(tenantId: tenantId, windows: windows)[run.id] ?? []
+            return (run, summary, holdings.sorted { ($0.localId, $0.acknowledgedAt, $0.device) < ($1.localId, $1.acknowledgedAt, $1.device) })
+        }
     }
 
     /// The tenant's pushes and decided windows per minute over the `minutes` before now, every
