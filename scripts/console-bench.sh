@@ -60,7 +60,7 @@ DECLARE start bigint := 0;
 BEGIN
   WHILE start < $RUNS LOOP
     WITH model AS (SELECT * FROM runs WHERE status = 'completed' ORDER BY created_at LIMIT 1),
-    plan AS (SELECT fire_at, payload FROM local_plans LIMIT 1),
+    plan AS (SELECT payload FROM local_plans LIMIT 1),
     made AS (
       INSERT INTO runs (id, tenant_id, workflow_key, workflow_version, subscriber_id, dry_run, bulk, status, cancel_events, state, created_at, updated_at)
       SELECT gen_random_uuid(), m.tenant_id, m.workflow_key, m.workflow_version, 'subscriber-' || (g % 100000), false, false, 'completed', '{}', m.state,
@@ -68,8 +68,8 @@ BEGIN
       FROM model m, generate_series(start, least(start + 100000, $RUNS) - 1) g
       RETURNING id, tenant_id, subscriber_id, created_at),
     plans AS (
-      INSERT INTO local_plans (tenant_id, local_id, run_id, subscriber_id, message_id, moment, fire_at, payload, created_at)
-      SELECT made.tenant_id, made.id || '/nudge', made.id, made.subscriber_id, gen_random_uuid(), made.created_at + interval '1 minute', p.fire_at, p.payload,
+      INSERT INTO local_plans (tenant_id, local_id, run_id, subscriber_id, message_id, moment, payload, created_at)
+      SELECT made.tenant_id, made.id || '/nudge', made.id, made.subscriber_id, gen_random_uuid(), made.created_at + interval '1 minute', p.payload,
              made.created_at
       FROM made, plan p)
     INSERT INTO deliveries (tenant_id, run_id, idempotency_key, device_id, kind, status, created_at, sent_at)

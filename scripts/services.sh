@@ -132,6 +132,16 @@ max_wal_size = 8GB
 checkpoint_timeout = 15min
 CONF
   fi
+  # Statement statistics, loaded but not counting (counting costs a few percent of every
+  # statement): an operator, or the bench's window-writes phase, switches them on with
+  # ALTER SYSTEM SET pg_stat_statements.track = 'top' and pg_reload_conf().
+  if ! grep -q '^# buzzkit statements' "$PG_DIR/data/postgresql.conf"; then
+    cat >>"$PG_DIR/data/postgresql.conf" <<CONF
+# buzzkit statements
+shared_preload_libraries = 'pg_stat_statements'
+pg_stat_statements.track = none
+CONF
+  fi
   runuser -u postgres -- "$PG_BIN/pg_ctl" -D "$PG_DIR/data" -l "$PG_DIR/postgres.log" -w -t 30 start >/dev/null
   for _ in $(seq 1 60); do
     "$PG_BIN/pg_isready" -q -h 127.0.0.1 -p "$PG_PORT" && break; sleep 0.5

@@ -14,6 +14,7 @@ extension AMQPPublisher {
         func settle(_ entry: Pending, _ result: Result<Void, AMQPError>) {
             guard !entry.done else { return }
             entry.done = true
+            if case .success = result { lock.lock(); confirmedTotal += 1; lock.unlock() }
             entry.completion(result)
         }
         func compact() {

@@ -19,6 +19,9 @@ public final class AMQPPublisher: @unchecked Sendable {
         public var failFastWhenDisconnected: Bool
         /// Called on each (re)connect before publishing, e.g. to declare the topology.
         public var onConnect: (@Sendable (AMQPConnection) throws -> Void)?
+        /// The publisher thread's name as `top -H` and `/proc/<pid>/task/*/comm` show it (Linux
+        /// keeps 15 bytes: a longer name is not applied).
+        public var threadName = "buzzkit.publish"
 
         public init(endpoints: AMQPEndpoints, confirmTimeout: TimeInterval = 30, failFastWhenDisconnected: Bool = false,
                     onConnect: (@Sendable (AMQPConnection) throws -> Void)? = nil) {
@@ -59,15 +62,24 @@ public final class AMQPPublisher: @unchecked Sendable {
     var stopping = false
     var connectedFlag = false
     var lastConnectFailed = false
+    /// Messages the broker confirmed (guarded by `lock`).
+    var confirmedTotal: UInt64 = 0
     private var thread: Thread?
     private let finished = DispatchSemaphore(value: 0)
 
     public init(_ configuration: Configuration) {
         self.configuration = configuration
         let thread = Thread { [unowned self] in self.runLoop() }
-        thread.name = "buzzkit.amqp.publisher"
+        thread.name = configuration.threadName
         self.thread = thread
         thread.start()
+    }
+
+    /// How many messages RabbitMQ has confirmed since the publisher started (a packed batch
+    /// counts once: it is one broker message).
+    public var confirmedCount: UInt64 {
+        lock.lock(); defer { lock.unlock() }
+        return confirmedTotal
     }
 
     /// True while the publisher holds an open connection.

@@ -10,7 +10,7 @@ extension PostgresStoreTransaction {
         try db.execute("""
             INSERT INTO runs (id, tenant_id, workflow_key, workflow_version, subscriber_id, dry_run, bulk, status, cancel_events, state)
             VALUES (\(run.id), \(run.tenantId), \(run.workflowKey), \(run.workflowVersion), \(run.subscriberId), \(run.dryRun), \(run.bulk),
-                    \(run.state.status.rawValue), \(run.cancelEvents)::text[], \(try StoredRunState.encode(run.state))::json)
+                    \(run.state.status.rawValue), \(run.cancelEvents)::text[], \(try StoredRunState.encode(run.state)))
             """)
     }
 
@@ -20,7 +20,7 @@ extension PostgresStoreTransaction {
         let cancels = runs.map(\.cancelEvents.postgresText)
         try db.execute("""
             INSERT INTO runs (id, tenant_id, workflow_key, workflow_version, subscriber_id, dry_run, bulk, status, cancel_events, state)
-            SELECT i, t, k, v, NULLIF(s, ''), d, b, st, c::text[], j::json
+            SELECT i, t, k, v, NULLIF(s, ''), d, b, st, c::text[], j
             FROM unnest(\(runs.map(\.id))::uuid[], \(runs.map(\.tenantId))::text[], \(runs.map(\.workflowKey))::text[],
                         \(runs.map(\.workflowVersion))::int[], \(runs.map { $0.subscriberId ?? "" })::text[], \(runs.map(\.dryRun))::bool[], \(runs.map(\.bulk))::bool[],
                         \(runs.map(\.state.status.rawValue))::text[], \(cancels)::text[],
@@ -111,7 +111,7 @@ extension PostgresStoreTransaction {
     func updateRun(_ run: RunRecord) throws {
         try db.execute("""
             UPDATE runs SET status = \(run.state.status.rawValue), cancel_events = \(run.cancelEvents)::text[],
-                            state = \(try StoredRunState.encode(run.state))::json, updated_at = now()
+                            state = \(try StoredRunState.encode(run.state)), updated_at = now()
             WHERE id = \(run.id)
             """)
     }
@@ -121,7 +121,7 @@ extension PostgresStoreTransaction {
         let states = PostgresJSONTexts(try runs.map { try StoredRunState.encode($0.state) })
         let cancels = runs.map(\.cancelEvents.postgresText)
         try db.execute("""
-            UPDATE runs r SET status = u.s, state = u.j::json, updated_at = now(), cancel_events = u.c::text[]
+            UPDATE runs r SET status = u.s, state = u.j, updated_at = now(), cancel_events = u.c::text[]
             FROM unnest(\(runs.map(\.id))::uuid[], \(runs.map(\.state.status.rawValue))::text[],
                         string_to_array(\(states), chr(30)), \(cancels)::text[]) AS u(i, s, j, c)
             WHERE r.id = u.i
@@ -277,11 +277,10 @@ extension PostgresStoreTransaction {
     }
 
     func recordPlan(tenantId: String, subscriberId: String?, delivery: LocalPlanDelivery, at: Date) throws {
-        let fireAt = delivery.payload.local.fireAt
         try db.execute("""
-            INSERT INTO local_plans (tenant_id, local_id, run_id, subscriber_id, message_id, moment, fire_at, payload, created_at)
+            INSERT INTO local_plans (tenant_id, local_id, run_id, subscriber_id, message_id, moment, payload, created_at)
             VALUES (\(tenantId), \(delivery.localId), \(delivery.runId)::uuid, \(subscriberId), \(delivery.messageId)::uuid, \(delivery.moment),
-                    \(JSONB(fireAt)), \(delivery.body)::jsonb, \(at))
+                    \(delivery.body), \(at))
             ON CONFLICT DO NOTHING
             """)
     }
@@ -291,14 +290,13 @@ extension PostgresStoreTransaction {
             for plan in plans { try recordPlan(tenantId: plan.tenantId, subscriberId: plan.subscriberId, delivery: plan.delivery, at: at) }
             return
         }
-        let fireAts = plans.map { String(decoding: $0.delivery.payload.local.fireAt.jsonBytes(capacity: 96), as: UTF8.self) }
         try db.execute("""
-            INSERT INTO local_plans (tenant_id, local_id, run_id, subscriber_id, message_id, moment, fire_at, payload, created_at)
-            SELECT t, l, r, NULLIF(s, ''), m, mo, f::jsonb, p::jsonb, \(at)
+            INSERT INTO local_plans (tenant_id, local_id, run_id, subscriber_id, message_id, moment, payload, created_at)
+            SELECT t, l, r, NULLIF(s, ''), m, mo, p, \(at)
             FROM unnest(\(plans.map(\.tenantId))::text[], \(plans.map(\.delivery.localId))::text[], \(plans.map(\.delivery.runId))::uuid[],
                         \(plans.map { $0.subscriberId ?? "" })::text[], \(plans.map(\.delivery.messageId))::uuid[],
-                        \(plans.map(\.delivery.moment))::timestamptz[], string_to_array(\(PostgresJSONTexts(fireAts)), chr(30)),
-                        string_to_array(\(PostgresJSONTexts(plans.map(\.delivery.body))), chr(30))) AS u(t, l, r, s, m, mo, f, p)
+                        \(plans.map(\.delivery.moment))::timestamptz[],
+                        string_to_array(\(PostgresJSONTexts(plans.map(\.delivery.body))), chr(30))) AS u(t, l, r, s, m, mo, p)
             ON CONFLICT DO NOTHING
             """)
     }

@@ -11,6 +11,9 @@ struct BenchReport {
     var rows: [Row] = []
     /// Lines printed after the table (profiles).
     var notes: [String] = []
+    /// Markdown lines written after the table, in docs/performance.md and on standard output
+    /// (the tables a single figure cannot hold).
+    var sections: [String] = []
 
     mutating func add(_ name: String, _ value: Double, unit: String, raw: Double? = nil) {
         rows.append(Row(name: name, value: value, unit: unit, raw: raw))
@@ -40,6 +43,7 @@ struct BenchReport {
             let ratio = row.raw.map { $0 > 0 ? String(format: "%.2f", row.value / $0) : "-" } ?? "-"
             Swift.print(pad(row.name, nameWidth) + "  " + pad(Self.format(row.value), 12, left: true) + "  " + pad(raw, 12, left: true) + "  " + pad(ratio, 6, left: true) + "  " + row.unit)
         }
+        if !sections.isEmpty { sections.forEach { Swift.print($0) } }
         if !notes.isEmpty { Swift.print(""); notes.forEach { Swift.print($0) } }
     }
 
@@ -57,6 +61,7 @@ struct BenchReport {
             let cells = [row.name, Self.format(row.value), row.unit, raw, ratio].map { $0.replacingOccurrences(of: "|", with: "\\|") }
             lines.append("| " + cells.joined(separator: " | ") + " |")
         }
+        lines += sections
         return lines.joined(separator: "\n") + "\n"
     }
 

@@ -67,6 +67,8 @@ enum PipelineBench {
         let seconds = Int(environment["BENCH_SUSTAINED_SECONDS"] ?? "") ?? 20
         // Retention is measured beside the first rate, one the machine carries.
         var first: (rate: Int, achieved: Double)?
+        let bytesBefore = try WindowWrites.tableBytes(runtime.pool)
+        var offeredWindows = 0
         for (index, rate) in rates.enumerated() {
             FileHandle.standardError.write(Data("pipeline: sustained windows at \(rate)/s for \(seconds) s...\n".utf8))
             let cpu = ProcessCPU.sample()
@@ -79,7 +81,7 @@ enum PipelineBench {
                     profile?.finish("pipeline: sustained whole windows at \(rate)/s", into: &report)
                     statements?.finish("pipeline: sustained whole windows at \(rate)/s", into: &report)
                 }
-            used.report("pipeline: sustained at \(rate)/s", windows: sustained.windows, into: &report)
+            used.report("pipeline: sustained at \(rate)/s", windows: sustained.windows, driver: sustained.driverSeconds, into: &report)
             report.add("pipeline: sustained whole windows (event → plan → ack → fallback decided), offered \(rate)/s for \(seconds) s",
                        sustained.achievedRate, unit: "windows/s")
             report.add("pipeline:   decision after the moment p50 (p99)",
@@ -89,6 +91,23 @@ enum PipelineBench {
             report.add("pipeline:   plans pushed after their moment", Double(sustained.planLateForMoment), unit: String(format: "of %d", sustained.windows))
             FileHandle.standardError.write(Data("  pipeline: trigger backlog (events offered, no run yet) at each second: \(sustained.triggerBacklog.map(String.init).joined(separator: " "))\n".utf8))
             if first == nil { first = (rate, sustained.achievedRate) }
+            offeredWindows += sustained.windows
+        }
+
+        // What a window writes, and what the sustained windows left on disk once finished.
+        let writes = WindowWrites(runtime: runtime, push: push, topology: topology, tenantId: tenant.tenantId, subscribers: windows)
+        let perKind = Int(environment["BENCH_WRITES_WINDOWS"] ?? "") ?? 10_000
+        if perKind > 0 {
+            FileHandle.standardError.write(Data("pipeline: what a window writes (\(perKind) acknowledged, then \(perKind) falling back)...\n".utf8))
+            if offeredWindows > 0 {
+                try writes.settle()
+                let storage = WindowWrites.storage(before: bytesBefore, after: try WindowWrites.tableBytes(runtime.pool), windows: offeredWindows)
+                report.add("pipeline: storage per finished window, after the \(offeredWindows) sustained windows (target ≤ 1,536)", storage.total,
+                           unit: "bytes (\(storage.byTable))")
+            }
+            let acknowledged = try writes.count(windows: perKind, acknowledged: true)
+            let fallback = try writes.count(windows: perKind, acknowledged: false)
+            report.sections += WindowWrites.Counts.table(acknowledged: acknowledged, fallback: fallback, windows: perKind)
         }
 
         // Phase 5: what operators need, on the same tables.

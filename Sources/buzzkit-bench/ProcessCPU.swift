@@ -34,13 +34,20 @@ struct ProcessCPU {
                    rabbitmq: after.rabbitmq - before.rabbitmq)
     }
 
-    /// Adds "CPU µs per window" rows for `what` to `report`.
-    func report(_ what: String, windows: Int, into report: inout BenchReport) {
+    /// Adds "CPU µs per window" rows for `what` to `report`. With `driver` (the CPU seconds
+    /// the bench's own driver spent in this process, ``DriverCPU``), the worker row is the
+    /// product's alone, and the product's sum and the driver's share are printed beside it.
+    func report(_ what: String, windows: Int, driver: Double? = nil, into report: inout BenchReport) {
         guard windows > 0 else { return }
         let per = { (seconds: Double) in seconds * 1e6 / Double(windows) }
-        report.add("\(what): CPU per window, worker", per(worker), unit: "µs")
+        let workers = worker - (driver ?? 0)
+        report.add("\(what): CPU per window, worker\(driver == nil ? "" : " (bench driver apart)")", per(workers), unit: "µs")
         report.add("\(what): CPU per window, PostgreSQL", per(postgres), unit: "µs")
         report.add("\(what): CPU per window, RabbitMQ", per(rabbitmq), unit: "µs")
+        if let driver {
+            report.add("\(what): product CPU per window (workers, scheduler, PostgreSQL, RabbitMQ)", per(workers + postgres + rabbitmq), unit: "µs")
+            report.add("\(what):   the bench's driver beside it (events offered, devices played)", per(driver), unit: "µs")
+        }
     }
 
     /// (pid, command name, CPU seconds) of every process `/proc` shows.

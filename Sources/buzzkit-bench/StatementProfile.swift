@@ -2,8 +2,10 @@ import Foundation
 import PostgresClient
 
 /// Where a phase's PostgreSQL time goes, statement by statement: when the server has
-/// `pg_stat_statements` loaded (`shared_preload_libraries`; `make bench` does not load it,
-/// since it costs a few percent itself), the counters are reset as the phase begins and
+/// `pg_stat_statements` counting (`scripts/services.sh` loads it with tracking off, since
+/// counting costs a few percent itself; `ALTER SYSTEM SET pg_stat_statements.track = 'top'`
+/// and `SELECT pg_reload_conf()` before a bench switch it on), the counters are reset as the
+/// phase begins and
 /// ``finish(_:into:)`` adds the statements that took the most time to the report's notes,
 /// with their time per row. Without the extension (in schema `public`) it records nothing
 /// and says so.
@@ -14,7 +16,8 @@ final class StatementProfile {
     init(pool: PostgresPool) {
         self.pool = pool
         available = (try? pool.withConnection { db -> Bool in
-            guard try db.query("SELECT 1 AS x FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'pg_stat_statements' AND n.nspname = 'public'").first != nil else { return false }
+            guard try db.query("SELECT 1 AS x FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'pg_stat_statements' AND n.nspname = 'public'").first != nil,
+                  try db.query("SELECT 1 AS x FROM pg_settings WHERE name = 'pg_stat_statements.track' AND setting <> 'none'").first != nil else { return false }
             _ = try db.query("SELECT public.pg_stat_statements_reset() IS NULL AS reset")
             return true
         }) ?? false

@@ -19,6 +19,9 @@ struct SustainedWindows {
     let topology: Topology
     let tenantId: String
     let subscribers: Int
+    /// Which devices acknowledge their plan as it is pushed (by the number in their token):
+    /// every other one unless told otherwise.
+    var acknowledges: @Sendable (Int) -> Bool = { $0 % 2 == 0 }
 
     struct Result {
         var windows: Int
@@ -34,6 +37,9 @@ struct SustainedWindows {
         /// trigger stage's backlog), so a backlog that grows from the start (capacity) reads
         /// apart from one that jumps once (a stall).
         var triggerBacklog: [Int]
+        /// CPU seconds the bench's driver spent in this process (offering, playing devices,
+        /// its publisher), up to the point where every window was decided.
+        var driverSeconds: Double
     }
 
     /// The events the pacer has published so far (read by the loop that plays the devices).
@@ -50,10 +56,26 @@ struct SustainedWindows {
     func run(rate: Int, seconds: Int, lead: Double, whenDecided: () -> Void = {}) throws -> Result {
         let total = rate * seconds
         push.removeAllSent()
+        // The driver publishes on a publisher of its own, whose thread is counted as the driver's.
+        var driverConfiguration = AMQPPublisher.Configuration(endpoints: runtime.amqp)
+        driverConfiguration.threadName = DriverCPU.publisherThread
+        let publisher = AMQPPublisher(driverConfiguration)
+        defer { publisher.close(timeout: 5) }
+        let driver = DriverCPU()
         let started = Date()
         let offered = Offered()
-        let pacer = Thread { try? self.offer(rate: rate, total: total, lead: lead, started: started, offered: offered) }
+        let pacer = Thread { driver.measure { try? self.offer(rate: rate, total: total, lead: lead, started: started, offered: offered, publisher: publisher) } }
         pacer.start()
+        return try play(rate: rate, seconds: seconds, lead: lead, started: started, offered: offered, publisher: publisher, driver: driver,
+                        whenDecided: whenDecided)
+    }
+
+    /// Plays the devices (each even-numbered one acknowledges its plan as it is pushed) until
+    /// every window is decided, then reads how late each decision came.
+    private func play(rate: Int, seconds: Int, lead: Double, started: Date, offered: Offered, publisher: AMQPPublisher,
+                      driver: DriverCPU, whenDecided: () -> Void) throws -> Result {
+        let loopStarted = DriverCPU.threadSeconds()
+        let total = rate * seconds
         // Devices: acknowledge every other plan the moment it is pushed.
         var seen = 0, acknowledged = 0, lateForMoment = 0
         let deadline = started.addingTimeInterval(Double(seconds) + lead + 120)
@@ -88,25 +110,26 @@ struct SustainedWindows {
                       let number = Int(notification.deviceToken, radix: 16) else { continue }
                 // A plan's APNs expiration is its moment: one pushed after it came too late.
                 if let moment = notification.expiration, moment < Date() { lateForMoment += 1 }
-                guard number % 2 == 0 else { continue }
+                guard acknowledges(number) else { continue }
                 let event = BuzzEvent(event: BuzzEvent.localScheduled, subscriberId: "s\(number)",
                                       properties: ["localId": .string(plan.id), "messageId": .string(plan.messageId),
                                                    "device": .string(notification.deviceToken)], timestamp: Date())
                 acks.append(AMQPMessage(exchange: topology.eventsExchange, routingKey: Topology.routingKey(tenantId: tenantId, event: event.event),
                                         body: event.jsonData, messageId: RandomIdentifier.text()))
             }
-            if !acks.isEmpty { try runtime.publisher.publishAndWait(acks); acknowledged += acks.count }
+            if !acks.isEmpty { try publisher.publishAndWait(acks); acknowledged += acks.count }
             Thread.sleep(forTimeInterval: 0.02)
         }
         let elapsed = Date().timeIntervalSince(started)
+        let driverSeconds = driver.seconds + DriverCPU.threadSeconds() - loopStarted
         whenDecided()
         // How late each window's decision came after its moment: the runs' own record, or the
         // scheduler's decision for a settled window not written into its run yet.
         let rows = try runtime.pool.withConnection { db in
             try db.query("""
-                SELECT EXTRACT(EPOCH FROM (COALESCE(d.decided_at, (state->'steps'->1->>'finishedAt')::timestamptz)
-                                           - (state->'steps'->1->>'dueAt')::timestamptz)) AS late,
-                       state->'steps'->1->'local'->'fallback'->>'reason' AS reason
+                SELECT EXTRACT(EPOCH FROM (COALESCE(d.decided_at, (state::json->'steps'->1->>'finishedAt')::timestamptz)
+                                           - (state::json->'steps'->1->>'dueAt')::timestamptz)) AS late,
+                       state::json->'steps'->1->'local'->'fallback'->>'reason' AS reason
                 FROM runs r LEFT JOIN window_decisions d ON d.run_id = r.id
                 WHERE tenant_id = \(tenantId) AND created_at >= \(started) AND (status = 'completed' OR d.run_id IS NOT NULL)
                 """)
@@ -116,12 +139,12 @@ struct SustainedWindows {
         func percentile(_ p: Double) -> Double { lateness.isEmpty ? .nan : lateness[min(lateness.count - 1, Int(Double(lateness.count - 1) * p))] }
         return Result(windows: total, offeredRate: Double(rate), achievedRate: Double(total) / (elapsed - lead),
                       decisionLatenessP50: percentile(0.5), decisionLatenessP99: percentile(0.99), momentPassed: momentPassed,
-                      acknowledged: acknowledged, planLateForMoment: lateForMoment, triggerBacklog: backlog)
+                      acknowledged: acknowledged, planLateForMoment: lateForMoment, triggerBacklog: backlog, driverSeconds: driverSeconds)
     }
 
     /// Publishes `total` events at `rate` a second (catching up in bigger batches when a
     /// confirm round takes longer than a step), each with its moment `lead` ahead.
-    private func offer(rate: Int, total: Int, lead: Double, started: Date, offered: Offered) throws {
+    private func offer(rate: Int, total: Int, lead: Double, started: Date, offered: Offered, publisher: AMQPPublisher) throws {
         var sent = 0
         while sent < total {
             let target = min(total, Int(Double(rate) * Date().timeIntervalSince(started)) + 1)
@@ -135,7 +158,7 @@ struct SustainedWindows {
                 batch.append(AMQPMessage(exchange: topology.eventsExchange, routingKey: Topology.routingKey(tenantId: tenantId, event: event.event),
                                          body: event.jsonData, messageId: RandomIdentifier.text()))
             }
-            try runtime.publisher.publishAndWait(batch)
+            try publisher.publishAndWait(batch)
             offered.add(batch.count)
         }
     }

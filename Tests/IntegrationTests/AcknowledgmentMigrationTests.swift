@@ -67,8 +67,8 @@ final class AcknowledgmentMigrationTests: XCTestCase {
         try MigrationRunner(pool: admin, schema: schema).migrate(try Migration.bundled())
         try pool.withConnection { db in
             try db.execute("""
-                INSERT INTO local_plans (tenant_id, local_id, run_id, subscriber_id, message_id, moment, fire_at, payload)
-                VALUES ('t', \(localId), \(runId), 'kim', \(UUID()), now(), '{}', '{}')
+                INSERT INTO local_plans (tenant_id, local_id, run_id, subscriber_id, message_id, moment, payload)
+                VALUES ('t', \(localId), \(runId), 'kim', \(UUID()), now(), '{}')
                 """)
         }
         let counts = try PostgresStore(pool: pool).transaction { tx in
