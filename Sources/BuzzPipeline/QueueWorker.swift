@@ -19,6 +19,11 @@ final class QueueWorker: @unchecked Sendable {
         var maxBatch: Int = 100
         /// How long an outage may hold a message before it goes back to the queue (as a fresh copy).
         var outageHold: TimeInterval = 120
+        /// How long the oldest waiting message may wait for a fuller batch (0: take what is
+        /// there). A transaction's statements, commit and round trips cost the same for one
+        /// message as for a hundred, so at a moderate rate a few milliseconds' wait saves more
+        /// CPU than anything done per message.
+        var linger: TimeInterval = 0
     }
 
     let queue: Topology.Queue
@@ -32,6 +37,9 @@ final class QueueWorker: @unchecked Sendable {
     let processor: StageProcessor
     private let condition = NSCondition()
     private var pending: [any BrokerDelivery] = []
+    /// When each of `pending` arrived (monotonic seconds), and the messages they carry.
+    private var arrivals: [TimeInterval] = []
+    private var pendingItems = 0
     private var stopping = false
     private var draining = false
     private var busy = 0
@@ -101,8 +109,11 @@ final class QueueWorker: @unchecked Sendable {
     }
 
     private func enqueue(_ delivery: any BrokerDelivery) {
+        let now = ProcessInfo.processInfo.systemUptime
         condition.lock()
         pending.append(delivery)
+        arrivals.append(now)
+        pendingItems += Self.items(delivery)
         condition.signal()
         condition.unlock()
     }
@@ -110,7 +121,9 @@ final class QueueWorker: @unchecked Sendable {
     private func workLoop() {
         while true {
             condition.lock()
-            while pending.isEmpty && !stopping { condition.wait() }
+            while let wait = lingerLeft(), !stopping {
+                if wait.isInfinite { condition.wait() } else { _ = condition.wait(until: Date().addingTimeInterval(wait)) }
+            }
             if stopping && pending.isEmpty { condition.unlock(); return }
             let batch = takeBatch()
             busy += 1
@@ -146,12 +159,22 @@ final class QueueWorker: @unchecked Sendable {
         }
     }
 
+    /// How much longer a worker thread waits before it takes a batch: infinity while nothing
+    /// waits, nil once a full batch waits, the oldest message has waited ``Settings/linger``,
+    /// or the worker drains. Called with the condition locked.
+    private func lingerLeft() -> TimeInterval? {
+        guard let oldest = arrivals.first else { return .infinity }
+        guard settings.linger > 0, !draining, pendingItems < settings.maxBatch else { return nil }
+        let left = oldest + settings.linger - ProcessInfo.processInfo.systemUptime
+        return left > 0 ? left : nil
+    }
+
     /// Up to maxBatch messages from the front of `pending`, a packed delivery counting as the
     /// messages it carries. Called with the condition locked.
     private func takeBatch() -> [any BrokerDelivery] {
         var count = 0, items = 0
         for delivery in pending {
-            let carried = Int(delivery.headers[Topology.itemsHeader]?.intValue ?? 1)
+            let carried = Self.items(delivery)
             if count > 0 && items + carried > settings.maxBatch { break }
             count += 1
             items += carried
@@ -159,6 +182,13 @@ final class QueueWorker: @unchecked Sendable {
         }
         let batch = Array(pending.prefix(count))
         pending.removeFirst(batch.count)
+        arrivals.removeFirst(batch.count)
+        pendingItems -= items
         return batch
+    }
+
+    /// The messages a delivery carries (a packed one says how many in its header).
+    private static func items(_ delivery: any BrokerDelivery) -> Int {
+        Int(delivery.headers[Topology.itemsHeader]?.intValue ?? 1)
     }
 }

@@ -16,14 +16,17 @@ public final class WorkerService: Service, @unchecked Sendable {
         /// How long a message waits out a PostgreSQL or RabbitMQ outage in place before it goes
         /// back to its queue, as a fresh copy that has used no delivery attempt.
         public var outageHold: TimeInterval
+        /// How long a message may wait for a fuller batch (0: none).
+        public var linger: TimeInterval
 
         public init(queues: [Topology.Queue] = Topology.Queue.allCases, prefetch: Int = 200, threadsPerQueue: Int = 2, maxBatch: Int = 100,
-                    outageHold: TimeInterval = 120) {
+                    outageHold: TimeInterval = 120, linger: TimeInterval = 0) {
             self.queues = queues
             self.prefetch = prefetch
             self.threadsPerQueue = threadsPerQueue
             self.maxBatch = maxBatch
             self.outageHold = outageHold
+            self.linger = linger
         }
     }
 
@@ -35,7 +38,7 @@ public final class WorkerService: Service, @unchecked Sendable {
     /// outbox rows; `outbox` marks relayed rows sent (the fast path).
     public init(configuration: Configuration, context: PipelineContext, broker: any Broker, outbox: any OutboxStore, relay: (any Broker)? = nil) {
         let settings = QueueWorker.Settings(prefetch: UInt16(clamping: configuration.prefetch), threads: configuration.threadsPerQueue,
-                                            maxBatch: configuration.maxBatch, outageHold: configuration.outageHold)
+                                            maxBatch: configuration.maxBatch, outageHold: configuration.outageHold, linger: configuration.linger)
         workers = configuration.queues.map {
             QueueWorker(queue: $0, context: context, broker: broker, relayBroker: relay, outbox: outbox, settings: settings)
         }

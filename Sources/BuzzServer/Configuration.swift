@@ -19,6 +19,7 @@ import Foundation
 /// | `BUZZKIT_QUEUE_PREFIX` | empty | prefix of every exchange and queue name (isolates environments on one broker) |
 /// | `BUZZKIT_WORKER_THREADS` | `2` | worker threads per queue |
 /// | `BUZZKIT_BATCH_SIZE` | `100` | most deliveries per transaction |
+/// | `BUZZKIT_BATCH_LINGER_MS` | `10` | how long a worker lets the oldest waiting message wait for a fuller batch (0: take what is there) |
 /// | `BUZZKIT_APNS_KEY_FILE` | none | the team's `.p8` key (required to send) |
 /// | `BUZZKIT_APNS_KEY_ID`, `BUZZKIT_APNS_TEAM_ID` | none | the key's id and the team id |
 /// | `BUZZKIT_APNS_URL` | Apple's host per device environment | APNs base URL (a stand-in or proxy) |
@@ -37,6 +38,8 @@ public struct Configuration: Sendable, Equatable {
     public var workerThreads: Int
     public var queuePrefix: String
     public var batchSize: Int
+    /// Milliseconds a message may wait for a fuller batch (`BUZZKIT_BATCH_LINGER_MS`).
+    public var batchLingerMilliseconds = 10
     public var apnsKeyFile: String?
     public var apnsKeyId: String?
     public var apnsTeamId: String?
@@ -121,6 +124,7 @@ public struct Configuration: Sendable, Equatable {
         try int("BUZZKIT_WORKER_THREADS", &workerThreads)
         string("BUZZKIT_QUEUE_PREFIX", &queuePrefix)
         try int("BUZZKIT_BATCH_SIZE", &batchSize)
+        try int("BUZZKIT_BATCH_LINGER_MS", &batchLingerMilliseconds)
         try int("BUZZKIT_APNS_CONNECTIONS", &apnsConnections)
         try int("BUZZKIT_SCHEDULER_RELAYS", &schedulerRelays)
         try int("BUZZKIT_SCHEDULER_VACUUM_EVERY", &schedulerVacuumEvery)
@@ -166,6 +170,7 @@ public struct Configuration: Sendable, Equatable {
         try SettingReader.require(outageHoldSeconds, above: 0, atMost: 3600, "BUZZKIT_OUTAGE_HOLD_SECONDS", unit: "seconds")
         try SettingReader.require(workerThreads, in: 1...64, "BUZZKIT_WORKER_THREADS")
         try SettingReader.require(batchSize, in: 1...5000, "BUZZKIT_BATCH_SIZE")
+        try SettingReader.require(batchLingerMilliseconds, in: 0...1000, "BUZZKIT_BATCH_LINGER_MS")
         try SettingReader.require(apnsConnections, in: 1...16, "BUZZKIT_APNS_CONNECTIONS")
         try SettingReader.require(schedulerRelays, in: 1...16, "BUZZKIT_SCHEDULER_RELAYS")
         try SettingReader.require(schedulerVacuumEvery, in: 0...100_000_000, "BUZZKIT_SCHEDULER_VACUUM_EVERY")

@@ -48,7 +48,8 @@ public final class Runtime: @unchecked Sendable {
     /// Workers for `queues` with this process's settings.
     public func workers(_ queues: [Topology.Queue]) -> WorkerService {
         WorkerService(configuration: .init(queues: queues, prefetch: configuration.prefetch, threadsPerQueue: configuration.workerThreads,
-                                           maxBatch: configuration.batchSize, outageHold: configuration.outageHoldSeconds),
+                                           maxBatch: configuration.batchSize, outageHold: configuration.outageHoldSeconds,
+                                           linger: Double(configuration.batchLingerMilliseconds) / 1000),
                       context: context, broker: broker, outbox: PostgresOutbox(pool: pool))
     }
 

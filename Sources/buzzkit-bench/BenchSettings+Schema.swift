@@ -31,6 +31,9 @@ extension BenchSettings {
         configuration.workerThreads = 3
         configuration.batchSize = 200
         configuration.prefetch = 1000
+        if let linger = ProcessInfo.processInfo.environment["BUZZKIT_BATCH_LINGER_MS"].flatMap(Int.init) {
+            configuration.batchLingerMilliseconds = linger
+        }
         if let delay = ProcessInfo.processInfo.environment["BUZZKIT_WINDOW_COMPLETION_DELAY_SECONDS"].flatMap(Double.init) {
             configuration.completion.delaySeconds = delay
         }
