@@ -39,7 +39,8 @@ extension AMQPPublisher {
                 nextTag += 1
                 unconfirmed.append(entry)
             }
-            for entry in entries { try connection!.basicPublish(entry.message) }
+            guard entries.count > 1 else { return try entries.forEach { try connection!.basicPublish($0.message) } }
+            try connection!.corked { for entry in entries { try connection!.basicPublish(entry.message) } }
         }
 
         while true {

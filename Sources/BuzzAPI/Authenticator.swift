@@ -37,7 +37,7 @@ final class Authenticator: @unchecked Sendable {
         guard let header = request.header("authorization"), header.hasPrefix("Bearer ") else {
             throw HTTPError(status: 401, code: "missing_key", message: "send Authorization: Bearer sk_… (servers) or pk_… (devices)")
         }
-        guard let key = APIKey(String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces)) else {
+        guard let key = APIKey(bearer: header) else {
             throw HTTPError(status: 401, code: "invalid_key", message: "the API key is malformed; keys look like sk_<id>_<secret> or pk_<id>_<secret>")
         }
         let (tenant, kind) = try await lookup(key, now: now)
@@ -110,7 +110,7 @@ final class Authenticator: @unchecked Sendable {
         guard let header = headers["authorization"], header.hasPrefix("Bearer ") else {
             return .answer(HTTPError(status: 401, code: "missing_key", message: "send Authorization: Bearer sk_… (servers) or pk_… (devices)").response)
         }
-        guard let key = APIKey(String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces)) else {
+        guard let key = APIKey(bearer: header) else {
             return .answer(HTTPError(status: 401, code: "invalid_key", message: "the API key is malformed; keys look like sk_<id>_<secret> or pk_<id>_<secret>").response)
         }
         if key.kind == .publishable, headers["x-buzzkit-subscriber-token"] == nil {

@@ -73,7 +73,7 @@ enum EventRoutes {
         // The message id is an event's deduplication key when it has no id of its own: time-ordered,
         // so the trigger stage's record of processed event ids grows at its right-hand edge.
         let messages = events.enumerated().map { index, event in
-            AMQPMessage(exchange: api.topology.eventsExchange(index < interactive ? .interactive : .bulk),
+            AMQPMessage(exchange: api.topology.triggerExchange(index < interactive ? .interactive : .bulk),
                         routingKey: Topology.routingKey(tenantId: principal.tenant.id, event: event.event),
                         body: event.jsonData, headers: origin, messageId: RandomIdentifier.timeOrdered(at: now).lowercasedText)
         }

@@ -81,6 +81,12 @@ public struct Topology: Sendable {
     /// The ingest exchange of `lane`.
     public func eventsExchange(_ lane: Lane) -> String { lane == .bulk ? bulkEventsExchange : eventsExchange }
 
+    /// Where the API publishes the events it takes (never a device's word on a plan, which it
+    /// records itself): the fanout exchange that feeds `lane`'s trigger queue, where the
+    /// ingest exchange's alternate exchange sends the same events. Same routing key, one
+    /// exchange hop fewer (the topic lookup that finds no binding, then the alternate).
+    public func triggerExchange(_ lane: Lane) -> String { lane == .bulk ? otherBulkEventsExchange : otherEventsExchange }
+
     public func name(_ queue: Queue) -> String { prefix + queue.rawValue }
 
     /// The queues whose messages are pipeline messages, which may be packed several to a

@@ -53,6 +53,7 @@ public final class InMemoryBroker: Broker, @unchecked Sendable {
     /// The queue `message` lands in (nil: unroutable, dropped as RabbitMQ would).
     func route(_ message: AMQPMessage) -> Topology.Queue? {
         if message.exchange.isEmpty { return Topology.Queue.allCases.first { topology.name($0) == message.routingKey } }
+        if let lane = Topology.Lane.allCases.first(where: { topology.triggerExchange($0) == message.exchange }) { return Topology.Queue.trigger.inLane(lane) }
         guard let lane = Topology.Lane.allCases.first(where: { topology.eventsExchange($0) == message.exchange }),
               let dot = message.routingKey.firstIndex(of: ".") else { return nil }
         let event = message.routingKey[message.routingKey.index(after: dot)...]

@@ -43,18 +43,33 @@ public struct APIKey: Sendable, Equatable {
         self.secret = secret
     }
 
-    /// Parses `sk_<id>_<secret>` or `pk_<id>_<secret>`; nil for anything else.
-    public init?(_ text: String) {
-        let parts = text.split(separator: "_", omittingEmptySubsequences: false)
-        guard parts.count == 3, !parts[1].isEmpty, !parts[2].isEmpty,
-              parts[1].allSatisfy(\.isHexDigit), parts[2].allSatisfy(\.isHexDigit) else { return nil }
-        switch parts[0] {
-        case "sk": kind = .secret
-        case "pk": kind = .publishable
+    /// Parses `sk_<id>_<secret>` or `pk_<id>_<secret>` (hex digits); nil for anything else.
+    /// Byte by byte: it runs twice on every request the API takes.
+    public init?(_ text: some StringProtocol) {
+        let bytes = Array(text.utf8)
+        guard bytes.count > 5, bytes[1] == UInt8(ascii: "k"), bytes[2] == UInt8(ascii: "_") else { return nil }
+        switch bytes[0] {
+        case UInt8(ascii: "s"): kind = .secret
+        case UInt8(ascii: "p"): kind = .publishable
         default: return nil
         }
-        id = String(parts[1])
-        secret = String(parts[2])
+        guard let split = bytes[3...].firstIndex(of: UInt8(ascii: "_")), split > 3, split < bytes.count - 1,
+              bytes[3..<split].allSatisfy(Self.isHexDigit), bytes[(split + 1)...].allSatisfy(Self.isHexDigit) else { return nil }
+        id = String(decoding: bytes[3..<split], as: UTF8.self)
+        secret = String(decoding: bytes[(split + 1)...], as: UTF8.self)
+    }
+
+    /// The key in an `Authorization: Bearer <key>` header (spaces and tabs around it allowed).
+    public init?(bearer header: String) {
+        guard header.hasPrefix("Bearer ") else { return nil }
+        let rest = header.utf8.dropFirst(7)
+        let isBlank = { (byte: UInt8) in byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
+        guard let first = rest.firstIndex(where: { !isBlank($0) }), let last = rest.lastIndex(where: { !isBlank($0) }) else { return nil }
+        self.init(Substring(header.utf8[first...last]))
+    }
+
+    private static func isHexDigit(_ byte: UInt8) -> Bool {
+        (0x30...0x39).contains(byte) || (0x41...0x46).contains(byte) || (0x61...0x66).contains(byte)
     }
 
     public var text: String { "\(kind == .secret ? "sk" : "pk")_\(id)_\(secret)" }

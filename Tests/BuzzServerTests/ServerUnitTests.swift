@@ -76,6 +76,14 @@ final class ServerUnitTests: XCTestCase {
         XCTAssertNil(APIKey("sk_only"))
         XCTAssertNil(APIKey("xk_ab_cd"))
         XCTAssertNil(APIKey("sk_zz_cd"))
+        for malformed in ["", "sk_", "sk__cd", "sk_ab_", "sk_ab_cd_ef", "sk_ab_c d", "sk-ab_cd", "pk_äb_cd", "sk_ab_cd\u{0}"] {
+            XCTAssertNil(APIKey(malformed), malformed)
+        }
+        XCTAssertEqual(APIKey("pk_AB09_ff")?.kind, .publishable)
+        XCTAssertEqual(APIKey(bearer: "Bearer \t \(key.text)  "), key, "blanks around the key are allowed")
+        for header in ["Bearer", "Bearer ", "Bearer   ", "bearer \(key.text)", "Basic \(key.text)", "Bearer \(key.text) x"] {
+            XCTAssertNil(APIKey(bearer: header), header)
+        }
         XCTAssertNotEqual(key.secretHash, key.secret)
         XCTAssertEqual(key.secretHash.count, 64)
     }
