@@ -44,10 +44,17 @@ export RAW_AMQP_CPU_US=$(( ($(rmq_ticks) - ticks_before) * 1000000 / $(getconf C
 API_PORT=${BENCH_API_PORT:-18181}
 HELLO_PORT=$((API_PORT + 1))
 wrk_rps() { awk '/Requests\/sec/ {print int($2)}'; }
+wrk_requests() { awk '/requests in/ {print $1}'; }
+# A process's CPU so far (utime + stime, clock ticks), and the microseconds per request between two readings.
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+per_request_us() { awk -v t="$1" -v n="$2" -v hz="$(getconf CLK_TCK)" 'BEGIN { if (n > 0) printf "%.1f", t * 1000000 / hz / n }'; }
 "$BENCH" hello-server "$HELLO_PORT" & hello=$!
 sleep 0.5
 echo "raw HTTP stack (hello world, wrk -t2 -c50)..." >&2
-export RAW_HTTP_HELLO=$(wrk -t2 -c50 -d"${SECONDS_EACH}s" "http://127.0.0.1:$HELLO_PORT/" | wrk_rps)
+ticks=$(cpu_ticks "$hello")
+hello_out=$(wrk -t2 -c50 -d"${SECONDS_EACH}s" "http://127.0.0.1:$HELLO_PORT/")
+export RAW_HTTP_HELLO=$(echo "$hello_out" | wrk_rps)
+export RAW_HTTP_CPU_US=$(per_request_us $(( $(cpu_ticks "$hello") - ticks )) "$(echo "$hello_out" | wrk_requests)")
 kill "$hello"; wait "$hello" 2>/dev/null || true
 
 export BUZZKIT_DB_SCHEMA=bench_api BUZZKIT_HTTP_PORT=$API_PORT BUZZKIT_LOG_FORMAT=json BUZZKIT_QUEUE_PREFIX=benchapi.
@@ -57,7 +64,9 @@ export BENCH_KEY=$(.build/release/buzzkit tenant create bench --json | python3 -
 .build/release/buzzkit api 2>/tmp/buzzkit-bench-api.log & api=$!
 for _ in $(seq 1 50); do curl -sf "http://127.0.0.1:$API_PORT/readyz" >/dev/null && break; sleep 0.2; done
 echo "API single events (wrk -t2 -c50 --latency)..." >&2
+ticks=$(cpu_ticks "$api")
 single=$(wrk -t2 -c50 -d"${SECONDS_EACH}s" --latency -s bench/single.lua "http://127.0.0.1:$API_PORT/v1/events")
+export API_SINGLE_CPU_US=$(per_request_us $(( $(cpu_ticks "$api") - ticks )) "$(echo "$single" | wrk_requests)")
 export API_SINGLE_RPS=$(echo "$single" | wrk_rps)
 export API_SINGLE_P99_MS=$(echo "$single" | awk '$1 == "99%" { v=$2; if (v ~ /us$/) { sub(/us$/,"",v); v=v/1000 } else if (v ~ /ms$/) { sub(/ms$/,"",v) } else if (v ~ /s$/) { sub(/s$/,"",v); v=v*1000 }; print v }')
 # The same ordinary traffic beside a flood of made-up keys (a different one each request).
@@ -73,7 +82,10 @@ export API_FLOODED_P99_MS=$(echo "$flooded" | awk '$1 == "99%" { v=$2; if (v ~ /
 export API_FLOODED_FAILED=$(echo "$flooded" | awk '/Non-2xx or 3xx responses/ {print $5}')
 export API_FLOODED_FAILED=${API_FLOODED_FAILED:-0}
 echo "API batches of 100 events (wrk -t2 -c20)..." >&2
-batch_rps=$(wrk -t2 -c20 -d"${SECONDS_EACH}s" -s bench/batch.lua "http://127.0.0.1:$API_PORT/v1/events" | wrk_rps)
+ticks=$(cpu_ticks "$api")
+batched=$(wrk -t2 -c20 -d"${SECONDS_EACH}s" -s bench/batch.lua "http://127.0.0.1:$API_PORT/v1/events")
+export API_BATCH_CPU_US=$(per_request_us $(( $(cpu_ticks "$api") - ticks )) "$(( $(echo "$batched" | wrk_requests) * 100 ))")
+batch_rps=$(echo "$batched" | wrk_rps)
 export API_BATCH_EVENTS=$((batch_rps * 100))
 export API_RSS_MB=$(awk '/VmRSS/ {print int($2/1024)}' /proc/$api/status)
 kill -TERM "$api"; wait "$api" 2>/dev/null || true

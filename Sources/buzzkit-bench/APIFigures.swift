@@ -5,7 +5,10 @@ enum APIFigures {
         func value(_ key: String) -> Double? { environment[key].flatMap(Double.init) }
         let hello = value("RAW_HTTP_HELLO")
         if let single = value("API_SINGLE_RPS") {
-            report.add("api: single-event POST /v1/events, confirmed (target 5,000)", single, unit: "req/s", raw: hello)
+            report.add("api: single-event POST /v1/events, confirmed (target 6,500)", single, unit: "req/s", raw: hello)
+        }
+        if let cpu = value("API_SINGLE_CPU_US") {
+            report.add("api: the API process's CPU per single event, against the raw stack's per request", cpu, unit: "µs", raw: value("RAW_HTTP_CPU_US"))
         }
         if let p99 = value("API_SINGLE_P99_MS") { report.add("api: single-event p99 latency (target ≤ 50)", p99, unit: "ms") }
         if let flood = value("API_FLOOD_RPS") {
@@ -20,8 +23,9 @@ enum APIFigures {
         }
         if let failed = value("API_FLOODED_FAILED") { report.add("api: ordinary requests that failed beside the flood (target 0)", failed, unit: "requests") }
         if let batch = value("API_BATCH_EVENTS") {
-            report.add("api: batched ingest, 100 events a request (target 20,000)", batch, unit: "events/s")
+            report.add("api: batched ingest, 100 events a request (target 25,000)", batch, unit: "events/s")
         }
+        if let cpu = value("API_BATCH_CPU_US") { report.add("api: the API process's CPU per batched event", cpu, unit: "µs") }
         if let rss = value("API_RSS_MB") { report.add("api: resident memory after the load (target < 100)", rss, unit: "MiB") }
         if let pages = environment["CONSOLE_PAGES"], let runs = value("CONSOLE_RUNS") {
             // `name:median:slowest,…` from bench/console_pages.py: navigation start to data on screen.
