@@ -1,3 +1,4 @@
+import AMQPModel
 import BuzzServerCore
 import BuzzStore
 import Foundation
@@ -188,7 +189,11 @@ final class QueueWorker: @unchecked Sendable {
     }
 
     /// The messages a delivery carries (a packed one says how many in its header).
-    private static func items(_ delivery: any BrokerDelivery) -> Int {
-        Int(delivery.headers[Topology.itemsHeader]?.intValue ?? 1)
+    private static func items(_ delivery: any BrokerDelivery) -> Int { itemsCarried(headers: delivery.headers) }
+
+    /// The `x-buzzkit-items` count, which only sizes batches, clamped to 1…100,000: a publisher
+    /// may set any header, and no value (negative, `Int64.max`) may overflow the sums of counts.
+    static func itemsCarried(headers: [String: AMQPFieldValue]) -> Int {
+        Int(min(max(headers[Topology.itemsHeader]?.intValue ?? 1, 1), 100_000))
     }
 }

@@ -28,6 +28,11 @@ final class ServerUnitTests: XCTestCase {
         let negative: [String: AMQPFieldValue] = ["x-buzzkit-prior-failures": .int(Int64.min), "x-delivery-count": .int(-3)]
         XCTAssertEqual(QueueWorker.attemptsUsed(headers: negative, isCopy: true), 0)
         XCTAssertEqual(QueueWorker.attemptsUsed(headers: ["x-buzzkit-prior-failures": .int(4), "x-delivery-count": .int(2)], isCopy: true), 6)
+        // The packed-items count only sizes batches; it is clamped the same way.
+        XCTAssertEqual(QueueWorker.itemsCarried(headers: [Topology.itemsHeader: .int(Int64.max)]), 100_000)
+        XCTAssertEqual(QueueWorker.itemsCarried(headers: [Topology.itemsHeader: .int(Int64.min)]), 1)
+        XCTAssertEqual(QueueWorker.itemsCarried(headers: [:]), 1)
+        XCTAssertEqual(QueueWorker.itemsCarried(headers: [Topology.itemsHeader: .int(40)]), 40)
     }
 
     func testConfigurationNamesTheOffendingField() {
