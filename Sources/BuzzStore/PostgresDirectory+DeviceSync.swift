@@ -22,7 +22,7 @@ extension PostgresDirectory {
             // fleet all at once, 10,000 subscribers: 2,400 buffers and 8.7 ms a sync, 76 s of
             // PostgreSQL time in the burst's first minute, until autovacuum's ANALYZE.
             try db.query(("""
-                SELECT (p.payload::json -> 'bk.local')::text AS plan FROM local_plans p
+                SELECT (p.payload -> 'bk.local')::text AS plan FROM local_plans p
                 JOIN runs r ON r.id = p.run_id AND r.tenant_id = p.tenant_id
                 WHERE p.tenant_id = \(tenantId) AND p.subscriber_id = \(subscriberId) AND p.moment > \(now)
                   AND r.status IN ('running', 'waiting') AND NOT r.dry_run

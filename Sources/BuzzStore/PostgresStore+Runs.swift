@@ -280,7 +280,7 @@ extension PostgresStoreTransaction {
         try db.execute("""
             INSERT INTO local_plans (tenant_id, local_id, run_id, subscriber_id, message_id, moment, payload, created_at)
             VALUES (\(tenantId), \(delivery.localId), \(delivery.runId)::uuid, \(subscriberId), \(delivery.messageId)::uuid, \(delivery.moment),
-                    \(delivery.body), \(at))
+                    \(delivery.body)::json, \(at))
             ON CONFLICT DO NOTHING
             """)
     }
@@ -292,7 +292,7 @@ extension PostgresStoreTransaction {
         }
         try db.execute("""
             INSERT INTO local_plans (tenant_id, local_id, run_id, subscriber_id, message_id, moment, payload, created_at)
-            SELECT t, l, r, NULLIF(s, ''), m, mo, p, \(at)
+            SELECT t, l, r, NULLIF(s, ''), m, mo, p::json, \(at)
             FROM unnest(\(plans.map(\.tenantId))::text[], \(plans.map(\.delivery.localId))::text[], \(plans.map(\.delivery.runId))::uuid[],
                         \(plans.map { $0.subscriberId ?? "" })::text[], \(plans.map(\.delivery.messageId))::uuid[],
                         \(plans.map(\.delivery.moment))::timestamptz[],

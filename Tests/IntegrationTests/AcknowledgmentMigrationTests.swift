@@ -68,7 +68,7 @@ final class AcknowledgmentMigrationTests: XCTestCase {
         try pool.withConnection { db in
             try db.execute("""
                 INSERT INTO local_plans (tenant_id, local_id, run_id, subscriber_id, message_id, moment, payload)
-                VALUES ('t', \(localId), \(runId), 'kim', \(UUID()), now(), '{}')
+                VALUES ('t', \(localId), \(runId), 'kim', \(UUID()), now(), '{}'::json)
                 """)
         }
         let counts = try PostgresStore(pool: pool).transaction { tx in
