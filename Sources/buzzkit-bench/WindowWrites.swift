@@ -32,6 +32,17 @@ struct WindowWrites {
         var statements: Double?
         var commits: Double
         var brokerMessages: Double
+        /// The statements that took PostgreSQL the most time, from `pg_stat_statements`.
+        var costliest: [Statement] = []
+    }
+
+    /// One statement's share of a window: calls and execution time (inside PostgreSQL, so
+    /// waits for locks and for the CPU are in it).
+    struct Statement {
+        var text: String
+        var callsPerWindow: Double
+        var microsecondsPerCall: Double
+        var microsecondsPerWindow: Double
     }
 
     /// Counts `windows` windows of one kind.
@@ -39,6 +50,7 @@ struct WindowWrites {
         let tracking = try switchStatements(on: true)
         defer { _ = try? switchStatements(on: false) }
         try settle()
+        if tracking { try runtime.pool.withConnection { db in _ = try db.query("SELECT public.pg_stat_statements_reset() IS NULL AS reset") } }
         let before = try snapshot(statements: tracking)
         let published = runtime.publisher.confirmedCount
         var sustained = SustainedWindows(runtime: runtime, push: push, topology: topology, tenantId: tenantId, subscribers: subscribers)
@@ -60,9 +72,10 @@ struct WindowWrites {
             table.indexEntries = (table.inserted + table.updated - table.hot) * Double(end.btrees)
             if table.inserted + table.updated + table.deleted > 0.0005 { tables.append(table) }
         }
+        let costliest = tracking ? try costliestStatements(windows: n) : []
         return Counts(tables: tables, statements: tracking ? Double(after.statements - before.statements) / n : nil,
                       commits: Double(after.commits - before.commits) / n,
-                      brokerMessages: (Double(runtime.publisher.confirmedCount - published) + driverMessages) / n)
+                      brokerMessages: (Double(runtime.publisher.confirmedCount - published) + driverMessages) / n, costliest: costliest)
     }
 
     /// Waits until nothing of an earlier window is left to do (every decision written into its
@@ -111,6 +124,24 @@ struct WindowWrites {
         }
     }
 
+    /// The eight statements with the most execution time since the counters were reset (the
+    /// bench's own queries left out).
+    private func costliestStatements(windows: Double) throws -> [Statement] {
+        try runtime.pool.withConnection { db in
+            try db.query("""
+                SELECT left(regexp_replace(s.query, '\\s+', ' ', 'g'), 90) AS text, s.calls, s.total_exec_time AS ms
+                FROM public.pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid
+                WHERE d.datname = current_database() AND s.query NOT LIKE '%pg_stat%'
+                  AND s.query NOT LIKE '%count(*)%' AND s.query NOT LIKE '%state::json%'  -- the bench's own polls and lateness
+                ORDER BY s.total_exec_time DESC LIMIT 8
+                """).map { row in
+                let calls = Double(try row.decode("calls", as: Int.self)), ms = try row.decode("ms", as: Double.self)
+                return Statement(text: try row.decode("text"), callsPerWindow: calls / windows, microsecondsPerCall: calls > 0 ? ms * 1000 / calls : 0,
+                                 microsecondsPerWindow: ms * 1000 / windows)
+            }
+        }
+    }
+
     /// Switches `pg_stat_statements` on for every backend (when the library is loaded, as
     /// `scripts/services.sh` does with tracking off); says whether it is counting.
     private func switchStatements(on: Bool) throws -> Bool {
@@ -153,6 +184,15 @@ extension WindowWrites.Counts {
         ]
         for (name, x, y) in rows {
             lines.append("| \(name) | \(x.map(number) ?? "n/a") | | | | \(y.map(number) ?? "n/a") | | | |")
+        }
+        for (kind, counts) in [("acknowledged", a), ("falling back", f)] where !counts.costliest.isEmpty {
+            lines += ["", "The statements that took PostgreSQL the most time in the \(kind) windows (`pg_stat_statements`; execution time "
+                          + "inside PostgreSQL, lock and CPU waits included):", "",
+                      "| statement | calls per window | µs per call | µs per window |", "|---|---:|---:|---:|"]
+            for statement in counts.costliest {
+                let text = statement.text.replacingOccurrences(of: "|", with: "\\|").replacingOccurrences(of: "`", with: "'")
+                lines.append("| `\(text)` | \(number(statement.callsPerWindow)) | \(String(format: "%.1f", statement.microsecondsPerCall)) | \(String(format: "%.1f", statement.microsecondsPerWindow)) |")
+            }
         }
         return lines
     }
