@@ -16,13 +16,10 @@ final class AcknowledgmentMigrationTests: XCTestCase {
     override func setUpWithError() throws {
         schema = TestServices.uniqueName("ackmig")
         pool = try TestServices.pool(schema: schema)
-        let admin = PostgresPool(url: TestServices.databaseURL, maxConnections: 1)
-        defer { admin.close() }
-        let migrations = try Migration.bundled()
-        try MigrationRunner(pool: admin, schema: schema).migrate(migrations.filter { $0.version < 5 })
+        try TestServices.migrate(schema, upTo: 4)
         // An acknowledgment as servers wrote it before 0005.
         try oldServerAcknowledges(subscriber: "maya", at: recorded)
-        XCTAssertEqual(try MigrationRunner(pool: admin, schema: schema).migrate(migrations.filter { $0.version <= 5 }), [5])
+        XCTAssertEqual(try TestServices.migrate(schema, upTo: 5), [5])
     }
 
     override func tearDown() {
@@ -62,9 +59,7 @@ final class AcknowledgmentMigrationTests: XCTestCase {
         // A new worker (on today's schema, where an acknowledgment needs its plan) records a
         // release that arrived before its acknowledgment; an old fallback check still reads
         // every row (acknowledged_at is never NULL).
-        let admin = PostgresPool(url: TestServices.databaseURL, maxConnections: 1)
-        defer { admin.close() }
-        try MigrationRunner(pool: admin, schema: schema).migrate(try Migration.bundled())
+        try TestServices.migrate(schema)
         try pool.withConnection { db in
             try db.execute("""
                 INSERT INTO local_plans (tenant_id, local_id, run_id, subscriber_id, message_id, moment, payload)

@@ -93,10 +93,17 @@ extension TestServices {
     /// A pool on a fresh schema with every migration applied.
     static func migratedPool(schema: String, maxConnections: Int = 8, acquireTimeout: TimeInterval = 10) throws -> PostgresPool {
         let pool = try self.pool(schema: schema, maxConnections: maxConnections, acquireTimeout: acquireTimeout)
+        try migrate(schema)
+        return pool
+    }
+
+    /// Applies the bundled migrations up to `version` (all of them when nil) to `schema`;
+    /// returns the versions applied now. Migration tests step a schema through them.
+    @discardableResult
+    static func migrate(_ schema: String, upTo version: Int? = nil) throws -> [Int] {
         let admin = PostgresPool(url: databaseURL, maxConnections: 1)
         defer { admin.close() }
-        try MigrationRunner(pool: admin, schema: schema).migrate(Migration.bundled())
-        return pool
+        return try MigrationRunner(pool: admin, schema: schema).migrate(Migration.bundled().filter { $0.version <= (version ?? .max) })
     }
 
     /// The URL of a pool whose connections use `schema`.

@@ -14,12 +14,9 @@ final class WindowBytesMigrationTests: XCTestCase {
     override func setUpWithError() throws {
         schema = TestServices.uniqueName("bytesmig")
         pool = try TestServices.pool(schema: schema)
-        let admin = PostgresPool(url: TestServices.databaseURL, maxConnections: 1)
-        defer { admin.close() }
-        let migrations = try Migration.bundled()
-        try MigrationRunner(pool: admin, schema: schema).migrate(migrations.filter { $0.version < 23 })
+        try TestServices.migrate(schema, upTo: 22)
         try oldServerStarts(oldRun, moment: Date().addingTimeInterval(3600))
-        XCTAssertEqual(try MigrationRunner(pool: admin, schema: schema).migrate(migrations.filter { $0.version <= 23 }), [23])
+        XCTAssertEqual(try TestServices.migrate(schema, upTo: 23), [23])
     }
 
     override func tearDown() {
