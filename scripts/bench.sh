@@ -31,9 +31,11 @@ rm -f "$script"
 queue="bench_raw_$$"
 "$BENCH" declare-queue "$queue"
 echo "raw RabbitMQ (rabbitmq-c in C)..." >&2
+# A process's CPU so far (utime + stime, clock ticks).
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 # RabbitMQ's own CPU over both runs (utime + stime of the broker, in clock ticks): what one
 # persistent message costs the broker at the raw client's best, published and consumed.
-rmq_ticks() { awk '{print $14 + $15}' "/proc/$(cat .services/rabbitmq/rabbitmq.pid)/stat" 2>/dev/null || echo 0; }
+rmq_ticks() { cpu_ticks "$(cat .services/rabbitmq/rabbitmq.pid)" 2>/dev/null || echo 0; }
 ticks_before=$(rmq_ticks)
 export RAW_AMQP_PUBLISH=$(.build/raw_amqp publish 127.0.0.1 "$AMQP_PORT" "$queue" "$MESSAGES")
 export RAW_AMQP_CONSUME=$(.build/raw_amqp consume 127.0.0.1 "$AMQP_PORT" "$queue" "$MESSAGES")
@@ -45,8 +47,7 @@ API_PORT=${BENCH_API_PORT:-18181}
 HELLO_PORT=$((API_PORT + 1))
 wrk_rps() { awk '/Requests\/sec/ {print int($2)}'; }
 wrk_requests() { awk '/requests in/ {print $1}'; }
-# A process's CPU so far (utime + stime, clock ticks), and the microseconds per request between two readings.
-cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+# The microseconds per request between two readings of cpu_ticks.
 per_request_us() { awk -v t="$1" -v n="$2" -v hz="$(getconf CLK_TCK)" 'BEGIN { if (n > 0) printf "%.1f", t * 1000000 / hz / n }'; }
 "$BENCH" hello-server "$HELLO_PORT" & hello=$!
 sleep 0.5

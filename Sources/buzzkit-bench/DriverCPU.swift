@@ -44,15 +44,6 @@ final class DriverCPU: @unchecked Sendable {
     /// CPU seconds (user + system) of this process's threads named `name`.
     static func namedThreads(_ name: String) -> Double {
         guard let tasks = try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task") else { return 0 }
-        var total = 0.0
-        for task in tasks {
-            guard let stat = try? String(contentsOfFile: "/proc/self/task/\(task)/stat", encoding: .utf8),
-                  let open = stat.firstIndex(of: "("), let close = stat.lastIndex(of: ")"),
-                  stat[stat.index(after: open)..<close] == name else { continue }
-            let fields = stat[stat.index(close, offsetBy: 2)...].split(separator: " ")
-            guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { continue }
-            total += (user + system) / ProcessCPU.ticksPerSecond
-        }
-        return total
+        return tasks.compactMap { ProcessCPU.stat("/proc/self/task/\($0)/stat") }.filter { $0.comm == name }.map(\.seconds).reduce(0, +)
     }
 }

@@ -55,14 +55,20 @@ struct ProcessCPU {
         guard let entries = try? FileManager.default.contentsOfDirectory(atPath: "/proc") else { return [] }
         var result: [(Int32, String, Double)] = []
         for entry in entries {
-            guard let pid = Int32(entry), let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
-                  let open = stat.firstIndex(of: "("), let close = stat.lastIndex(of: ")") else { continue }
-            let comm = String(stat[stat.index(after: open)..<close])
-            // After the command: state is field 3; utime and stime are fields 14 and 15.
-            let fields = stat[stat.index(close, offsetBy: 2)...].split(separator: " ")
-            guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { continue }
-            result.append((pid, comm, (user + system) / ticksPerSecond))
+            guard let pid = Int32(entry), let (comm, seconds) = stat("/proc/\(entry)/stat") else { continue }
+            result.append((pid, comm, seconds))
         }
         return result
+    }
+
+    /// The command name and CPU seconds (user + system) in a `/proc/…/stat` file (a process's
+    /// or a thread's), nil when it cannot be read.
+    static func stat(_ path: String) -> (comm: String, seconds: Double)? {
+        guard let stat = try? String(contentsOfFile: path, encoding: .utf8),
+              let open = stat.firstIndex(of: "("), let close = stat.lastIndex(of: ")") else { return nil }
+        // After the command: state is field 3; utime and stime are fields 14 and 15.
+        let fields = stat[stat.index(close, offsetBy: 2)...].split(separator: " ")
+        guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
+        return (String(stat[stat.index(after: open)..<close]), (user + system) / ticksPerSecond)
     }
 }

@@ -23,23 +23,43 @@ final class StatementProfile {
         }) ?? false
     }
 
+    /// One statement's totals since the phase began.
+    struct Entry {
+        var text: String
+        var calls: Int
+        var rows: Int
+        var milliseconds: Double
+    }
+
+    /// The `top` statements by total execution time since the phase began (the bench's own
+    /// polls and lateness query left out); empty when nothing is counted.
+    func costliest(top: Int) -> [Entry] {
+        guard available, let rows = try? pool.withConnection({ db in
+            try db.query("""
+                SELECT s.total_exec_time AS ms, s.calls, s.rows, left(regexp_replace(s.query, '\\s+', ' ', 'g'), 110) AS text
+                FROM public.pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid
+                WHERE d.datname = current_database() AND s.query NOT LIKE '%pg_stat%'
+                  AND s.query NOT LIKE '%count(*)%' AND s.query NOT LIKE '%state::json%'
+                ORDER BY s.total_exec_time DESC LIMIT \(top)
+                """)
+        }) else { return [] }
+        return rows.compactMap { row in
+            guard let ms = try? row.decode("ms", as: Double.self), let calls = try? row.decode("calls", as: Int.self),
+                  let count = try? row.decode("rows", as: Int.self), let text = try? row.decode("text", as: String.self) else { return nil }
+            return Entry(text: text, calls: calls, rows: count, milliseconds: ms)
+        }
+    }
+
     /// Adds the `top` statements by total execution time since the phase began to `report`.
     func finish(_ what: String, top: Int = 12, into report: inout BenchReport) {
         guard available else {
             report.notes.append("\(what): no statement profile (pg_stat_statements not loaded)")
             return
         }
-        guard let rows = try? pool.withConnection({ db in
-            try db.query("""
-                SELECT total_exec_time AS ms, calls, rows, left(regexp_replace(query, '\\s+', ' ', 'g'), 110) AS text
-                FROM public.pg_stat_statements WHERE query NOT LIKE '%pg_stat_statements%' ORDER BY total_exec_time DESC LIMIT \(top)
-                """)
-        }) else { return }
         report.notes.append("\(what): PostgreSQL statements by execution time (ms in all, calls, µs a row, statement)")
-        for row in rows {
-            guard let ms = try? row.decode("ms", as: Double.self), let calls = try? row.decode("calls", as: Int.self),
-                  let count = try? row.decode("rows", as: Int.self), let text = try? row.decode("text", as: String.self) else { continue }
-            report.notes.append(String(format: "  %8.0f %7d %8.1f  %@", ms, calls, count > 0 ? ms * 1000 / Double(count) : 0, text))
+        for entry in costliest(top: top) {
+            report.notes.append(String(format: "  %8.0f %7d %8.1f  %@", entry.milliseconds, entry.calls,
+                                       entry.rows > 0 ? entry.milliseconds * 1000 / Double(entry.rows) : 0, entry.text))
         }
     }
 }

@@ -50,7 +50,7 @@ struct WindowWrites {
         let tracking = try switchStatements(on: true)
         defer { _ = try? switchStatements(on: false) }
         try settle()
-        if tracking { try runtime.pool.withConnection { db in _ = try db.query("SELECT public.pg_stat_statements_reset() IS NULL AS reset") } }
+        let profile = StatementProfile(pool: runtime.pool)  // resets the counters
         let before = try snapshot(statements: tracking)
         let published = runtime.publisher.confirmedCount
         var sustained = SustainedWindows(runtime: runtime, push: push, topology: topology, tenantId: tenantId, subscribers: subscribers)
@@ -72,7 +72,11 @@ struct WindowWrites {
             table.indexEntries = (table.inserted + table.updated - table.hot) * Double(end.btrees)
             if table.inserted + table.updated + table.deleted > 0.0005 { tables.append(table) }
         }
-        let costliest = tracking ? try costliestStatements(windows: n) : []
+        let costliest = profile.costliest(top: 8).map { entry in
+            Statement(text: String(entry.text.prefix(90)), callsPerWindow: Double(entry.calls) / n,
+                      microsecondsPerCall: entry.calls > 0 ? entry.milliseconds * 1000 / Double(entry.calls) : 0,
+                      microsecondsPerWindow: entry.milliseconds * 1000 / n)
+        }
         return Counts(tables: tables, statements: tracking ? Double(after.statements - before.statements) / n : nil,
                       commits: Double(after.commits - before.commits) / n,
                       brokerMessages: (Double(runtime.publisher.confirmedCount - published) + driverMessages) / n, costliest: costliest)
@@ -121,24 +125,6 @@ struct WindowWrites {
                     """)[0].decode("n")
             }
             return snapshot
-        }
-    }
-
-    /// The eight statements with the most execution time since the counters were reset (the
-    /// bench's own queries left out).
-    private func costliestStatements(windows: Double) throws -> [Statement] {
-        try runtime.pool.withConnection { db in
-            try db.query("""
-                SELECT left(regexp_replace(s.query, '\\s+', ' ', 'g'), 90) AS text, s.calls, s.total_exec_time AS ms
-                FROM public.pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid
-                WHERE d.datname = current_database() AND s.query NOT LIKE '%pg_stat%'
-                  AND s.query NOT LIKE '%count(*)%' AND s.query NOT LIKE '%state::json%'  -- the bench's own polls and lateness
-                ORDER BY s.total_exec_time DESC LIMIT 8
-                """).map { row in
-                let calls = Double(try row.decode("calls", as: Int.self)), ms = try row.decode("ms", as: Double.self)
-                return Statement(text: try row.decode("text"), callsPerWindow: calls / windows, microsecondsPerCall: calls > 0 ? ms * 1000 / calls : 0,
-                                 microsecondsPerWindow: ms * 1000 / windows)
-            }
         }
     }
 
