@@ -37,6 +37,10 @@ public final class ApplicationPushEventSource: PushEventSource, @unchecked Senda
     /// The source of each application that attached one (the app delegate hook finds it by the
     /// `UIApplication` UIKit passes; on iOS there is one).
     @MainActor private static var sources: [ObjectIdentifier: WeakSource] = [:]
+    /// How many entries ``sources`` may hold before the released ones are dropped: twice what
+    /// was left by the last pruning, so pruning costs a constant per attach however many live
+    /// sources there are (the simulator's thousands of phones; on iOS there is one).
+    @MainActor private static var pruneAt = 256
 
     private struct WeakSource {
         weak var source: ApplicationPushEventSource?
@@ -79,7 +83,10 @@ public final class ApplicationPushEventSource: PushEventSource, @unchecked Senda
         // itself call BuzzKit's: that would make a loop. A delegate set after `configure`
         // replaces BuzzKit's, as iOS has it.
         let application = application()
-        if Self.sources.count % 256 == 255 { Self.sources = Self.sources.filter { $0.value.source != nil } }
+        if Self.sources.count >= Self.pruneAt {
+            Self.sources = Self.sources.filter { $0.value.source != nil }
+            Self.pruneAt = max(256, 2 * Self.sources.count)
+        }
         Self.sources[ObjectIdentifier(application)] = WeakSource(source: self)
         if forwarder == nil {
             let installed = NotificationResponseForwarder(relay: relay)
@@ -118,7 +125,7 @@ public final class ApplicationPushEventSource: PushEventSource, @unchecked Senda
 
     /// The token from `application(_:didRegisterForRemoteNotificationsWithDeviceToken:)`.
     public func receive(deviceToken: Data) async {
-        await relay.updateDeviceToken(deviceToken.map { String(format: "%02x", $0) }.joined())
+        await relay.updateDeviceToken(PushRegistration.hexToken(deviceToken))
     }
 }
 #endif

@@ -31,7 +31,7 @@ extension BuzzKitClient {
 
     /// Sets the device token from the raw bytes iOS hands the app.
     public func setDeviceToken(_ token: Data) async throws {
-        try await setDeviceToken(token.map { String(format: "%02x", $0) }.joined())
+        try await setDeviceToken(PushRegistration.hexToken(token))
     }
 
     /// Registers the device now even if the server already has this registration, and

@@ -148,7 +148,8 @@ final class SimulatedPhone: @unchecked Sendable {
     }
 
     static func newToken() -> String {
-        (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
+        let digits = Array("0123456789abcdef")
+        return String((0..<64).map { _ in digits[Int.random(in: 0..<16)] })
     }
 
     func locked<T>(_ body: () -> T) -> T {
