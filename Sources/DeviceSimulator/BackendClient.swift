@@ -32,6 +32,15 @@ public struct BackendClient: Sendable {
         return (status, try? JSONSerialization.jsonObject(with: data))
     }
 
+    /// The API's metrics (`GET /metrics`, Prometheus' text format), or nil when it did not answer.
+    public func metricsText() async -> String? {
+        var request = URLRequest(url: baseURL.appendingPathComponent("metrics"))
+        request.timeoutInterval = 10
+        guard let (data, response) = try? await URLSession.shared.data(for: request),
+              (response as? HTTPURLResponse)?.statusCode == 200 else { return nil }
+        return String(decoding: data, as: UTF8.self)
+    }
+
     /// Fails unless the call answered 2xx.
     @discardableResult
     public func expect(_ method: String, _ path: String, body: Any? = nil) async throws -> Any? {

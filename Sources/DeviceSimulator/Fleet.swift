@@ -95,6 +95,7 @@ public final class Fleet: @unchecked Sendable {
             }
         }
         await addServerSide(to: &report, backend)
+        if let metrics = await backend.metricsText() { report.serverAnswers.addHandling(fromMetrics: metrics) }
         report.travellersUnacknowledged = await travellersTheServerWouldRepeat(backend, report)
         report.doneNotRecorded = await doneNotRecorded(backend, report)
         if waves.count == 1, let plansDoneAt, let postedAt {
