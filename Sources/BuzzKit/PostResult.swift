@@ -19,9 +19,14 @@ enum PostResult {
 
     /// Classifies a response.
     init(response: HTTPTransportResponse, context: String) {
+        // An accepted answer's body is not read for an error: a plan list of a crowded phone
+        // was parsed whole for it on every sync.
+        if (200..<300).contains(response.status) {
+            self = .accepted
+            return
+        }
         let error = BuzzKitError(.httpStatus, context: context, message: "HTTP \(response.status): \(response.errorSummary)")
         switch response.status {
-        case 200..<300: self = .accepted
         case 401: self = .unauthorized(error)
         case 400, 413, 422: self = .refused(error)
         case 400..<500, 503: self = .failed(error, retryAfter: response.retryAfter, ambiguous: false)

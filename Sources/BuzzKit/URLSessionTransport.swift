@@ -26,6 +26,7 @@ public final class URLSessionTransport: HTTPTransport {
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
         configuration.httpCookieStorage = nil
         configuration.httpShouldSetCookies = false
+        configuration.httpCookieAcceptPolicy = .never  // FoundationNetworking reads every header line for cookies otherwise
         session = URLSession(configuration: configuration)
     }
 
