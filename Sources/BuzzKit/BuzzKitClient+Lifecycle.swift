@@ -119,7 +119,13 @@ extension BuzzKitClient {
     }
 
     /// Runs `work` and waits for it until `deadline` at most (it goes on after).
+    /// Past the deadline, `work` starts and nothing waits for it (waiting for even a timer
+    /// costs a turn on a thread, which a wake past its deadline does not have).
     func waitAtMost(until deadline: Date, _ work: @escaping @Sendable () async -> Void) async {
+        guard clock.now < deadline else {
+            Task { await work() }
+            return
+        }
         let once = Locked(false)
         let clock = self.clock
         var timer: Task<Void, Never>?

@@ -54,10 +54,11 @@ extension BuzzKitClient {
     @discardableResult
     nonisolated(nonsending) public func handleRemoteNotification(payload: [String: JSONValue], receivedAt: Date? = nil) async -> PushOutcome {
         let now = clock.now
-        return await handle(payload, wake: WakeDeadline(began: min(receivedAt ?? now, now), budget: configuration.backgroundBudget))
+        return await handle(payload, receivedAt: min(receivedAt ?? now, now))
     }
 
-    private func handle(_ payload: [String: JSONValue], wake: WakeDeadline) async -> PushOutcome {
+    private func handle(_ payload: [String: JSONValue], receivedAt: Date) async -> PushOutcome {
+        let wake = WakeDeadline(began: receivedAt, budget: configuration.backgroundBudget, startedAt: clock.now)
         let outcome: PushOutcome
         let push = IncomingPush(payload: payload)
         switch push {

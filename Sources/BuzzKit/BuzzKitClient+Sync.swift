@@ -40,6 +40,10 @@ extension BuzzKitClient {
         return task
     }
 
+    /// How long after the server confirmed the token for a new person plan pushes are left to
+    /// the sync, in seconds: pushes dispatched before the token moved arrive within it.
+    static let switchSettling: TimeInterval = 300
+
     /// Makes sure a sync starts after this point: starts one, or has the running one (which
     /// asked before now) go once more.
     func requestSyncAfterNow() {
@@ -49,11 +53,21 @@ extension BuzzKitClient {
     /// Schedules a plan that came in a push (inside the gate). While the phone switched
     /// subscribers and the server has not confirmed the token for the new one, the push may be
     /// the previous person's: it is refused (``ClientActivity/RejectionReason/deviceNotConfirmed``).
-    /// After a switch, a plan that arrives while a sync is under way is checked by one more
+    /// For ``switchSettling`` after the server confirmed it, a plan push is left to the sync the
+    /// same wake runs (which lists only the new person's plans): a push of the previous
+    /// person's dispatched before the token moved may reach the app after the confirmation (iOS
+    /// launched the app for it and the person switched meanwhile), and a wake that must answer
+    /// before its sync does would leave it in the center for the wrong person.
+    /// After that, a plan that arrives while a sync is under way is checked by one more
     /// sync: the server's list is the new person's, so the previous person's plan goes.
     func scheduleFromPush(_ plan: LocalPlan) async -> PushOutcome {
         if registration.previousSubscriberId != nil, identity != nil {
             refusedBeforeSwitch = true
+            report(.planRejected(localId: plan.id, messageId: plan.messageId, reason: .deviceNotConfirmed))
+            return .noData
+        }
+        if let switchedAt = registration.switchedAt, abs(clock.now.timeIntervalSince(switchedAt)) < Self.switchSettling {
+            requestSyncAfterNow()
             report(.planRejected(localId: plan.id, messageId: plan.messageId, reason: .deviceNotConfirmed))
             return .noData
         }

@@ -6,25 +6,30 @@ import BuzzKitWire
 /// Semantics follow iOS: adding a request whose id is pending replaces it; the center keeps
 /// at most a fixed number of pending requests (64 on iOS) and silently discards the
 /// latest-firing ones beyond that.
+///
+/// The calls run on the caller's executor (`nonisolated(nonsending)`): the SDK's state
+/// changes make one call per plan, and each hop off the client's actor and back waited for a
+/// thread twice (in the simulator's all-at-once burst about a second each, which held a crowded
+/// phone's wake past iOS's 30 s).
 public protocol NotificationScheduling: Sendable {
     /// Adds (or replaces) a pending request.
-    func add(_ request: NotificationRequest) async throws
+    nonisolated(nonsending) func add(_ request: NotificationRequest) async throws
     /// Removes the pending requests with these ids; unknown ids are ignored.
-    func removePendingRequests(withIdentifiers ids: [String]) async
+    nonisolated(nonsending) func removePendingRequests(withIdentifiers ids: [String]) async
     /// Every pending request.
-    func pendingRequests() async -> [NotificationRequest]
+    nonisolated(nonsending) func pendingRequests() async -> [NotificationRequest]
     /// The notifications shown and still in the notification list.
-    func deliveredNotifications() async -> [DeliveredNotification]
+    nonisolated(nonsending) func deliveredNotifications() async -> [DeliveredNotification]
     /// Removes shown notifications from the list; unknown ids are ignored.
-    func removeDeliveredNotifications(withIdentifiers ids: [String]) async
+    nonisolated(nonsending) func removeDeliveredNotifications(withIdentifiers ids: [String]) async
     /// The person's current notification permission.
-    func authorizationStatus() async -> NotificationAuthorization
+    nonisolated(nonsending) func authorizationStatus() async -> NotificationAuthorization
     /// Asks the person for permission (alert, sound, badge) when not asked yet, and returns
     /// the permission afterwards.
-    func requestAuthorization() async throws -> NotificationAuthorization
+    nonisolated(nonsending) func requestAuthorization() async throws -> NotificationAuthorization
     /// Registers BuzzKit's categories (buttons) beside the app's own, never replacing those;
     /// a category with the same id is replaced.
-    func registerCategories(_ categories: [NotificationCategory]) async
+    nonisolated(nonsending) func registerCategories(_ categories: [NotificationCategory]) async
     /// The ids of every registered category (the app's and BuzzKit's).
-    func registeredCategoryIds() async -> Set<String>
+    nonisolated(nonsending) func registeredCategoryIds() async -> Set<String>
 }

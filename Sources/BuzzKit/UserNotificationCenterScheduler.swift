@@ -25,7 +25,7 @@ public struct UserNotificationCenterScheduler: NotificationScheduling, @unchecke
     }
 
     /// Adds the request with a one-shot floating calendar trigger.
-    public func add(_ request: NotificationRequest) async throws {
+    nonisolated(nonsending) public func add(_ request: NotificationRequest) async throws {
         let content = UNMutableNotificationContent()
         content.title = request.title
         content.body = request.body
@@ -39,17 +39,17 @@ public struct UserNotificationCenterScheduler: NotificationScheduling, @unchecke
     }
 
     /// Removes pending requests by id.
-    public func removePendingRequests(withIdentifiers ids: [String]) async {
+    nonisolated(nonsending) public func removePendingRequests(withIdentifiers ids: [String]) async {
         center.removePendingNotificationRequests(withIdentifiers: ids)
     }
 
     /// Every pending request, the app's own included.
-    public func pendingRequests() async -> [NotificationRequest] {
+    nonisolated(nonsending) public func pendingRequests() async -> [NotificationRequest] {
         await center.pendingNotificationRequests().map(Self.request(from:))
     }
 
     /// The notifications in the notification list.
-    public func deliveredNotifications() async -> [DeliveredNotification] {
+    nonisolated(nonsending) public func deliveredNotifications() async -> [DeliveredNotification] {
         await center.deliveredNotifications().map { notification in
             let isRemote = notification.request.trigger is UNPushNotificationTrigger
             return DeliveredNotification(
@@ -61,13 +61,13 @@ public struct UserNotificationCenterScheduler: NotificationScheduling, @unchecke
     }
 
     /// Removes shown notifications by id.
-    public func removeDeliveredNotifications(withIdentifiers ids: [String]) async {
+    nonisolated(nonsending) public func removeDeliveredNotifications(withIdentifiers ids: [String]) async {
         center.removeDeliveredNotifications(withIdentifiers: ids)
     }
 
     /// The permission: `getNotificationSettings().authorizationStatus` (iOS re-reads Settings
     /// each time; `ephemeral` App Clip permission counts as provisional).
-    public func authorizationStatus() async -> NotificationAuthorization {
+    nonisolated(nonsending) public func authorizationStatus() async -> NotificationAuthorization {
         switch await center.notificationSettings().authorizationStatus {
         case .authorized: return .authorized
         case .provisional: return .provisional
@@ -82,7 +82,7 @@ public struct UserNotificationCenterScheduler: NotificationScheduling, @unchecke
 
     /// `requestAuthorization(options: [.alert, .sound, .badge])`: iOS asks the person once;
     /// later calls return the answer without asking.
-    public func requestAuthorization() async throws -> NotificationAuthorization {
+    nonisolated(nonsending) public func requestAuthorization() async throws -> NotificationAuthorization {
         _ = try await center.requestAuthorization(options: [.alert, .sound, .badge])
         return await authorizationStatus()
     }
@@ -124,7 +124,7 @@ public struct UserNotificationCenterScheduler: NotificationScheduling, @unchecke
     /// `setNotificationCategories(_:)` replaces whole ("Calling this method replaces the existing
     /// categories"), so the set is read, BuzzKit's are put in (a category with the same id
     /// replaced), and the app's own are kept.
-    public func registerCategories(_ categories: [NotificationCategory]) async {
+    nonisolated(nonsending) public func registerCategories(_ categories: [NotificationCategory]) async {
         guard !categories.isEmpty else { return }
         let ids = Set(categories.map(\.id))
         let existing = await center.notificationCategories().filter { !ids.contains($0.identifier) }
@@ -140,7 +140,7 @@ public struct UserNotificationCenterScheduler: NotificationScheduling, @unchecke
     }
 
     /// The category identifiers registered now (the app's and BuzzKit's).
-    public func registeredCategoryIds() async -> Set<String> {
+    nonisolated(nonsending) public func registeredCategoryIds() async -> Set<String> {
         Set(await center.notificationCategories().map(\.identifier))
     }
 

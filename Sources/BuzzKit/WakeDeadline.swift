@@ -15,7 +15,7 @@ struct WakeDeadline: Sendable {
     /// When the wake began.
     let began: Date
     /// When the wake stops waiting for its ordinary work.
-    let workUntil: Date
+    private(set) var workUntil: Date
     /// When the wake answers, held plans included.
     let answerBy: Date
 
@@ -28,5 +28,22 @@ struct WakeDeadline: Sendable {
         self.began = began
         answerBy = began.addingTimeInterval(budget)
         workUntil = answerBy.addingTimeInterval(-Self.reserve(forBudget: budget))
+    }
+
+    /// How many turns on a thread the answer takes after the ordinary work stops (the timer,
+    /// the client's actor, the task that called the SDK, the main thread), with as many again
+    /// to spare.
+    static let turnsToAnswer: Double = 8
+
+    /// A wake the SDK first ran for at `startedAt`: the wait since `began` (at least two turns
+    /// on a thread: the task that called the SDK and its actor; a launch's `configure` too)
+    /// shows how long each later turn may wait. When the process is that slow to get a thread
+    /// (a phone under load; the simulator's ten thousand phones on two cores), the ordinary
+    /// work stops earlier, so that the hold and the answer still come within the budget: a
+    /// wake that waited 1.5 s to start stops 6 s before it must answer, not 3 s.
+    init(began: Date, budget: TimeInterval, startedAt: Date) {
+        self.init(began: began, budget: budget)
+        let perTurn = max(0, startedAt.timeIntervalSince(began)) / 2
+        workUntil = min(workUntil, answerBy.addingTimeInterval(-Self.turnsToAnswer * perTurn))
     }
 }

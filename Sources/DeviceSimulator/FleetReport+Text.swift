@@ -55,6 +55,8 @@ extension FleetReport {
             lines.append(String(format: "simulator: alerts waited p99 %@ between arriving from APNs and this process handling them (its own load, not counted above)",
                                 ms(platform.alertHandOverP99)))
         }
+        lines.append(String(format: "simulator: its timers woke p99 %@ late, at worst %@ (each step of a phone's SDK waits as long for a thread: the simulator's load)",
+                            ms(platform.schedulerLateP99), ms(platform.schedulerLateMax)))
         if !stuckScripts.isEmpty {
             lines.append("simulator: \(stuckScripts.count) person script(s) still running a minute after the run: "
                          + stuckScripts.prefix(10).joined(separator: "; "))

@@ -98,6 +98,10 @@ public struct FleetReport: Sendable, Codable {
         /// p99 of the seconds alerts waited between arriving from APNs and the simulator
         /// handling them (the simulator's own load, not the server's; shown times use arrival).
         public var alertHandOverP99: TimeInterval = 0
+        /// How late the simulator's own timers woke (p99, the latest): each step of every
+        /// phone's SDK waited about as long for a thread (the simulator's load, not iOS's).
+        public var schedulerLateP99: TimeInterval = 0
+        public var schedulerLateMax: TimeInterval = 0
         /// What the SDKs did: plans released, put back, held before suspension, changed by a sync.
         public var released = 0
         public var restored = 0

@@ -155,6 +155,44 @@ final class SwitchingSubscriberTests: XCTestCase {
         XCTAssertTrue(shown.isEmpty)
     }
 
+    /// iOS launched the app for a push of A's plan, and the person switched to B during the
+    /// launch: the push reaches the SDK after B's registration. If the wake must answer before
+    /// its sync says whose plan it is, the plan must not be left in the center to fire for B
+    /// (the all-at-once fleet, its wakes cut short by the simulator's load: 16 shown to B).
+    /// Shortly after a switch a plan push is left to the wake's sync.
+    func testAPlanArrivingJustAfterTheSwitchIsLeftToTheSync() async throws {
+        let phone = try await TestPhone(subscriberId: nil, foreground: false) { $0.deviceToken = TestPhone.deviceToken }
+        try await phone.client.login(subscriberId: "u_A", subscriberToken: .fixed(TestPhone.token))
+        try await phone.client.login(subscriberId: "u_B", subscriberToken: .fixed(TestPhone.token))
+        try await phone.waitIdle()
+        phone.transport.setRule { request in
+            request.method == "GET" ? .delayed(1, .status(200, body: "{\"plans\": [], \"asOf\": \"2026-11-30T09:00:00Z\"}")) : nil
+        }
+        phone.transport.clearRequests()
+        phone.clock.advance(by: 1)
+        let client = phone.client
+        let payload = Payloads.plan("run-a7/x", messageId: "m-a7", fireAt: phone.fireAt(in: 600))
+        let answer = Task { await client.handleRemoteNotification(payload: payload) }
+        let began = Date()
+        while phone.transport.syncRequests.isEmpty || phone.transport.eventRequests.isEmpty, Date().timeIntervalSince(began) < 5 {
+            try await Task.sleep(nanoseconds: 1_000_000)
+        }
+        phone.clock.advance(by: 20)  // the budget runs out before B's list arrives
+        _ = await answer.value
+        let pending = await phone.pendingIds()
+        XCTAssertFalse(pending.contains("run-a7/x"), "not in the center: no sync has said whose it is")
+
+        // B's list (without it) answers the next sync: it goes for good.
+        try await phone.waitIdle()
+        phone.transport.setRule(nil)
+        phone.transport.setPlans([])
+        await phone.client.syncPlans()
+        let record = await phone.client.planBook.records["run-a7/x"]
+        XCTAssertNil(record)
+        let shown = try await phone.advance(700)
+        XCTAssertTrue(shown.isEmpty, "nothing of A shown to B")
+    }
+
     func testBsPlansAreScheduledAndAcknowledgedForB() async throws {
         let phone = try await TestPhone(subscriberId: nil) { $0.deviceToken = TestPhone.deviceToken }
         try await phone.client.login(subscriberId: "u_A", subscriberToken: .fixed(TestPhone.token))
