@@ -8,9 +8,8 @@ import BuzzKitWire
 /// latest-firing ones beyond that.
 ///
 /// The calls run on the caller's executor (`nonisolated(nonsending)`): the SDK's state
-/// changes make one call per plan, and each hop off the client's actor and back waited for a
-/// thread twice (in the simulator's all-at-once burst about a second each, which held a crowded
-/// phone's wake past iOS's 30 s).
+/// changes make one call per plan, and a hop off the client's actor and back waits for a
+/// thread twice (in the simulator's all-at-once burst up to a second or more each).
 public protocol NotificationScheduling: Sendable {
     /// Adds (or replaces) a pending request.
     nonisolated(nonsending) func add(_ request: NotificationRequest) async throws
