@@ -17,7 +17,7 @@ public final class Fleet: @unchecked Sendable {
     var postedAt: Date?
     var plansDoneAt: Date?
     /// How late the progress loop's sleeps woke, each in seconds: the simulator's own
-    /// scheduling delay (every phone's SDK waits as long for each step).
+    /// scheduling delay.
     var sleepLateness: [TimeInterval] = []
     let lock = NSLock()
     var windowsStorage: [String: FleetWindow] = [:]

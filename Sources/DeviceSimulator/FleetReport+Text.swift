@@ -55,7 +55,7 @@ extension FleetReport {
             lines.append(String(format: "simulator: alerts waited p99 %@ between arriving from APNs and this process handling them (its own load, not counted above)",
                                 ms(platform.alertHandOverP99)))
         }
-        lines.append(String(format: "simulator: its timers woke p99 %@ late, at worst %@ (each step of a phone's SDK waits as long for a thread: the simulator's load)",
+        lines.append(String(format: "simulator: its timers woke p99 %@ late, at worst %@ (a task of the simulator's own waiting for a thread: its load; a phone's wake resuming on its SDK's actor can wait longer)",
                             ms(platform.schedulerLateP99), ms(platform.schedulerLateMax)))
         if !stuckScripts.isEmpty {
             lines.append("simulator: \(stuckScripts.count) person script(s) still running a minute after the run: "

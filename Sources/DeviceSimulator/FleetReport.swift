@@ -98,8 +98,8 @@ public struct FleetReport: Sendable, Codable {
         /// p99 of the seconds alerts waited between arriving from APNs and the simulator
         /// handling them (the simulator's own load, not the server's; shown times use arrival).
         public var alertHandOverP99: TimeInterval = 0
-        /// How late the simulator's own timers woke (p99, the latest): each step of every
-        /// phone's SDK waited about as long for a thread (the simulator's load, not iOS's).
+        /// How late the simulator's own timers woke (p99, the latest): the simulator's load, not
+        /// iOS's. A phone's wake resuming on its SDK's actor was measured waiting longer.
         public var schedulerLateP99: TimeInterval = 0
         public var schedulerLateMax: TimeInterval = 0
         /// What the SDKs did: plans released, put back, held before suspension, changed by a sync.
