@@ -33,7 +33,7 @@ extension BuzzKitClient {
     public func handleNotificationAction(_ actionId: String, on request: NotificationRequest, receivedAt: Date? = nil) async {
         guard let message = request.message else { return }
         let now = clock.now
-        let wake = WakeDeadline(began: min(receivedAt ?? now, now), budget: configuration.backgroundBudget, startedAt: now)
+        let wake = wakeDeadline(began: min(receivedAt ?? now, now), startedAt: now)
         guard readStateIfUnreadable() else { return }
         wakeBegan(wake)
         let action = request.presentation.category.flatMap { knownCategories[$0] }?.actions.first { $0.id == actionId }

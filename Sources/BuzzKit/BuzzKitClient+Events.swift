@@ -43,7 +43,7 @@ extension BuzzKitClient {
         consecutiveFailures = 0
         registrationRetryAt = nil
         registrationFailures = 0
-        let wake = WakeDeadline(began: clock.now, budget: configuration.backgroundBudget)
+        let wake = wakeDeadline(began: clock.now)
         wakeBegan(wake)
         await beginWake(until: wake.workUntil)
         await endWake(wake)

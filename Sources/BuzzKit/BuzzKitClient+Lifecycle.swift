@@ -35,7 +35,7 @@ extension BuzzKitClient {
     /// still send it, or the server would count on a plan nobody sees (issue 45, race 5).
     public func applicationDidEnterBackground() async {
         inForeground = false
-        let wake = WakeDeadline(began: clock.now, budget: configuration.backgroundBudget)
+        let wake = wakeDeadline(began: clock.now)
         wakeBegan(wake)
         await beginWake(until: wake.workUntil, syncing: false)
         await endWake(wake, retryingRegistration: true)
@@ -120,22 +120,33 @@ extension BuzzKitClient {
 
     /// Runs `work` and waits for it until `deadline` at most (it goes on after).
     /// Past the deadline, `work` starts and nothing waits for it (waiting for even a timer
-    /// costs a turn on a thread, which a wake past its deadline does not have).
+    /// costs a turn on a thread, which a wake past its deadline does not have). A wait the
+    /// deadline ended tells how late this process comes back to the client after a deadline
+    /// (``deadlineLateness``).
     func waitAtMost(until deadline: Date, _ work: @escaping @Sendable () async -> Void) async {
         guard clock.now < deadline else {
             Task { await work() }
             return
         }
-        let once = Locked(false)
+        let winner = Locked<Bool?>(nil)  // true: the deadline came first
         let clock = self.clock
         var timer: Task<Void, Never>?
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let resume: @Sendable () -> Void = {
-                if once.withLock({ done in defer { done = true }; return !done }) { continuation.resume() }
+            let resume: @Sendable (Bool) -> Void = { byDeadline in
+                let first = winner.withLock { winner -> Bool in
+                    guard winner == nil else { return false }
+                    winner = byDeadline
+                    return true
+                }
+                if first { continuation.resume() }
             }
-            Task { await work(); resume() }
-            timer = Task { try? await clock.sleep(until: deadline); resume() }
+            Task { await work(); resume(false) }
+            timer = Task { try? await clock.sleep(until: deadline); resume(true) }
         }
         timer?.cancel()
+        if winner.withLock({ $0 }) == true {
+            let now = clock.now
+            deadlineLateness.record(now.timeIntervalSince(deadline), at: now, cap: configuration.backgroundBudget / 2)
+        }
     }
 }

@@ -58,7 +58,7 @@ extension BuzzKitClient {
     }
 
     private func handle(_ payload: [String: JSONValue], receivedAt: Date) async -> PushOutcome {
-        let wake = WakeDeadline(began: receivedAt, budget: configuration.backgroundBudget, startedAt: clock.now)
+        let wake = wakeDeadline(began: receivedAt, startedAt: clock.now)
         let outcome: PushOutcome
         let push = IncomingPush(payload: payload)
         switch push {

@@ -1,6 +1,13 @@
 import Foundation
 
 extension BuzzKitClient {
+    /// A wake's deadlines: its budget from `began`, its work stopped earlier on a process slow
+    /// to start it (`startedAt`) or whose waits lately came back late.
+    func wakeDeadline(began: Date, startedAt: Date? = nil) -> WakeDeadline {
+        WakeDeadline(began: began, budget: configuration.backgroundBudget, startedAt: startedAt,
+                     lateReturn: deadlineLateness.expected(at: clock.now))
+    }
+
     /// A wake begins (a silent push, a background launch, the app leaving the screen, the
     /// network coming back): the app runs, so new plans go into the notification center again.
     func wakeBegan(_ wake: WakeDeadline) {

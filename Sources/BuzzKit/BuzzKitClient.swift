@@ -39,6 +39,8 @@ public actor BuzzKitClient: PushEventHandling {
     var activeWakes = 0
     /// The latest `workUntil` of the wakes begun (see ``canReleaseInTime(now:)``).
     var wakesWorkUntil: Date?
+    /// How late this process's waits came back lately (``waitAtMost(until:_:)``).
+    var deadlineLateness = DeadlineLateness()
     /// The unconfirmed plans were held for a suspension and no wake has begun since: a plan
     /// that arrives now is held, not scheduled, and parked plans stay parked.
     var suspending = false
@@ -169,7 +171,7 @@ public actor BuzzKitClient: PushEventHandling {
         saveIdentity()
         saveInstall()
         attachToPushEvents()
-        let wake = WakeDeadline(began: clock.now, budget: configuration.backgroundBudget)
+        let wake = wakeDeadline(began: clock.now)
         wakeBegan(wake)
         await beginWake()
         await endWake(wake)

@@ -15,7 +15,7 @@ struct WakeDeadline: Sendable {
     /// When the wake began.
     let began: Date
     /// When the wake stops waiting for its ordinary work.
-    private(set) var workUntil: Date
+    let workUntil: Date
     /// When the wake answers, held plans included.
     let answerBy: Date
 
@@ -25,9 +25,7 @@ struct WakeDeadline: Sendable {
     }
 
     init(began: Date, budget: TimeInterval) {
-        self.began = began
-        answerBy = began.addingTimeInterval(budget)
-        workUntil = answerBy.addingTimeInterval(-Self.reserve(forBudget: budget))
+        self.init(began: began, budget: budget, startedAt: nil, lateReturn: 0)
     }
 
     /// How many turns on a thread the answer takes after the ordinary work stops (the timer,
@@ -35,15 +33,26 @@ struct WakeDeadline: Sendable {
     /// to spare.
     static let turnsToAnswer: Double = 8
 
-    /// A wake the SDK first ran for at `startedAt`: the wait since `began` (at least two turns
-    /// on a thread: the task that called the SDK and its actor; a launch's `configure` too)
-    /// shows how long each later turn may wait. When the process is that slow to get a thread
-    /// (a phone under load; the simulator's ten thousand phones on two cores), the ordinary
-    /// work stops earlier, so that the hold and the answer still come within the budget: a
-    /// wake that waited 1.5 s to start stops 6 s before it must answer, not 3 s.
-    init(began: Date, budget: TimeInterval, startedAt: Date) {
-        self.init(began: began, budget: budget)
-        let perTurn = max(0, startedAt.timeIntervalSince(began)) / 2
-        workUntil = min(workUntil, answerBy.addingTimeInterval(-Self.turnsToAnswer * perTurn))
+    /// A wake the SDK first ran for at `startedAt`, on a process whose waits lately came back
+    /// `lateReturn` seconds after their deadline (``DeadlineLateness``).
+    ///
+    /// - The wait since `began` (at least two turns on a thread: the task that called the SDK
+    ///   and its actor; a launch's `configure` too) shows how long each later turn may wait:
+    ///   the ordinary work stops eight such turns before the answer is due. A wake that waited
+    ///   1.5 s to start stops 6 s before it must answer, not 3 s.
+    /// - The wait for the work that comes back late holds the answer that much: the work stops
+    ///   `lateReturn` before the answer is due (iOS's 30 s leave the budget's last seconds for
+    ///   the hold's and the answer's own turns).
+    ///
+    /// When the process gives the app a thread at once, nothing changes.
+    init(began: Date, budget: TimeInterval, startedAt: Date?, lateReturn: TimeInterval) {
+        self.began = began
+        answerBy = began.addingTimeInterval(budget)
+        var work = answerBy.addingTimeInterval(-Self.reserve(forBudget: budget))
+        if let startedAt {
+            let perTurn = max(0, startedAt.timeIntervalSince(began)) / 2
+            work = min(work, answerBy.addingTimeInterval(-Self.turnsToAnswer * perTurn))
+        }
+        workUntil = min(work, answerBy.addingTimeInterval(-max(0, lateReturn)))
     }
 }

@@ -68,6 +68,24 @@ final class AutomaticPushHandlingTests: XCTestCase {
         XCTAssertEqual(phone.device.violations, [])
     }
 
+    /// iOS calls the delegate from the main run loop, not from inside a task: the work an app
+    /// starts for a push runs at the main thread's priority, whoever handed the push over (the
+    /// simulator's pushes come from a low task; a wake below the phones' other work waited for
+    /// all of it).
+    func testTheWorkAnAppStartsForAPushRunsAtTheMainThreadsPriority() async throws {
+        let phone = ModelPhone(zone: Self.berlin)
+        phone.launch(foreground: false)
+        let application = phone.application
+        let deliver: @MainActor @Sendable () async -> Void = {
+            _ = await application.modelDeliverSilentPush(userInfo: ["aps": ["content-available": 1], "chat": "new message"])
+        }
+        // Not awaited (awaiting it would raise its priority to this test's).
+        Task.detached(priority: .low) { await deliver() }
+        let deadline = Date().addingTimeInterval(5)
+        while phone.appDelegate.ownPushes.isEmpty && Date() < deadline { try await Task.sleep(nanoseconds: 10_000_000) }
+        XCTAssertEqual(phone.appDelegate.ownPushPriorities, [.high], "called from the main run loop, as iOS does")
+    }
+
     func testAFallbackInTheForegroundIsShownAndRemovesItsPendingCopy() async throws {
         let phone = ModelPhone(zone: Self.berlin)
         phone.launch(foreground: true)

@@ -110,6 +110,8 @@ final class ModelPhone {
 final class GymAppDelegate: UIResponder, UIApplicationDelegate {
     var onLaunch: (() -> Void)?
     private(set) var ownPushes: [[AnyHashable: Any]] = []
+    /// The priority a task the app started in each own push's callback would run at.
+    private(set) var ownPushPriorities: [TaskPriority] = []
     private(set) var tokens: [Data] = []
 
     func application(_ application: UIApplication, didFinishLaunchingWithOptions launchOptions: [UIApplication.LaunchOptionsKey: Any]?) -> Bool {
@@ -124,6 +126,7 @@ final class GymAppDelegate: UIResponder, UIApplicationDelegate {
     func application(_ application: UIApplication, didReceiveRemoteNotification userInfo: [AnyHashable: Any],
                      fetchCompletionHandler completionHandler: @escaping (UIBackgroundFetchResult) -> Void) {
         ownPushes.append(userInfo)
+        ownPushPriorities.append(Task.currentPriority)
         completionHandler(.newData)
     }
 }
