@@ -24,10 +24,6 @@ struct WakeDeadline: Sendable {
         min(3, budget / 5)
     }
 
-    init(began: Date, budget: TimeInterval) {
-        self.init(began: began, budget: budget, startedAt: nil, lateReturn: 0)
-    }
-
     /// How many turns on a thread the answer takes after the ordinary work stops (the timer,
     /// the client's actor, the task that called the SDK, the main thread), with as many again
     /// to spare.
