@@ -16,6 +16,14 @@ func decodingFailure(_ text: String, column: String, as type: Any.Type) -> Postg
     PostgresError(.decoding, "column \(column): \"\(text.prefix(80))\" is not a valid \(type)")
 }
 
+/// The column's text read by `parse`: a NULL or text `parse` refuses is a decoding error.
+@inline(__always)
+func parsed<Value>(_ text: String?, column: String, by parse: (String) -> Value?) throws -> Value {
+    let text = try requireValue(text, column: column)
+    guard let value = parse(text) else { throw decodingFailure(text, column: column, as: Value.self) }
+    return value
+}
+
 extension Optional: PostgresDecodable where Wrapped: PostgresDecodable {
     public static func decode(postgresText text: String?, column: String) throws -> Wrapped? {
         guard let text else { return nil }
@@ -31,25 +39,19 @@ extension String: PostgresDecodable {
 
 extension Int: PostgresDecodable {
     public static func decode(postgresText text: String?, column: String) throws -> Int {
-        let text = try requireValue(text, column: column)
-        guard let value = Int(text) else { throw decodingFailure(text, column: column, as: Int.self) }
-        return value
+        try parsed(text, column: column, by: Int.init)
     }
 }
 
 extension Int64: PostgresDecodable {
     public static func decode(postgresText text: String?, column: String) throws -> Int64 {
-        let text = try requireValue(text, column: column)
-        guard let value = Int64(text) else { throw decodingFailure(text, column: column, as: Int64.self) }
-        return value
+        try parsed(text, column: column, by: Int64.init)
     }
 }
 
 extension Int32: PostgresDecodable {
     public static func decode(postgresText text: String?, column: String) throws -> Int32 {
-        let text = try requireValue(text, column: column)
-        guard let value = Int32(text) else { throw decodingFailure(text, column: column, as: Int32.self) }
-        return value
+        try parsed(text, column: column, by: Int32.init)
     }
 }
 
@@ -65,25 +67,19 @@ extension Bool: PostgresDecodable {
 
 extension Double: PostgresDecodable {
     public static func decode(postgresText text: String?, column: String) throws -> Double {
-        let text = try requireValue(text, column: column)
-        guard let value = Double(text) else { throw decodingFailure(text, column: column, as: Double.self) }
-        return value
+        try parsed(text, column: column, by: Double.init)
     }
 }
 
 extension UUID: PostgresDecodable {
     public static func decode(postgresText text: String?, column: String) throws -> UUID {
-        let text = try requireValue(text, column: column)
-        guard let value = UUID(fastText: text) else { throw decodingFailure(text, column: column, as: UUID.self) }
-        return value
+        try parsed(text, column: column, by: { UUID(fastText: $0) })
     }
 }
 
 extension Date: PostgresDecodable {
     public static func decode(postgresText text: String?, column: String) throws -> Date {
-        let text = try requireValue(text, column: column)
-        guard let value = PostgresTimestamp.parse(text) else { throw decodingFailure(text, column: column, as: Date.self) }
-        return value
+        try parsed(text, column: column, by: PostgresTimestamp.parse)
     }
 }
 

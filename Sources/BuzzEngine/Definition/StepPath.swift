@@ -3,7 +3,7 @@
 ///
 /// Timers carry a step path so a timer that no longer matches the run's position is
 /// recognised as stale. Codable as its text.
-public struct StepPath: Sendable, Hashable, Codable, CustomStringConvertible {
+public struct StepPath: Sendable, Hashable, TextCoded {
     /// Which list of a branch a nested step is in.
     public enum Arm: Int, Sendable, Hashable {
         /// The `then` list.
@@ -51,6 +51,8 @@ public struct StepPath: Sendable, Hashable, Codable, CustomStringConvertible {
         return text
     }
 
+    public static let textForm = "a step path"
+
     /// Parses the text form, or returns `nil`.
     public init?(parsing text: String) {
         let parts = text.split(separator: ".", omittingEmptySubsequences: false)
@@ -82,22 +84,6 @@ public struct StepPath: Sendable, Hashable, Codable, CustomStringConvertible {
             hasher.combine(arm)
             hasher.combine(index)
         }
-    }
-
-    /// Decodes the text form.
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        let text = try container.decode(String.self)
-        guard let path = StepPath(parsing: text) else {
-            throw DecodingError.dataCorruptedError(in: container, debugDescription: "not a step path: \"\(text)\"")
-        }
-        self = path
-    }
-
-    /// Encodes the text form.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(description)
     }
 
     private static func index(in part: Substring, name: String) -> Int? {

@@ -90,7 +90,7 @@ extension QuietHours: JSONReadable, JSONWritable {
         let fields = try JSONFields(json, path: path)
         func time(_ key: String) throws -> WallClockTime {
             let text = try fields.string(key)
-            guard let time = WallClockTime(parsing: text) else { throw JSONFields.Failure(path: path + "." + key, reason: "expected HH:MM or HH:MM:SS, got \"\(text)\"") }
+            guard let time = WallClockTime(parsing: text) else { throw JSONFields.Failure(path: path + "." + key, reason: "expected \(WallClockTime.textForm), got \"\(text)\"") }
             return time
         }
         guard let window = QuietHours(start: try time("start"), end: try time("end")) else {

@@ -1,5 +1,5 @@
 /// A time of day, `HH:MM[:SS]` on the wire (`07:00`, `07:00:30`), 00:00:00–23:59:59.
-public struct WallClockTime: Sendable, Hashable, Comparable, Codable, CustomStringConvertible {
+public struct WallClockTime: Sendable, Hashable, Comparable, TextCoded {
     /// The hour, 0–23.
     public let hour: Int
     /// The minute, 0–59.
@@ -17,6 +17,8 @@ public struct WallClockTime: Sendable, Hashable, Comparable, Codable, CustomStri
         self.second = second
         self.hasSeconds = second != 0
     }
+
+    public static let textForm = "HH:MM or HH:MM:SS"
 
     /// Parses `HH:MM` or `HH:MM:SS` (two digits each), or returns `nil`.
     public init?(parsing text: String) {
@@ -49,22 +51,6 @@ public struct WallClockTime: Sendable, Hashable, Comparable, Codable, CustomStri
     public static func == (lhs: WallClockTime, rhs: WallClockTime) -> Bool { lhs.secondsOfDay == rhs.secondsOfDay }
 
     public func hash(into hasher: inout Hasher) { hasher.combine(secondsOfDay) }
-
-    /// Decodes `"HH:MM[:SS]"`.
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        let text = try container.decode(String.self)
-        guard let value = WallClockTime(parsing: text) else {
-            throw DecodingError.dataCorruptedError(in: container, debugDescription: "expected HH:MM or HH:MM:SS, got \"\(text)\"")
-        }
-        self = value
-    }
-
-    /// Encodes `"HH:MM[:SS]"`.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(description)
-    }
 
     private static func twoDigits(_ bytes: [UInt8], _ start: Int) -> Int? {
         let zero = UInt8(ascii: "0"), nine = UInt8(ascii: "9")
