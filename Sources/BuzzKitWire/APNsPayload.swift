@@ -1,9 +1,7 @@
-/// A push body that serializes itself deterministically, so its exact byte size is known
-/// before it is sent (APNs refuses bodies over 4096 bytes).
-public protocol APNsPayload: Sendable, Codable {
-    /// Writes the JSON body in the contract's key order.
-    func write(to writer: inout JSONWriter)
-}
+/// A push body that serializes itself deterministically (``JSONWritable/write(to:)``, in the
+/// contract's key order), so its exact byte size is known before it is sent (APNs refuses
+/// bodies over 4096 bytes).
+public protocol APNsPayload: Sendable, Codable, JSONWritable {}
 
 extension APNsPayload {
     /// The JSON body as UTF-8 bytes.

@@ -39,6 +39,25 @@ class ConformanceTestCase: XCTestCase {
             return (run, phones, run.id.uuidString.lowercased() + "/nudge")
         }
 
+        /// u1's stored run with one phone, registered by the app's install `installId`, that
+        /// acknowledged the run's plan.
+        func acknowledgedRun(installId: String) throws -> (run: RunRecord, device: DeviceRecord, localId: String) {
+            let (run, devices, localId) = try storedRun("u1", devices: 1)
+            var device = devices[0]
+            device.installId = installId
+            _ = try driver.directory.putDevice(device)
+            let word = DeviceAcknowledgment(subscriberId: "u1", localId: localId, device: device.token, messageId: nil, kind: .scheduled, at: now)
+            try store.transaction { tx in _ = try tx.recordAcknowledgments(tenantId: tenantId, [word], at: now) }
+            return (run, device, localId)
+        }
+
+        /// How many of u1's devices hold the plan `localId` of `run` by the acknowledgments table.
+        func holders(of localId: String, in run: RunRecord) throws -> Int {
+            try store.transaction { tx in
+                (try tx.acknowledgments(tenantId: tenantId, windows: [WindowKey(subscriberId: "u1", runId: run.id, localId: localId)])[run.id] ?? []).count
+            }
+        }
+
         /// A leg-day run of `subscriber`, started (waiting for its moment an hour from now).
         func startedRun(_ subscriber: String) -> RunRecord {
             let id = UUID()

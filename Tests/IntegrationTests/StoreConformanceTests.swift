@@ -173,15 +173,9 @@ final class StoreConformanceTests: ConformanceTestCase {
     /// registering again keeps it.
     func testANewInstallOnATokenRetiresItsAcknowledgmentsOfOpenRuns() throws {
         try eachDriver { s in
-            let (run, devices, localId) = try s.storedRun("u1", devices: 1)
-            var device = devices[0]
-            device.installId = "install-a"
-            _ = try s.driver.directory.putDevice(device)
-            let word = DeviceAcknowledgment(subscriberId: "u1", localId: localId, device: device.token, messageId: nil, kind: .scheduled, at: s.now)
-            try s.store.transaction { tx in _ = try tx.recordAcknowledgments(tenantId: s.tenantId, [word], at: s.now) }
-            func held() throws -> Int {
-                try s.store.transaction { tx in (try tx.acknowledgments(tenantId: s.tenantId, windows: [WindowKey(subscriberId: "u1", runId: run.id, localId: localId)])[run.id] ?? []).count }
-            }
+            let (run, acknowledging, localId) = try s.acknowledgedRun(installId: "install-a")
+            var device = acknowledging
+            func held() throws -> Int { try s.holders(of: localId, in: run) }
             XCTAssertEqual(try held(), 1)
             _ = try s.driver.directory.putDevice(device)
             XCTAssertEqual(try held(), 1, "the same install registering again")
@@ -231,20 +225,15 @@ final class StoreConformanceTests: ConformanceTestCase {
     /// with the same install id is untouched.
     func testAReplacedInstallRetiresItsDevicesAndAcknowledgments() throws {
         try eachDriver { s in
-            let (run, devices, localId) = try s.storedRun("u1", devices: 1)
-            var old = devices[0]
-            old.installId = "install-a"
-            _ = try s.driver.directory.putDevice(old)
-            let word = DeviceAcknowledgment(subscriberId: "u1", localId: localId, device: old.token, messageId: nil, kind: .scheduled, at: s.now)
-            try s.store.transaction { tx in _ = try tx.recordAcknowledgments(tenantId: s.tenantId, [word], at: s.now) }
+            let (run, old, localId) = try s.acknowledgedRun(installId: "install-a")
             let other = try s.driver.directory.createTenant(name: "other")
             _ = try s.driver.directory.putDevice(DeviceRecord(tenantId: other.tenantId, subscriberId: "u1", token: old.token, topic: old.topic,
                                                               installId: "install-a"))
             let new = DeviceRecord(tenantId: s.tenantId, subscriberId: "u1", token: String(repeating: "cd", count: 32), topic: old.topic,
                                    installId: "install-b")
             _ = try s.driver.directory.putDevice(new, maxActive: 10, replacing: "install-a")
+            XCTAssertEqual(try s.holders(of: localId, in: run), 0)
             try s.store.transaction { tx in
-                XCTAssertEqual((try tx.acknowledgments(tenantId: s.tenantId, windows: [WindowKey(subscriberId: "u1", runId: run.id, localId: localId)])[run.id] ?? []).count, 0)
                 XCTAssertEqual(try tx.activeDevices(tenantId: s.tenantId, subscriberId: "u1").map(\.token), [new.token])
                 XCTAssertEqual(try tx.activeDevices(tenantId: other.tenantId, subscriberId: "u1").map(\.token), [old.token], "another tenant's")
             }

@@ -4,6 +4,17 @@ import Foundation
 // Fast readers and writers of the deliveries a pipeline message carries, in their `Codable`
 // form (tests compare the two).
 
+extension JSONWriter {
+    /// The members every delivery ends with, `headers`, `payload` and `body`, and the end of
+    /// its object.
+    fileprivate mutating func writePush(headers: APNsHeaders, payload: some JSONWritable, body: String) {
+        key(literal: "headers"); headers.write(to: &self)
+        key(literal: "payload"); payload.write(to: &self)
+        key(literal: "body"); string(body)
+        endObject()
+    }
+}
+
 extension LocalPlanDelivery: JSONReadable, JSONWritable {
     public init(json: JSONValue, path: String) throws {
         let fields = try JSONFields(json, path: path)
@@ -24,10 +35,7 @@ extension LocalPlanDelivery: JSONReadable, JSONWritable {
         writer.key(literal: "localId"); writer.string(localId)
         writer.key(literal: "messageId"); writer.string(messageId)
         writer.key(literal: "moment"); writer.string(RFC3339.format(moment))
-        writer.key(literal: "headers"); headers.write(to: &writer)
-        writer.key(literal: "payload"); payload.write(to: &writer)
-        writer.key(literal: "body"); writer.string(body)
-        writer.endObject()
+        writer.writePush(headers: headers, payload: payload, body: body)
     }
 }
 
@@ -53,10 +61,7 @@ extension AlertDelivery: JSONReadable, JSONWritable {
         writer.key(literal: "messageId"); writer.string(messageId)
         writer.key(literal: "idempotencyKey"); writer.string(idempotencyKey)
         if let reason { writer.key(literal: "reason"); writer.string(reason) }
-        writer.key(literal: "headers"); headers.write(to: &writer)
-        writer.key(literal: "payload"); payload.write(to: &writer)
-        writer.key(literal: "body"); writer.string(body)
-        writer.endObject()
+        writer.writePush(headers: headers, payload: payload, body: body)
     }
 }
 
@@ -72,9 +77,6 @@ extension CancelDelivery: JSONReadable, JSONWritable {
     public func write(to writer: inout JSONWriter) {
         writer.beginObject()
         writer.key(literal: "runId"); writer.string(runId)
-        writer.key(literal: "headers"); headers.write(to: &writer)
-        writer.key(literal: "payload"); payload.write(to: &writer)
-        writer.key(literal: "body"); writer.string(body)
-        writer.endObject()
+        writer.writePush(headers: headers, payload: payload, body: body)
     }
 }
