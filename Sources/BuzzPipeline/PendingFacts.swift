@@ -9,9 +9,8 @@ import Foundation
 /// (`acknowledgments`, written by `ack-ingest` from `$local.scheduled` and `$local.released`).
 /// Neither stage locks or rewrites the run, so a window costs two run writes (start, decision)
 /// instead of four. The fallback check, a cancel and the run summary (`GET /v1/runs/{id}`)
-/// fold them in first. So do the decisions made at the moment outside the run (the scheduler's
-/// ``WindowSettlement``, `fallback-check`'s ``WindowFallbacks``): until the ``WindowCompleter``
-/// writes them, a run reads as decided wherever it is read.
+/// fold them in first. So do the decisions made at the moment outside the run
+/// (``WindowDecider``): until the ``WindowCompleter`` writes them, a run reads as decided wherever it is read.
 package enum PendingFacts {
     /// Where ``fold(into:tx:decisions:)`` finds the window decisions to feed in.
     package enum Decisions {
@@ -57,14 +56,7 @@ package enum PendingFacts {
             }
             // Before the acknowledgments as they stand now: the decision was made at the
             // moment, and a release after it changes nothing.
-            for decision in decisions[run.id] ?? [] {
-                if let acknowledgedAt = decision.acknowledgedAt {
-                    actions += updated.state.settleAcknowledged(localId: decision.localId, acknowledgedAt: acknowledgedAt, decidedAt: decision.decidedAt)
-                } else {
-                    actions += updated.state.settleUnacknowledged(localId: decision.localId, reason: decision.fallbackReason ?? "",
-                                                                  decidedAt: decision.decidedAt)
-                }
-            }
+            for decision in decisions[run.id] ?? [] { actions += learn(decision, into: &updated.state) }
             for step in updated.state.steps {
                 guard let window = step.local, window.planSent,
                       let (input, at) = PlanHolding.standing(of: window, holdings: holdings[run.id] ?? []) else { continue }
@@ -75,6 +67,16 @@ package enum PendingFacts {
             caused[run.id] = actions
         }
         return caused
+    }
+
+    /// Feeds a window's decision, made outside the engine (``WindowDecider``), into `state`;
+    /// returns the actions it caused (the run's next steps; never the fallback, which the
+    /// decider sent).
+    static func learn(_ decision: WindowDecision, into state: inout RunState) -> [RunAction] {
+        if let acknowledgedAt = decision.acknowledgedAt {
+            return state.settleAcknowledged(localId: decision.localId, acknowledgedAt: acknowledgedAt, decidedAt: decision.decidedAt)
+        }
+        return state.settleUnacknowledged(localId: decision.localId, reason: decision.fallbackReason ?? "", decidedAt: decision.decidedAt)
     }
 
     /// `run` with its pending facts folded in (for reading: nothing is written).

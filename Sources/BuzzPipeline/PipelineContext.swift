@@ -19,12 +19,6 @@ public struct PipelineContext: Sendable {
     /// Pipeline messages a stage packs into one outbox row and broker message (a worker's
     /// batch size, `BUZZKIT_BATCH_SIZE`).
     public var packSize = 100
-    /// How many windows that end their runs a `fallback-check` batch must carry for the worker
-    /// to decide them without loading their runs (``WindowFallbacks``): a crowded second, where
-    /// the run writes are better left to the window completer. Fewer are decided through the
-    /// engine in the same transaction, which costs less in all. Half of `BUZZKIT_BATCH_SIZE` in
-    /// the servers; 1 (always) by default.
-    public var crowdedWindows = 1
 
     public init(store: any Store, topology: Topology, push: any PushProvider, clock: any Clock = SystemClock(), metrics: Metrics = Metrics()) {
         self.store = store

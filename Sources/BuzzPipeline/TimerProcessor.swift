@@ -5,10 +5,10 @@ import BuzzStore
 import Foundation
 
 /// The timer half of `plan-dispatch` (waits end) and of `fallback-check` (a local window's
-/// moment: acknowledged → "scheduled on device", otherwise the fallback push). In a batch with
-/// at least ``PipelineContext/crowdedWindows`` windows whose decision ends their run, those are
-/// decided first without loading the runs (``WindowFallbacks``); the rest go through the engine
-/// here.
+/// moment: acknowledged → "scheduled on device", otherwise the fallback push). Windows whose
+/// decision ends their run are decided first, without loading the runs; the rest go through
+/// the runs here, where a window whose plan went out is decided by the same
+/// ``WindowDecider`` and the engine learns the decision and goes on.
 ///
 /// Alerts the timers cause (the fallback, a push step after a wait) are sent by this stage in
 /// the same transaction as the decision, through ``SendProcessor``'s claims: one commit covers
@@ -20,7 +20,7 @@ struct TimerProcessor {
         var tenantId: String
         var runId: UUID
         var timer: RunTimer
-        /// The window the timer decides, when that decision ends the run (``WindowFallbacks``).
+        /// The window the timer decides, when that decision ends the run (``WindowDecider``).
         var window: PipelineMessage.Window? = nil
     }
 
@@ -29,10 +29,9 @@ struct TimerProcessor {
     /// Handles a batch of due timers in one transaction, locking their runs in id order.
     func process(_ items: [Item], tx: any StoreTransaction) throws -> [Outbox.Row] {
         let now = context.clock.now
-        // In a crowded second, windows whose decision ends their run are decided without
-        // loading it; the window completer writes the runs after.
-        let crowded = items.count { $0.window != nil } >= context.crowdedWindows
-        let items = crowded ? try WindowFallbacks.decide(items, context: context, tx: tx, now: now) : items
+        // Windows whose decision ends their run are decided without loading it; the window
+        // completer writes the runs after.
+        let items = try WindowDecider.decide(items, context: context, tx: tx, now: now)
         guard !items.isEmpty else { return [] }
         let lookups = BatchLookups(tx)
         var runs: [UUID: RunRecord] = [:]
@@ -47,11 +46,28 @@ struct TimerProcessor {
             try lookups.preloadSubscribers(tenantId: tenantId, ids: group.compactMap(\.subscriberId))
         }
         // Plan deliveries, acknowledgments and decisions recorded by the other stages reach the
-        // runs first: a window ``WindowFallbacks`` or the scheduler already decided (its timer
+        // runs first: a window ``WindowDecider`` already decided (its timer
         // redelivered, or republished after an outage, before the completer wrote the run) is
         // learnt here, not decided a second time.
         var pending = try PendingFacts.fold(into: &runs, tx: tx)
         var changed = Set(pending.keys)
+        // A window whose plan went out is decided by the one decider, here too (a window with
+        // steps after it, a timer that names no window); the run learns the decision and goes
+        // on. The engine decides only a window whose plan's row the decider could not read.
+        var candidates: [WindowDecider.Candidate] = []
+        for item in items where item.timer.purpose == .localWindowDue {
+            guard let run = runs[item.runId], run.tenantId == item.tenantId, run.state.pendingTimer == item.timer,
+                  let localId = run.state.decidableWindow, let subscriberId = run.subscriberId,
+                  let step = run.state.steps.last(where: { $0.local?.localId == localId }) else { continue }
+            candidates.append(WindowDecider.Candidate(item: item, subscriberId: subscriberId, localId: localId, stepName: step.name))
+        }
+        for decision in try WindowDecider.decide(candidates, context: context, tx: tx, now: now).recorded {
+            guard var run = runs[decision.runId] else { continue }
+            let actions = PendingFacts.learn(decision, into: &run.state)
+            runs[run.id] = run
+            changed.insert(run.id)
+            pending[run.id, default: []] += actions
+        }
         for item in items {
             guard var run = runs[item.runId], run.tenantId == item.tenantId else { continue }
             let before = run.state

@@ -81,7 +81,7 @@ public final class Scheduler: Service, @unchecked Sendable {
     /// rows it took.
     @discardableResult
     public func relayDue() throws -> Int {
-        let round = try outbox.relayDue(limit: configuration.batchSize) { messages, lateness in
+        let round = try outbox.relayDue(limit: configuration.batchSize, settle: WindowDecider.settleHeld) { messages, lateness in
             for late in lateness { self.metrics?.observeTimerLateness(late) }
             let published = Outbox.amqpMessages(messages, packing: configuration.packable, size: configuration.packSize)
             if !published.isEmpty { try broker.publishAndWait(published) }

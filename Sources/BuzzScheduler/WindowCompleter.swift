@@ -4,8 +4,8 @@ import BuzzServerCore
 import BuzzStore
 import Foundation
 
-/// Writes the windows the scheduler settled at their moment (``WindowSettlement``) into their
-/// runs, run by `buzzkit scheduler` beside it.
+/// Writes the windows decided at their moment outside their runs (``WindowDecider``) into
+/// their runs, run by `buzzkit scheduler` beside it.
 ///
 /// A decision older than ``CompletionSettings/delaySeconds`` is taken with its run in one
 /// short transaction per batch: the decision rows are taken, deleted and returned by one

@@ -37,7 +37,6 @@ public final class Runtime: @unchecked Sendable {
         context.log = log
         context.lanes = configuration.lanes
         context.packSize = configuration.batchSize
-        context.crowdedWindows = max(1, configuration.batchSize / 2)
     }
 
     /// The database URL with the schema applied (for LISTEN connections).

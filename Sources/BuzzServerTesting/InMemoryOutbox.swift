@@ -15,7 +15,8 @@ public struct InMemoryOutbox: OutboxStore {
         store.withState { $0.outbox.removeAll { gone.contains($0.id) } }
     }
 
-    public func relayDue(limit: Int, publish: ([OutboxMessage], [Double]) throws -> Void) throws -> RelayRound {
+    public func relayDue(limit: Int, settle: ([DueWindow], any StoreTransaction, Date) throws -> Set<Int64>,
+                         publish: ([OutboxMessage], [Double]) throws -> Void) throws -> RelayRound {
         let now = clock.now
         // One store transaction: the settled windows' decisions roll back if publishing fails.
         return try store.transaction { tx in
@@ -25,8 +26,8 @@ public struct InMemoryOutbox: OutboxStore {
                     .prefix(limit)
             }
             guard !due.isEmpty else { return RelayRound() }
-            let windows = due.compactMap { row in row.message.window.map { WindowSettlement.Due(rowId: row.id, window: $0) } }
-            let settled = try WindowSettlement.settle(windows, tx: tx, now: now)
+            let windows = due.compactMap { row in row.message.window.map { DueWindow(rowId: row.id, window: $0) } }
+            let settled = windows.isEmpty ? [] : try settle(windows, tx, now)
             let published = due.filter { !settled.contains($0.id) }.map(\.message)
             try publish(published, due.map { now.timeIntervalSince($0.message.availableAt ?? now) })
             let ids = Set(due.map(\.id))

@@ -14,7 +14,7 @@ public struct OutboxMessage: Sendable, Equatable {
     public var availableAt: Date?
     /// On a local window's timer whose decision needs only the acknowledgments
     /// (``RunState/settleableWindow``): the window, so the scheduler can settle it at its
-    /// moment without a queue message when a device holds the plan (``WindowSettlement``).
+    /// moment without a queue message when a device holds the plan (the pipeline's `WindowDecider`).
     public var window: Window?
     /// How many pipeline messages the body carries: 1, or more for a packed body
     /// (``PipelineMessage/pack(_:)``), published with ``Topology/itemsHeader``.

@@ -9,7 +9,7 @@ public enum PipelineMessage: Sendable, Codable, Equatable {
     /// A run's timer is due (a wait ends, or a local window's moment: the fallback check).
     /// `window` names the local window when its decision ends the run
     /// (``RunState/settleableWindow``): `fallback-check` then decides it without loading the
-    /// run (``WindowFallbacks``). Older writers leave it out, and older readers ignore it.
+    /// run (the pipeline's `WindowDecider`). Older writers leave it out, and older readers ignore it.
     case timer(tenantId: String, runId: UUID, timer: RunTimer, window: Window? = nil)
     /// Send a silent plan to every active device of the subscriber.
     case sendPlan(tenantId: String, runId: UUID, subscriberId: String, delivery: LocalPlanDelivery)

@@ -54,7 +54,7 @@ public struct PlanHolding: Sendable, Equatable {
     /// A run that learnt an acknowledgment no row records any more (a new install of the app
     /// retired what the old one acknowledged, DESIGN §4b) is told `.released` with
     /// `noAcknowledgingDeviceHoldsIt`: the run follows the table, so the engine decides a
-    /// window at its moment as the scheduler and ``WindowFallbacks`` would.
+    /// window at its moment as the pipeline's `WindowDecider` would.
     package static func standing(of window: LocalWindowRecord, holdings: [PlanHolding]) -> (RunInput, Date)? {
         if let standing = standing(localId: window.localId, messageId: window.plan.messageId, holdings: holdings) { return standing }
         guard window.acknowledged else { return nil }

@@ -44,54 +44,42 @@ public struct PostgresOutbox: OutboxStore {
         try pool.withConnection { db in _ = try db.execute("DELETE FROM outbox WHERE id = ANY(\(ids))") }
     }
 
-    public func relayDue(limit: Int, publish: ([OutboxMessage], [Double]) throws -> Void) throws -> RelayRound {
+    public func relayDue(limit: Int, settle: ([DueWindow], any StoreTransaction, Date) throws -> Set<Int64>,
+                         publish: ([OutboxMessage], [Double]) throws -> Void) throws -> RelayRound {
         try pool.withTransaction { db in
-            // One statement claims and deletes the due rows and settles the windows a device
-            // holds (``WindowSettlement``'s rule, in SQL: an acknowledgment of this plan's
-            // message, not released since, from a device that still counts for the
-            // subscriber); it returns the bodies of the rest only. A throw from `publish`
-            // rolls back the delete and the decisions.
+            // One statement claims and deletes the due rows; the windows among them go to
+            // `settle` in the same transaction, so a throw from it or from `publish` rolls back
+            // the delete and the decisions alike.
             let rows = try db.query("""
-                WITH claimed AS (
-                    DELETE FROM outbox WHERE id = ANY(ARRAY(
-                        SELECT id FROM outbox WHERE available_at <= now() ORDER BY available_at, id LIMIT \(limit) FOR UPDATE SKIP LOCKED))
-                    RETURNING id, exchange, routing_key, message_id, body, items, run_id, window_tenant_id, window_subscriber_id,
-                              window_local_id, window_message_id, available_at
-                ), standing AS (
-                    -- Per row, not a join: the planner sees one row in a CTE and would compare
-                    -- every claimed row with every held one.
-                    SELECT c.*, CASE WHEN c.run_id IS NOT NULL AND c.window_message_id IS NOT NULL THEN (
-                        SELECT min(a.acknowledged_at) FROM acknowledgments a
-                        WHERE a.tenant_id = c.window_tenant_id AND a.subscriber_id = c.window_subscriber_id AND a.local_id = c.window_local_id
-                          AND (a.message_id IS NULL OR a.message_id = c.window_message_id)
-                          AND a.scheduled_ts IS NOT NULL AND (a.released_ts IS NULL OR a.released_ts < a.scheduled_ts)
-                          AND (a.device = '' OR EXISTS (SELECT 1 FROM devices d WHERE d.tenant_id = a.tenant_id AND d.token = a.device
-                                                                                   AND d.subscriber_id = a.subscriber_id AND d.active))
-                    ) END AS held_since
-                    FROM claimed c
-                ), decided AS (
-                    INSERT INTO window_decisions (run_id, local_id, decided_at, acknowledged_at)
-                    SELECT run_id, window_local_id, now(), held_since FROM standing WHERE held_since IS NOT NULL
-                    ON CONFLICT DO NOTHING
-                )
-                SELECT id, available_at, EXTRACT(EPOCH FROM (clock_timestamp() - available_at)) AS late, held_since IS NOT NULL AS settled,
-                       exchange, routing_key, message_id, CASE WHEN held_since IS NULL THEN body END AS body, items
-                FROM standing
+                DELETE FROM outbox WHERE id = ANY(ARRAY(
+                    SELECT id FROM outbox WHERE available_at <= now() ORDER BY available_at, id LIMIT \(limit) FOR UPDATE SKIP LOCKED))
+                RETURNING id, available_at, now() AS claimed_at, EXTRACT(EPOCH FROM (clock_timestamp() - available_at)) AS late,
+                          exchange, routing_key, message_id, body, items, run_id, window_tenant_id, window_subscriber_id, window_local_id
                 """)
             guard !rows.isEmpty else { return RelayRound() }
-            var claimed: [(id: Int64, due: Date, message: OutboxMessage?, late: Double)] = []
+            var claimed: [(id: Int64, due: Date, row: PostgresRow, late: Double)] = []
             claimed.reserveCapacity(rows.count)
+            var windows: [DueWindow] = []
             for row in rows {
-                let settled: Bool = try row.decode("settled")
-                claimed.append((try row.decode("id"), try row.decode("available_at"),
-                                settled ? nil : OutboxMessage(exchange: try row.decode("exchange"), routingKey: try row.decode("routing_key"),
-                                                              messageId: try row.decode("message_id"), body: try row.decode("body"),
-                                                              items: try row.decode("items")),
-                                try row.decode("late")))
+                let id: Int64 = try row.decode("id")
+                claimed.append((id, try row.decode("available_at"), row, try row.decode("late")))
+                if let runId = try row.decode("run_id", as: UUID?.self), let tenantId = try row.decode("window_tenant_id", as: String?.self),
+                   let subscriberId = try row.decode("window_subscriber_id", as: String?.self),
+                   let localId = try row.decode("window_local_id", as: String?.self) {
+                    windows.append(DueWindow(rowId: id, window: OutboxMessage.Window(tenantId: tenantId, subscriberId: subscriberId,
+                                                                                      runId: runId, localId: localId)))
+                }
             }
+            let settled = windows.isEmpty ? [] : try settle(windows, PostgresStoreTransaction(db: db, definitions: DefinitionCache()),
+                                                            try rows[0].decode("claimed_at"))
             // RETURNING order is not guaranteed: due order again.
             claimed.sort { ($0.due, $0.id) < ($1.due, $1.id) }
-            let published = claimed.compactMap(\.message)
+            var published: [OutboxMessage] = []
+            published.reserveCapacity(claimed.count - settled.count)
+            for (id, _, row, _) in claimed where !settled.contains(id) {
+                published.append(OutboxMessage(exchange: try row.decode("exchange"), routingKey: try row.decode("routing_key"),
+                                               messageId: try row.decode("message_id"), body: try row.decode("body"), items: try row.decode("items")))
+            }
             try publish(published, claimed.map(\.late))
             return RelayRound(published: published.count, settled: claimed.count - published.count)
         }

@@ -2,9 +2,9 @@ import BuzzServerCore
 import Foundation
 
 /// A local window decided at its moment outside its run, that has not reached the run yet: a
-/// row of `window_decisions`. The scheduler records "scheduled on device" from the
-/// acknowledgments alone (``WindowSettlement``); `fallback-check` records the fallback it sent
-/// without loading the run (``WindowFallbacks``). Stages that lock the run fold it in first
+/// row of `window_decisions`, written by the pipeline's `WindowDecider` alone ("scheduled on
+/// device" as the scheduler claims the timer, or at `fallback-check` with the fallback it
+/// sent). Stages that lock the run fold it in first
 /// (``PendingFacts``), the run summary derives the decided window from it, and the
 /// ``WindowCompleter`` writes it into the run shortly after.
 public struct WindowDecision: Sendable, Hashable {

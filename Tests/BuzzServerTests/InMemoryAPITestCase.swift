@@ -27,16 +27,12 @@ class InMemoryAPITestCase: XCTestCase {
     var lanes = LaneSettings()
     /// The API's request limits (set before `super.setUpWithError()`).
     var rateLimits = RateLimits()
-    /// From how many windows a `fallback-check` batch decides them without loading their runs
-    /// (set before `super.setUpWithError()`; 1, always, by default).
-    var crowdedWindows = 1
 
     override func setUpWithError() throws {
         let topology = Topology()
         broker = InMemoryBroker(topology: topology)
         var context = PipelineContext(store: store, topology: topology, push: push, clock: clock)
         context.lanes = lanes
-        context.crowdedWindows = crowdedWindows
         let outbox = InMemoryOutbox(store: store)
         let directory = InMemoryDirectory(store: store)
         workers = InMemoryWorkers(context: context, broker: broker, outbox: outbox)

@@ -23,13 +23,11 @@ final class InMemoryPipeline {
     let workers: InMemoryWorkers
     let tenantId = "t_1"
 
-    /// `crowdedWindows`: from how many windows a `fallback-check` batch decides them without their runs.
     /// `triggerSends`: whether the trigger stage pushes a new run's plan itself (else
     /// `plan-dispatch` does, from an outbox message).
-    init(crowdedWindows: Int = 1, triggerSends: Bool = true) {
+    init(triggerSends: Bool = true) {
         store = InMemoryStore(clock: clock)
         var context = PipelineContext(store: store, topology: Topology(), push: push, clock: clock)
-        context.crowdedWindows = crowdedWindows
         context.lanes.triggerSends = triggerSends
         self.context = context
         workers = InMemoryWorkers(context: context, broker: broker, outbox: InMemoryOutbox(store: store))

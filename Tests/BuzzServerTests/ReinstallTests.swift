@@ -93,29 +93,3 @@ class ReinstallTests: InMemoryAPITestCase {
         try await register(String(repeating: "ab", count: 32), install: "install-a", replacing: "", expect: 400)
     }
 }
-
-/// The same cases when each window is decided through its run (a `fallback-check` batch too
-/// small to be decided outside the runs: the servers' quiet hours).
-final class ReinstallThroughTheRunTests: ReinstallTests {
-    override func setUpWithError() throws {
-        crowdedWindows = 2
-        try super.setUpWithError()
-    }
-
-    // Linux's test discovery lists the methods a class declares, so the cases are named again.
-    override func testANewInstallGetsTheFallbackAfterTheRunLearntTheOldAcknowledgment() async throws {
-        try await super.testANewInstallGetsTheFallbackAfterTheRunLearntTheOldAcknowledgment()
-    }
-
-    override func testANewInstallOnTheSameTokenGetsTheFallbackOfWhatTheOldOneAcknowledged() async throws {
-        try await super.testANewInstallOnTheSameTokenGetsTheFallbackOfWhatTheOldOneAcknowledged()
-    }
-
-    override func testTheSameInstallRegisteringAgainKeepsItsAcknowledgment() async throws {
-        try await super.testTheSameInstallRegisteringAgainKeepsItsAcknowledgment()
-    }
-
-    override func testANewInstallWithANewTokenRetiresTheInstallItReplaced() async throws {
-        try await super.testANewInstallWithANewTokenRetiresTheInstallItReplaced()
-    }
-}

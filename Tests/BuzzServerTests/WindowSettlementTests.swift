@@ -223,4 +223,34 @@ final class WindowSettlementTests: InMemoryAPITestCase {
         XCTAssertEqual(storedStatus(plan), "completed")
         XCTAssertEqual(pushes(to: token, .alert).count, 1, "the push step an hour later, and no fallback")
     }
+
+    /// A window with steps after it is decided by the same decider as any other (its decision
+    /// recorded beside the fallback it sends), and the run learns it at once and goes on; the
+    /// timer again (a redelivery) finds the run past it and decides nothing.
+    func testAWindowWithStepsAfterItThatNobodyAcknowledgedGetsOneFallbackAndTheRunGoesOn() async throws {
+        try await call("PUT", "/v1/workflows/leg-day", [
+            "key": "leg-day", "trigger": ["event": "workout.scheduled"],
+            "steps": [["name": "morning-of", "waitUntil": ["time": "07:00", "timezone": "subscriber"]],
+                      ["name": "nudge", "send": ["deliver": "local", "title": "Leg day", "body": "6:00 with Maya."]],
+                      ["name": "later", "delay": ["hours": 1]],
+                      ["name": "how-was-it", "send": ["deliver": "push", "title": "How was it?", "body": "Tell us."]]]
+        ] as [String: Any], expect: 200)
+        let (token, plan) = try await plannedWindow("jo")
+        try passTheMoment()
+        XCTAssertEqual(pushes(to: token, .alert).map(\.collapseId), ["\(plan.id)/fallback"])
+        XCTAssertEqual(store.withState { $0.windowDecisions.values.map(\.localId) }, [plan.id], "recorded by the decider")
+        XCTAssertEqual(storedStatus(plan), "waiting", "waiting for the delay: the run learnt the decision at once")
+        let written = try await summary(plan)
+        let step = try XCTUnwrap((written["steps"] as? [[String: Any]])?.first { $0["name"] as? String == "nudge" })
+        XCTAssertEqual(step["status"] as? String, "fallback sent")
+        let check = try XCTUnwrap(broker.published.last { $0.routingKey.hasSuffix("fallback-check") })
+        try broker.publishAndWait([check])
+        try workers.runUntilIdle()
+        XCTAssertEqual(pushes(to: token, .alert).count, 1, "the timer again decides nothing")
+        clock.advance(by: 3_600)
+        try workers.runUntilIdle()
+        XCTAssertEqual(storedStatus(plan), "completed")
+        XCTAssertEqual(pushes(to: token, .alert).count, 2, "the fallback, then the push step an hour later")
+        XCTAssertTrue(store.withState { $0.windowDecisions.isEmpty }, "the completer took the decision the run had learnt")
+    }
 }

@@ -3,8 +3,9 @@ import Foundation
 import XCTest
 
 /// The ``OutboxStore`` port's behaviour, held to the same tests on PostgreSQL
-/// (``PostgresOutbox``) and in memory (`InMemoryOutbox`): which rows a relay round takes, and
-/// that a row is published until a round that published it completes, and never after.
+/// (``PostgresOutbox``) and in memory (`InMemoryOutbox`): which rows a relay round takes, that
+/// a row is published until a round that published it completes, and never after, and what a
+/// round hands its settling step.
 final class OutboxConformanceTests: ConformanceTestCase {
     /// Timer rows due `offsets` seconds from now (negative: already due), committed in one
     /// transaction; returns their rows.
@@ -18,7 +19,7 @@ final class OutboxConformanceTests: ConformanceTestCase {
     /// One relay round of at most `limit` rows; returns the message ids it published.
     func relay(_ scenario: Scenario, limit: Int = 100, failing: Bool = false) throws -> [String] {
         var published: [String] = []
-        _ = try scenario.driver.outbox.relayDue(limit: limit) { messages, lateness in
+        _ = try scenario.driver.outbox.relayDue(limit: limit, settle: { _, _, _ in [] }) { messages, lateness in
             XCTAssertEqual(messages.count, lateness.count)
             XCTAssertTrue(lateness.allSatisfy { $0 >= 0 && $0 < 60 }, "late by seconds at most: \(lateness)")
             if failing { throw ServerError(.unavailable, "the broker is down") }
@@ -60,6 +61,41 @@ final class OutboxConformanceTests: ConformanceTestCase {
             try scenario.driver.outbox.deleteRelayed([rows[0].id])
             XCTAssertEqual(try relay(scenario), ["timer-1"])
             try scenario.driver.outbox.vacuum()
+        }
+    }
+
+    /// The rows of a round that name their local window go to the round's settling step, in
+    /// the round's transaction: what it settles is not published, the rest is (a timer that
+    /// names no window too), and a round that fails after settling keeps its rows and records
+    /// none of the step's decisions.
+    func testTheWindowsOfARoundGoToItsSettlingStepAndWhatItSettlesIsNotPublished() throws {
+        try eachDriver { scenario in
+            let runs = [UUID(), UUID()]
+            let windows = runs.map { OutboxMessage.Window(tenantId: scenario.tenantId, subscriberId: "u1", runId: $0, localId: "\($0.lowercasedText)/nudge") }
+            let messages = windows.enumerated().map {
+                OutboxMessage(routingKey: "fallback-check", messageId: "window-\($0.offset)", body: Data("{}".utf8),
+                              availableAt: Date().addingTimeInterval(-1), window: $0.element)
+            } + [OutboxMessage(routingKey: "fallback-check", messageId: "plain", body: Data("{}".utf8), availableAt: Date().addingTimeInterval(-1))]
+            _ = try scenario.store.transaction { try $0.enqueue(messages, runIds: runs + [nil], now: Date()) }
+            func settleFirst(_ due: [DueWindow], _ tx: any StoreTransaction, _ now: Date) throws -> Set<Int64> {
+                let first = due.filter { $0.window.runId == runs[0] }
+                try tx.recordWindowDecisions(first.map { WindowDecision(runId: $0.window.runId, localId: $0.window.localId, decidedAt: now, acknowledgedAt: now) })
+                return Set(first.map(\.rowId))
+            }
+            struct BrokerDown: Error {}
+            XCTAssertThrowsError(try scenario.driver.outbox.relayDue(limit: 10, settle: settleFirst) { _, _ in throw BrokerDown() })
+            XCTAssertEqual(try scenario.store.transaction { try $0.windowDecisions(runIds: runs) }.count, 0, "rolled back with the round")
+            var handed: [OutboxMessage.Window] = []
+            var published: [String] = []
+            let round = try scenario.driver.outbox.relayDue(limit: 10, settle: { due, tx, now in
+                handed += due.map(\.window)
+                return try settleFirst(due, tx, now)
+            }, publish: { messages, _ in published += messages.map(\.messageId) })
+            XCTAssertEqual(handed.sorted { $0.localId < $1.localId }, windows.sorted { $0.localId < $1.localId }, "each window with its run and subscriber")
+            XCTAssertEqual(Set(published), ["window-1", "plain"])
+            XCTAssertEqual(round, RelayRound(published: 2, settled: 1))
+            XCTAssertEqual(try scenario.store.transaction { try $0.windowDecisions(runIds: runs) }[runs[0]]?.map(\.localId), [windows[0].localId])
+            XCTAssertEqual(try relay(scenario), [], "every claimed row deleted")
         }
     }
 }

@@ -116,32 +116,42 @@ extension RunState {
     /// the outcome back later with ``settleAcknowledged(localId:acknowledgedAt:decidedAt:)``.
     /// Nil otherwise (the timer must be handled as usual).
     public var settleableWindow: String? {
+        guard let localId = decidableWindow, let index = openWindow, next(after: steps[index].path) == nil else { return nil }
+        return localId
+    }
+
+    /// The local id of the window the pending timer decides, when its plan went out: a runner
+    /// decides it from the acknowledgments (the run's own count of them is only what it learnt
+    /// so far) and feeds the outcome in with ``settleAcknowledged(localId:acknowledgedAt:decidedAt:)``
+    /// or ``settleUnacknowledged(localId:reason:decidedAt:)``, the run going on from there. Nil
+    /// otherwise: a window whose plan never went out (a dry run, no subscriber) has no
+    /// acknowledgment to count, and the timer decides it.
+    public var decidableWindow: String? {
         guard !status.isFinal, let timer = pendingTimer, timer.purpose == .localWindowDue, let index = openWindow,
-              let window = steps[index].local, window.planSent, window.fallback == nil,
-              next(after: steps[index].path) == nil else { return nil }
+              let window = steps[index].local, window.planSent, window.fallback == nil else { return nil }
         return window.localId
     }
 
-    /// Records a decision made at the moment outside the run: at `decidedAt` a device held the
+    /// Records a decision made at the moment by the runner: at `decidedAt` a device held the
     /// plan of window `localId`, acknowledged at `acknowledgedAt`. The same state results as
     /// from the acknowledgment and then the timer at `decidedAt` (the window "scheduled on
-    /// device", the run completed). Does nothing when the window is no longer the one the
-    /// pending timer decides (the run was cancelled or decided meanwhile).
+    /// device", the run going on to the next step or completed). Does nothing when the window
+    /// is no longer the one the pending timer decides (the run was cancelled or decided meanwhile).
     public mutating func settleAcknowledged(localId: String, acknowledgedAt: Date, decidedAt: Date) -> [RunAction] {
-        guard settleableWindow == localId, let timer = pendingTimer, let index = openWindow, let window = steps[index].local else { return [] }
+        guard decidableWindow == localId, let timer = pendingTimer, let index = openWindow, let window = steps[index].local else { return [] }
         var actions = handle(.acknowledged(localId: localId, messageId: window.plan.messageId), now: acknowledgedAt)
         actions += handle(.timerFired(timer), now: decidedAt)
         return actions
     }
 
-    /// Records a fallback decided and sent at the moment outside the run: at `decidedAt` no
-    /// device held the plan of window `localId`, for `reason` (``RunSummary/LocalWindow/Fallback``'s
+    /// Records a fallback decided and sent at the moment by the runner: at `decidedAt` no device
+    /// held the plan of window `localId`, for `reason` (``RunSummary/LocalWindow/Fallback``'s
     /// `noConfirmation`, or a release reason). The same state results as from the timer at
-    /// `decidedAt` with that reason (the window "fallback sent", the run completed), but the
-    /// fallback is not asked for again: the runner that decided it sent it. Does nothing when the
-    /// window is no longer the one the pending timer decides.
+    /// `decidedAt` with that reason (the window "fallback sent", the run going on or
+    /// completed), but the fallback is not asked for again: the runner that decided it sent it.
+    /// Does nothing when the window is no longer the one the pending timer decides.
     public mutating func settleUnacknowledged(localId: String, reason: String, decidedAt: Date) -> [RunAction] {
-        guard settleableWindow == localId, let timer = pendingTimer, let index = openWindow, let window = steps[index].local else { return [] }
+        guard decidableWindow == localId, let timer = pendingTimer, let index = openWindow, let window = steps[index].local else { return [] }
         var actions: [RunAction] = []
         if reason != RunSummary.LocalWindow.Fallback.noConfirmation || window.acknowledged {
             actions += handle(.released(localId: localId, messageId: window.plan.messageId, reason: reason), now: decidedAt)
