@@ -204,7 +204,8 @@ final class WindowSettlementTests: InMemoryAPITestCase {
         XCTAssertEqual(pushes(to: token, .background).count, 1, "only the plan: no bk.cancel after the moment")
     }
 
-    func testAWindowWithStepsAfterItIsDecidedByTheWorkerAsBefore() async throws {
+    /// The leg-day workflow with steps after its window: an hour later, a push asks how it was.
+    func putLegDayWithAQuestionAnHourLater() async throws {
         try await call("PUT", "/v1/workflows/leg-day", [
             "key": "leg-day", "trigger": ["event": "workout.scheduled"],
             "steps": [["name": "morning-of", "waitUntil": ["time": "07:00", "timezone": "subscriber"]],
@@ -212,6 +213,10 @@ final class WindowSettlementTests: InMemoryAPITestCase {
                       ["name": "later", "delay": ["hours": 1]],
                       ["name": "how-was-it", "send": ["deliver": "push", "title": "How was it?", "body": "Tell us."]]]
         ] as [String: Any], expect: 200)
+    }
+
+    func testAnAcknowledgedWindowWithStepsAfterItIsDecidedByTheWorker() async throws {
+        try await putLegDayWithAQuestionAnHourLater()
         let (token, plan) = try await plannedWindow("jo")
         try await say(BuzzEvent.localScheduled, plan, subscriber: "jo", token: token)
         try passTheMoment()
@@ -228,13 +233,7 @@ final class WindowSettlementTests: InMemoryAPITestCase {
     /// recorded beside the fallback it sends), and the run learns it at once and goes on; the
     /// timer again (a redelivery) finds the run past it and decides nothing.
     func testAWindowWithStepsAfterItThatNobodyAcknowledgedGetsOneFallbackAndTheRunGoesOn() async throws {
-        try await call("PUT", "/v1/workflows/leg-day", [
-            "key": "leg-day", "trigger": ["event": "workout.scheduled"],
-            "steps": [["name": "morning-of", "waitUntil": ["time": "07:00", "timezone": "subscriber"]],
-                      ["name": "nudge", "send": ["deliver": "local", "title": "Leg day", "body": "6:00 with Maya."]],
-                      ["name": "later", "delay": ["hours": 1]],
-                      ["name": "how-was-it", "send": ["deliver": "push", "title": "How was it?", "body": "Tell us."]]]
-        ] as [String: Any], expect: 200)
+        try await putLegDayWithAQuestionAnHourLater()
         let (token, plan) = try await plannedWindow("jo")
         try passTheMoment()
         XCTAssertEqual(pushes(to: token, .alert).map(\.collapseId), ["\(plan.id)/fallback"])
