@@ -12,7 +12,9 @@ public struct PostgresOutbox: OutboxStore {
     /// Inserts `messages` on `db` (inside the caller's transaction), each tagged with its run
     /// id (`runIds`, nil or left out for immediate messages), and returns the rows. Immediate
     /// rows get the relay lease (``Outbox/relayLease``); a timer due soon also sends a NOTIFY
-    /// (delivered at commit).
+    /// (delivered at commit). `window_message_id` is written for schedulers from before the
+    /// settling step moved out of the claim statement, which still read it during a rolling
+    /// upgrade; this one derives the message id from the local id.
     @discardableResult
     public static func insert(_ messages: [OutboxMessage], runIds: [UUID?] = [], now: Date, on db: PostgresConnection) throws -> [Outbox.Row] {
         guard !messages.isEmpty else { return [] }
