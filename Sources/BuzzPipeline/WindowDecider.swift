@@ -14,9 +14,9 @@ import Foundation
 /// It decides in steps, each for the windows it can:
 /// - **The scheduler, as it claims the timers** (``settleHeld(_:tx:now:)``): a window that ends
 ///   its run and that some device holds is settled "scheduled on device" in the claim's
-///   transaction, and its timer is not published. A 07:00 burst of acknowledged windows costs
-///   one acknowledgment lookup per claimed batch, instead of a queue message, a run read and a
-///   run write each.
+///   transaction, and its timer is not published. The claim reads the windows' acknowledgments
+///   with the rows (``DueWindow/holdings``), so a 07:00 burst of acknowledged windows costs a
+///   decision row each, instead of a queue message, a run read and a run write.
 /// - **`fallback-check`, for the rest of the windows that end their runs**
 ///   (``decide(_:context:tx:now:)`` over timer items): the worker locks the runs' rows without
 ///   reading their state, locks the plans' rows against an acknowledgment being recorded
@@ -32,24 +32,18 @@ import Foundation
 /// The engine decides only a window that has no acknowledgment to count (its plan never went
 /// out: a dry run, no subscriber, a moment already past), or one whose plan's row cannot be read.
 package enum WindowDecider {
-    /// The scheduler's step: settles the windows of `due` that a device holds, recording their
-    /// decisions at `now` inside `tx`; returns the row ids settled (not to be published).
+    /// The scheduler's step: settles the windows of `due` that a device holds by the
+    /// acknowledgments the claim read with them, recording their decisions at `now` inside
+    /// `tx`; returns the row ids settled (not to be published).
     package static func settleHeld(_ due: [DueWindow], tx: any StoreTransaction, now: Date) throws -> Set<Int64> {
-        guard !due.isEmpty else { return [] }
         var settled: Set<Int64> = []
         var decisions: [WindowDecision] = []
-        for (tenantId, group) in Dictionary(grouping: due, by: \.window.tenantId) {
-            let holdings = try tx.acknowledgments(tenantId: tenantId, windows: group.map {
-                WindowKey(subscriberId: $0.window.subscriberId, runId: $0.window.runId, localId: $0.window.localId)
-            })
-            for item in group {
-                let window = item.window
-                guard let (input, at) = PlanHolding.standing(localId: window.localId, messageId: window.messageId,
-                                                             holdings: holdings[window.runId] ?? []),
-                      case .acknowledged = input else { continue }
-                settled.insert(item.rowId)
-                decisions.append(WindowDecision(runId: window.runId, localId: window.localId, decidedAt: now, acknowledgedAt: at))
-            }
+        for item in due {
+            let window = item.window
+            guard let (input, at) = PlanHolding.standing(localId: window.localId, messageId: window.messageId, holdings: item.holdings),
+                  case .acknowledged = input else { continue }
+            settled.insert(item.rowId)
+            decisions.append(WindowDecision(runId: window.runId, localId: window.localId, decidedAt: now, acknowledgedAt: at))
         }
         try tx.recordWindowDecisions(decisions)
         return settled

@@ -26,7 +26,14 @@ public struct InMemoryOutbox: OutboxStore {
                     .prefix(limit)
             }
             guard !due.isEmpty else { return RelayRound() }
-            let windows = due.compactMap { row in row.message.window.map { DueWindow(rowId: row.id, window: $0) } }
+            // Each window with its plan's acknowledgments, read as the PostgreSQL claim reads them.
+            let windows = try due.compactMap { row in
+                try row.message.window.map { window in
+                    let key = WindowKey(subscriberId: window.subscriberId, runId: window.runId, localId: window.localId)
+                    return DueWindow(rowId: row.id, window: window,
+                                     holdings: try tx.acknowledgments(tenantId: window.tenantId, windows: [key])[window.runId] ?? [])
+                }
+            }
             let settled = windows.isEmpty ? [] : try settle(windows, tx, now)
             let published = due.filter { !settled.contains($0.id) }.map(\.message)
             try publish(published, due.map { now.timeIntervalSince($0.message.availableAt ?? now) })

@@ -49,30 +49,49 @@ public struct PostgresOutbox: OutboxStore {
     public func relayDue(limit: Int, settle: ([DueWindow], any StoreTransaction, Date) throws -> Set<Int64>,
                          publish: ([OutboxMessage], [Double]) throws -> Void) throws -> RelayRound {
         try pool.withTransaction { db in
-            // One statement claims and deletes the due rows; the windows among them go to
-            // `settle` in the same transaction, so a throw from it or from `publish` rolls back
-            // the delete and the decisions alike.
+            // One statement claims and deletes the due rows, and reads what the devices have said
+            // of each claimed window's plan (a row per acknowledgment, per row rather than a join:
+            // the planner sees one row in a CTE and would compare every claimed row with every
+            // acknowledgment). The windows go to `settle` in the same transaction, so a throw from
+            // it or from `publish` rolls back the delete and the decisions alike.
             let rows = try db.query("""
-                DELETE FROM outbox WHERE id = ANY(ARRAY(
-                    SELECT id FROM outbox WHERE available_at <= now() ORDER BY available_at, id LIMIT \(limit) FOR UPDATE SKIP LOCKED))
-                RETURNING id, available_at, now() AS claimed_at, EXTRACT(EPOCH FROM (clock_timestamp() - available_at)) AS late,
-                          exchange, routing_key, message_id, body, items, run_id, window_tenant_id, window_subscriber_id, window_local_id
+                WITH claimed AS (
+                    DELETE FROM outbox WHERE id = ANY(ARRAY(
+                        SELECT id FROM outbox WHERE available_at <= now() ORDER BY available_at, id LIMIT \(limit) FOR UPDATE SKIP LOCKED))
+                    RETURNING id, available_at, exchange, routing_key, message_id, body, items, run_id, window_tenant_id,
+                              window_subscriber_id, window_local_id
+                )
+                SELECT c.id, c.available_at, now() AS claimed_at, EXTRACT(EPOCH FROM (clock_timestamp() - c.available_at)) AS late,
+                       c.exchange, c.routing_key, c.message_id AS row_message_id, c.body, c.items, c.run_id, c.window_tenant_id,
+                       c.window_subscriber_id, c.window_local_id, h.*
+                FROM claimed c LEFT JOIN LATERAL (
+                    SELECT \(PlanHolding.columns) FROM acknowledgments a
+                    WHERE c.run_id IS NOT NULL AND a.tenant_id = c.window_tenant_id AND a.subscriber_id = c.window_subscriber_id
+                      AND a.local_id = c.window_local_id
+                ) h ON true
                 """)
             guard !rows.isEmpty else { return RelayRound() }
             var claimed: [(id: Int64, due: Date, row: PostgresRow, late: Double)] = []
             claimed.reserveCapacity(rows.count)
-            var windows: [DueWindow] = []
+            var windows: [Int64: DueWindow] = [:]
             for row in rows {
                 let id: Int64 = try row.decode("id")
+                let holding = try row.text("local_id") == nil ? nil : try PlanHolding(row: row)
+                if let holding, windows[id] != nil {  // the same row again, with another acknowledgment
+                    windows[id]?.holdings.append(holding)
+                    continue
+                }
                 claimed.append((id, try row.decode("available_at"), row, try row.decode("late")))
                 if let runId = try row.decode("run_id", as: UUID?.self), let tenantId = try row.decode("window_tenant_id", as: String?.self),
                    let subscriberId = try row.decode("window_subscriber_id", as: String?.self),
                    let localId = try row.decode("window_local_id", as: String?.self) {
-                    windows.append(DueWindow(rowId: id, window: OutboxMessage.Window(tenantId: tenantId, subscriberId: subscriberId,
-                                                                                      runId: runId, localId: localId)))
+                    windows[id] = DueWindow(rowId: id, window: OutboxMessage.Window(tenantId: tenantId, subscriberId: subscriberId, runId: runId,
+                                                                                    localId: localId),
+                                            holdings: holding.map { [$0] } ?? [])
                 }
             }
-            let settled = windows.isEmpty ? [] : try settle(windows, PostgresStoreTransaction(db: db, definitions: DefinitionCache()),
+            let settled = windows.isEmpty ? [] : try settle(windows.values.sorted { $0.rowId < $1.rowId },
+                                                            PostgresStoreTransaction(db: db, definitions: DefinitionCache()),
                                                             try rows[0].decode("claimed_at"))
             // RETURNING order is not guaranteed: due order again.
             claimed.sort { ($0.due, $0.id) < ($1.due, $1.id) }
@@ -80,7 +99,7 @@ public struct PostgresOutbox: OutboxStore {
             published.reserveCapacity(claimed.count - settled.count)
             for (id, _, row, _) in claimed where !settled.contains(id) {
                 published.append(OutboxMessage(exchange: try row.decode("exchange"), routingKey: try row.decode("routing_key"),
-                                               messageId: try row.decode("message_id"), body: try row.decode("body"), items: try row.decode("items")))
+                                               messageId: try row.decode("row_message_id"), body: try row.decode("body"), items: try row.decode("items")))
             }
             try publish(published, claimed.map(\.late))
             return RelayRound(published: published.count, settled: claimed.count - published.count)

@@ -131,19 +131,13 @@ extension PostgresStoreTransaction {
     func acknowledgments(tenantId: String, windows: [WindowKey]) throws -> [UUID: [PlanHolding]] {
         guard !windows.isEmpty else { return [:] }
         var out: [UUID: [PlanHolding]] = [:]
-        // Exact (tenant, subscriber, local id) keys: the primary key's leading columns (0005);
-        // a device counts when it is an active device of the subscriber (UNIQUE (tenant_id, token)).
+        // Exact (tenant, subscriber, local id) keys: the primary key's leading columns (0005).
         for row in try db.query("""
-            SELECT u.r, a.local_id, a.device, a.message_id, a.acknowledged_at, a.scheduled_ts, a.released_ts,
-                   (a.device = '' OR EXISTS (SELECT 1 FROM devices d WHERE d.tenant_id = a.tenant_id AND d.token = a.device
-                                             AND d.subscriber_id = a.subscriber_id AND d.active)) AS counts
+            SELECT u.r, \(PlanHolding.columns)
             FROM unnest(\(windows.map(\.subscriberId))::text[], \(windows.map(\.localId))::text[], \(windows.map(\.runId))::uuid[]) AS u(s, l, r)
             JOIN acknowledgments a ON a.tenant_id = \(tenantId) AND a.subscriber_id = u.s AND a.local_id = u.l
             """) {
-            out[try row.decode("r", as: UUID.self), default: []].append(PlanHolding(
-                localId: try row.decode("local_id"), device: try row.decode("device"), messageId: try row.decode("message_id"),
-                acknowledgedAt: try row.decode("acknowledged_at"), scheduledAt: try row.decode("scheduled_ts"),
-                releasedAt: try row.decode("released_ts"), deviceCounts: try row.decode("counts")))
+            out[try row.decode("r", as: UUID.self), default: []].append(try PlanHolding(row: row))
         }
         return out
     }

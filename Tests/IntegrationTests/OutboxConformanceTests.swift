@@ -98,4 +98,31 @@ final class OutboxConformanceTests: ConformanceTestCase {
             XCTAssertEqual(try relay(scenario), [], "every claimed row deleted")
         }
     }
+
+    /// A round hands each window with what the devices have said of its plan, as the
+    /// acknowledgment lookup reads it: the settling step decides from that alone.
+    func testARoundHandsEachWindowWithItsPlansAcknowledgments() throws {
+        try eachDriver { scenario in
+            let (held, device, heldId) = try scenario.acknowledgedRun(installId: "install-1")
+            let quiet = UUID()
+            let windows = [OutboxMessage.Window(tenantId: scenario.tenantId, subscriberId: "u1", runId: held.id, localId: heldId),
+                           OutboxMessage.Window(tenantId: scenario.tenantId, subscriberId: "u1", runId: quiet, localId: "\(quiet.lowercasedText)/nudge")]
+            let messages = windows.enumerated().map {
+                OutboxMessage(routingKey: "fallback-check", messageId: "window-\($0.offset)", body: Data("{}".utf8),
+                              availableAt: Date().addingTimeInterval(-1), window: $0.element)
+            }
+            _ = try scenario.store.transaction { try $0.enqueue(messages, runIds: [held.id, quiet], now: Date()) }
+            var handed: [UUID: [PlanHolding]] = [:]
+            _ = try scenario.driver.outbox.relayDue(limit: 10, settle: { due, _, _ in
+                for window in due { handed[window.window.runId] = window.holdings }
+                return []
+            }, publish: { _, _ in })
+            XCTAssertEqual(handed[held.id]?.map(\.device), [device.token], "the acknowledging device")
+            XCTAssertEqual(handed[held.id]?.map(\.counts), [true], "an active device of the subscriber that holds the plan")
+            XCTAssertEqual(handed[quiet], [], "no device said anything")
+            XCTAssertEqual(handed[held.id], try scenario.store.transaction {
+                try $0.acknowledgments(tenantId: scenario.tenantId, windows: [WindowKey(subscriberId: "u1", runId: held.id, localId: heldId)])[held.id]
+            }, "what the acknowledgment lookup reads")
+        }
+    }
 }
