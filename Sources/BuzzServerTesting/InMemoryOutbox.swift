@@ -26,12 +26,15 @@ public struct InMemoryOutbox: OutboxStore {
                     .prefix(limit)
             }
             guard !due.isEmpty else { return RelayRound() }
-            // Each window with its plan's acknowledgments, read as the PostgreSQL claim reads them.
-            let windows = try due.compactMap { row in
-                try row.message.window.map { window in
-                    let key = WindowKey(subscriberId: window.subscriberId, runId: window.runId, localId: window.localId)
-                    return DueWindow(rowId: row.id, window: window,
-                                     holdings: try tx.acknowledgments(tenantId: window.tenantId, windows: [key])[window.runId] ?? [])
+            // Each window with its plan's acknowledgments, read as the PostgreSQL claim reads them:
+            // one lookup per tenant of the round.
+            var windows: [DueWindow] = []
+            for (tenantId, rows) in Dictionary(grouping: due.filter { $0.message.window != nil }, by: { $0.message.window!.tenantId }) {
+                let holdings = try tx.acknowledgments(tenantId: tenantId, windows: rows.compactMap(\.message.window).map {
+                    WindowKey(subscriberId: $0.subscriberId, runId: $0.runId, localId: $0.localId)
+                })
+                windows += rows.compactMap { row in
+                    row.message.window.map { DueWindow(rowId: row.id, window: $0, holdings: holdings[$0.runId] ?? []) }
                 }
             }
             let settled = windows.isEmpty ? [] : try settle(windows, tx, now)
