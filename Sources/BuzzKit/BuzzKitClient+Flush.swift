@@ -74,6 +74,7 @@ extension BuzzKitClient {
         }
         if let failure {
             consecutiveFailures += 1
+            lastFlushAnswered = failure.error.code == .httpStatus
             let delay = configuration.retryPolicy.delay(afterFailures: consecutiveFailures,
                                                         retryAfter: failure.retryAfter, random: ports.random())
             let next = clock.now.addingTimeInterval(delay)

@@ -32,12 +32,18 @@ extension BuzzKitClient {
     /// It reconciles with the notification center first: the app may have added requests of
     /// its own while on screen, and past iOS's 64 the latest-firing were dropped, BuzzKit's
     /// among them. A plan gone that way is let go of (`$local.released`) while the app can
-    /// still send it, or the server would count on a plan nobody sees (issue 45, race 5).
+    /// still send it, or the server would count on a plan nobody sees (issue 45, race 5). The
+    /// events queued then (that release among them) are retried within the budget when the
+    /// server answered that it cannot take them yet: a release lost to a database restart
+    /// leaves the server counting on a plan the phone no longer has, and nothing is shown at
+    /// the moment. Offline, nothing is retried: the network's return is a wake of its own.
     public func applicationDidEnterBackground() async {
         inForeground = false
         let wake = wakeDeadline(began: clock.now)
         wakeBegan(wake)
         await beginWake(until: wake.workUntil, syncing: false)
+        await settle(until: wake.workUntil)
+        if retryAt != nil, lastFlushAnswered { await retryEvents(until: wake.workUntil) }
         await endWake(wake, retryingRegistration: true)
     }
 
@@ -90,6 +96,7 @@ extension BuzzKitClient {
             guard !stopped, clock.now >= retry else { return }  // shut down, or the sleep was cancelled
             await tick()
             await settle(until: deadline)
+            guard retryAt != retry else { return }  // no new attempt was made (one is still in flight)
         }
     }
 

@@ -75,6 +75,9 @@ public actor BuzzKitClient: PushEventHandling {
     var flushDueAt: Date?
     var retryAt: Date?
     var consecutiveFailures = 0
+    /// Whether the last flush that failed was answered by the server (an error status: the
+    /// API is reachable, something behind it is not), rather than cut off by the network.
+    var lastFlushAnswered = false
     var forceNextFlush = false
     var finalAttempts: Set<String> = []
     var cachedToken: String?

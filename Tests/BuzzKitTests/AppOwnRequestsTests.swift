@@ -30,4 +30,45 @@ final class AppOwnRequestsTests: XCTestCase {
         book = await phone.client.planBook
         XCTAssertNil(book.records["run-1/a"])
     }
+
+    /// The release is refused once (a database restart behind the API): it is sent again
+    /// before iOS suspends the app, or the server keeps counting on the dropped plan
+    /// (`make chaos` found one such phone that never showed its reminder).
+    func testAReleaseRefusedAsTheAppLeavesIsSentAgainBeforeItIsSuspended() async throws {
+        let phone = try await TestPhone(foreground: false)
+        await phone.receivePlan("run-1/a", in: 600, messageId: "m-1")
+        await phone.client.applicationDidBecomeActive()
+        for index in 0..<64 {
+            try await phone.center.add(NotificationRequest(id: "own-\(index)", title: "Drink water", body: "A glass now.", sound: nil,
+                                                            userInfo: [:], fireAt: phone.fireAt(in: Double(60 + index))))
+        }
+        let refusals = Locked(1)
+        phone.transport.setRule { request in
+            guard request.method == "POST", request.url.path.hasSuffix("/events") else { return nil }
+            return refusals.withLock { left in
+                guard left > 0 else { return nil }
+                left -= 1
+                return .status(503, body: "{\"error\":{\"code\":\"storage_unavailable\",\"message\":\"restarting\"}}")
+            }
+        }
+        let client = phone.client, clock = phone.clock
+        let finished = Locked(false)
+        let leaving = Task {
+            await client.applicationDidEnterBackground()
+            finished.withLock { $0 = true }
+        }
+        let began = Date()
+        var advanced: TimeInterval = 0
+        while !finished.withLock({ $0 }), Date().timeIntervalSince(began) < 5 {
+            clock.advance(by: 0.25)
+            advanced += 0.25
+            try await Task.sleep(nanoseconds: 5_000_000)
+        }
+        leaving.cancel()
+        XCTAssertTrue(finished.withLock { $0 }, "the app's background time ended")
+        XCTAssertEqual(phone.postedNames.filter { $0 == BuzzEvent.localReleased }.count, 2, "sent again after the 503")
+        XCTAssertLessThan(advanced, 25, "within the background budget")
+        let queued = await client.queuedEvents
+        XCTAssertEqual(queued.map(\.event), [], "nothing left waiting on the suspended phone")
+    }
 }
