@@ -13,14 +13,6 @@ public struct ProviderKeyPair: Sendable, Equatable {
     /// The public key (`-----BEGIN PUBLIC KEY-----`).
     public var publicKeyPEM: String
 
-    /// Creates a pair from existing PEM text.
-    public init(keyID: String, teamID: String, privateKeyPEM: String, publicKeyPEM: String) {
-        self.keyID = keyID
-        self.teamID = teamID
-        self.privateKeyPEM = privateKeyPEM
-        self.publicKeyPEM = publicKeyPEM
-    }
-
     /// Generates a new P-256 key pair.
     ///
     /// - Parameters:

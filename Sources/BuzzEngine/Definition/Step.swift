@@ -8,12 +8,6 @@ public struct Step: Sendable, Hashable {
     /// What the step does.
     public var kind: Kind
 
-    /// A step from its parts.
-    public init(name: String, kind: Kind) {
-        self.name = name
-        self.kind = kind
-    }
-
     /// What a step does; the JSON member next to `name`.
     public enum Kind: Sendable, Hashable {
         /// `waitUntil`: wait for a wall-clock time or an instant.
@@ -77,14 +71,6 @@ public struct Step: Sendable, Hashable {
         public var minutes: Int64?
         /// The `seconds` member as written.
         public var seconds: Int64?
-
-        /// A delay from its parts.
-        public init(days: Int64? = nil, hours: Int64? = nil, minutes: Int64? = nil, seconds: Int64? = nil) {
-            self.days = days
-            self.hours = hours
-            self.minutes = minutes
-            self.seconds = seconds
-        }
 
         /// The total in seconds.
         public var totalSeconds: Int64 {

@@ -53,11 +53,6 @@ public struct WorkflowDefinition: Sendable, Hashable {
         /// device can decide on its own (device `cancelOn`).
         public var condition: Condition?
 
-        /// A rule from its parts.
-        public init(event: String, condition: Condition? = nil) {
-            self.event = event
-            self.condition = condition
-        }
     }
 
     /// Parses and validates a definition from JSON.
