@@ -17,10 +17,7 @@ final class AppOwnRequestsTests: XCTestCase {
         XCTAssertEqual(book.records["run-1/a"]?.acknowledgmentConfirmed, true)
 
         await phone.client.applicationDidBecomeActive()
-        for index in 0..<64 {
-            try await phone.center.add(NotificationRequest(id: "own-\(index)", title: "Drink water", body: "A glass now.", sound: nil,
-                                                            userInfo: [:], fireAt: phone.fireAt(in: Double(60 + index))))
-        }
+        try await addOwnReminders(phone)
         let pending = await phone.pendingIds()
         XCTAssertFalse(pending.contains("run-1/a"), "iOS dropped the latest-firing request")
         await phone.client.applicationDidEnterBackground()
@@ -38,37 +35,22 @@ final class AppOwnRequestsTests: XCTestCase {
         let phone = try await TestPhone(foreground: false)
         await phone.receivePlan("run-1/a", in: 600, messageId: "m-1")
         await phone.client.applicationDidBecomeActive()
-        for index in 0..<64 {
-            try await phone.center.add(NotificationRequest(id: "own-\(index)", title: "Drink water", body: "A glass now.", sound: nil,
-                                                            userInfo: [:], fireAt: phone.fireAt(in: Double(60 + index))))
-        }
-        let refusals = Locked(1)
-        phone.transport.setRule { request in
-            guard request.method == "POST", request.url.path.hasSuffix("/events") else { return nil }
-            return refusals.withLock { left in
-                guard left > 0 else { return nil }
-                left -= 1
-                return .status(503, body: "{\"error\":{\"code\":\"storage_unavailable\",\"message\":\"restarting\"}}")
-            }
-        }
-        let client = phone.client, clock = phone.clock
-        let finished = Locked(false)
-        let leaving = Task {
-            await client.applicationDidEnterBackground()
-            finished.withLock { $0 = true }
-        }
-        let began = Date()
-        var advanced: TimeInterval = 0
-        while !finished.withLock({ $0 }), Date().timeIntervalSince(began) < 5 {
-            clock.advance(by: 0.25)
-            advanced += 0.25
-            try await Task.sleep(nanoseconds: 5_000_000)
-        }
-        leaving.cancel()
-        XCTAssertTrue(finished.withLock { $0 }, "the app's background time ended")
+        try await addOwnReminders(phone)
+        phone.refuseEventPosts(1)
+        let client = phone.client
+        let (finished, advanced) = try await phone.whileTimePasses { await client.applicationDidEnterBackground() }
+        XCTAssertTrue(finished, "the app's background time ended")
         XCTAssertEqual(phone.postedNames.filter { $0 == BuzzEvent.localReleased }.count, 2, "sent again after the 503")
         XCTAssertLessThan(advanced, 25, "within the background budget")
         let queued = await client.queuedEvents
         XCTAssertEqual(queued.map(\.event), [], "nothing left waiting on the suspended phone")
+    }
+
+    /// The app's own 64 reminders, all due before BuzzKit's plan: iOS drops the plan.
+    private func addOwnReminders(_ phone: TestPhone) async throws {
+        for index in 0..<64 {
+            try await phone.center.add(NotificationRequest(id: "own-\(index)", title: "Drink water", body: "A glass now.", sound: nil,
+                                                            userInfo: [:], fireAt: phone.fireAt(in: Double(60 + index))))
+        }
     }
 }

@@ -127,34 +127,13 @@ final class NotificationActionTests: XCTestCase {
 final class NotificationActionRetryTests: XCTestCase {
     func testADoneRefusedOnceIsSentAgainBeforeTheWakeEnds() async throws {
         let phone = try await TestPhone(foreground: false)
-        let refusals = Locked(1)
-        phone.transport.setRule { request in
-            guard request.method == "POST", request.url.path.hasSuffix("/events") else { return nil }
-            return refusals.withLock { left in
-                guard left > 0 else { return nil }
-                left -= 1
-                return .status(503, body: "{\"error\":{\"code\":\"storage_unavailable\",\"message\":\"restarting\"}}")
-            }
-        }
+        phone.refuseEventPosts(1)
         let request = NotificationRequest(id: "run-1/nudge", title: "Leg day", body: "6:00 with Maya.",
                                           userInfo: NotificationMessage(messageId: "m-1", localId: "run-1/nudge").userInfo,
                                           fireAt: phone.fireAt(in: 0))
-        let client = phone.client, clock = phone.clock
-        let finished = Locked(false)
-        let handled = Task {
-            await client.handleNotificationAction("done", on: request)
-            finished.withLock { $0 = true }
-        }
-        // The manual clock: let the retry's time come, well inside the wake's budget.
-        let began = Date()
-        var advanced: TimeInterval = 0
-        while !finished.withLock({ $0 }), Date().timeIntervalSince(began) < 5 {
-            clock.advance(by: 0.25)
-            advanced += 0.25
-            try await Task.sleep(nanoseconds: 5_000_000)
-        }
-        handled.cancel()
-        XCTAssertTrue(finished.withLock { $0 }, "the wake ended")
+        let client = phone.client
+        let (finished, advanced) = try await phone.whileTimePasses { await client.handleNotificationAction("done", on: request) }
+        XCTAssertTrue(finished, "the wake ended")
         XCTAssertEqual(phone.postedNames.filter { $0 == BuzzEvent.pushAction }.count, 2, "sent again within the wake, after the 503")
         XCTAssertLessThan(advanced, 20, "before the wake's budget ran out")
         let queued = await client.queuedEvents

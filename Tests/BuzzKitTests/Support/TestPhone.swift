@@ -137,4 +137,38 @@ final class TestPhone {
 
     /// The names of the posted events.
     var postedNames: [String] { transport.postedEvents.map(\.event) }
+
+    /// Answers the next `count` event posts `503 storage_unavailable` (a database restart
+    /// behind the API), then lets them through.
+    func refuseEventPosts(_ count: Int) {
+        let refusals = Locked(count)
+        transport.setRule { request in
+            guard request.method == "POST", request.url.path.hasSuffix("/events") else { return nil }
+            return refusals.withLock { left in
+                guard left > 0 else { return nil }
+                left -= 1
+                return .status(503, body: "{\"error\":{\"code\":\"storage_unavailable\",\"message\":\"restarting\"}}")
+            }
+        }
+    }
+
+    /// Runs `work` (a wake that sleeps on the manual clock until its retries are due) while
+    /// moving the clock on a quarter second at a time, for at most 5 s of real time. Returns
+    /// whether it finished and how far the clock moved meanwhile.
+    func whileTimePasses(_ work: @escaping @Sendable () async -> Void) async throws -> (finished: Bool, advanced: TimeInterval) {
+        let finished = Locked(false)
+        let running = Task {
+            await work()
+            finished.withLock { $0 = true }
+        }
+        let began = Date()
+        var advanced: TimeInterval = 0
+        while !finished.withLock({ $0 }), Date().timeIntervalSince(began) < 5 {
+            clock.advance(by: 0.25)
+            advanced += 0.25
+            try await Task.sleep(nanoseconds: 5_000_000)
+        }
+        running.cancel()
+        return (finished.withLock { $0 }, advanced)
+    }
 }
