@@ -52,7 +52,6 @@ public struct WorkflowDefinition: Sendable, Hashable {
         /// event for `$trigger` references. `nil` means every such event cancels, which the
         /// device can decide on its own (device `cancelOn`).
         public var condition: Condition?
-
     }
 
     /// Parses and validates a definition from JSON.
