@@ -17,6 +17,19 @@ struct CancelMarks {
     /// The batch's subscribers' marks, by tenant and subscriber.
     private var marks: [String: [CancelMark]] = [:]
 
+    /// Holds the subscribers of `items` (events that may start or cancel runs) for the rest of
+    /// the transaction, in tenants that have cancelling workflows, before anything is read.
+    /// Marks alone do not order two workers that take a trigger and its cancel at the same
+    /// time: neither transaction sees the other's uncommitted run or mark, so the run would
+    /// start and the cancel find nothing. Held, the second waits for the first to commit and
+    /// then sees its run (and cancels it) or its mark (and starts the run cancelled).
+    static func holdSubscribers(of items: [EventProcessor.Item], lookups: BatchLookups, tx: any StoreTransaction) throws {
+        for (tenantId, group) in Dictionary(grouping: items, by: \.tenantId).sorted(by: { $0.key < $1.key }) {
+            guard try lookups.hasCancellingWorkflows(tenantId: tenantId) else { continue }
+            try tx.holdSubscribers(tenantId: tenantId, group.map(\.event.subscriberId))
+        }
+    }
+
     /// Records the marks of the batch's cancelling events and reads those of the subscribers
     /// whose events may start runs (one statement each per tenant; nothing for a tenant
     /// without cancelling workflows).

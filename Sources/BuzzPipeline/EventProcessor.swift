@@ -26,6 +26,7 @@ struct EventProcessor {
     func process(_ items: [Item], tx: any StoreTransaction) throws -> [Outbox.Row] {
         let now = context.clock.now
         let lookups = BatchLookups(tx)
+        try CancelMarks.holdSubscribers(of: items.filter { !Self.isDeviceWord($0.event) && !Self.isTracking($0.event) }, lookups: lookups, tx: tx)
         // One statement per tenant records the batch's event ids and tells which are new.
         var fresh: [String: Set<String>] = [:]
         for (tenantId, group) in Dictionary(grouping: items, by: \.tenantId) {

@@ -249,6 +249,9 @@ struct InMemoryStoreTransaction: StoreTransaction {
         }
     }
 
+    /// Nothing to take: the in-memory store runs one transaction at a time.
+    func holdSubscribers(tenantId: String, _ subscriberIds: [String]) throws {}
+
     func markEventsProcessed(tenantId: String, eventIds: [String], at: Date) throws -> Set<String> {
         write { state in Set(eventIds.filter { state.processedEvents.insert(InMemoryStore.key(tenantId, $0)).inserted }) }
     }

@@ -262,6 +262,18 @@ extension PostgresStoreTransaction {
         }
     }
 
+    /// Transaction-scoped advisory locks keyed by the tenant's and each subscriber's `hashtext`
+    /// (the two-key space, apart from the one-key locks of migrations and workflow versions),
+    /// taken in key order so that two batches never wait on each other in a circle. Two
+    /// subscribers whose hashes meet only wait on each other needlessly.
+    func holdSubscribers(tenantId: String, _ subscriberIds: [String]) throws {
+        guard !subscriberIds.isEmpty else { return }
+        try db.execute("""
+            SELECT count(pg_advisory_xact_lock(hashtext(\(tenantId)), k.h))
+            FROM (SELECT DISTINCT hashtext(s) AS h FROM unnest(\(subscriberIds)::text[]) AS u(s) ORDER BY h) AS k
+            """)
+    }
+
     func markEventsProcessed(tenantId: String, eventIds: [String], at: Date) throws -> Set<String> {
         guard !eventIds.isEmpty else { return [] }
         return Set(try db.query("""

@@ -42,6 +42,11 @@ public protocol RunRows {
     /// Row-locks the runs, in id order as the other stages lock them, without reading their
     /// state; runs that do not exist are missing.
     func lockRunHeads(_ ids: [UUID]) throws -> [RunHead]
+    /// Holds a lock on each of the tenant's subscribers until the transaction ends, taken in one
+    /// order; another transaction asking for one of them waits until then. The trigger stage
+    /// takes it first, so a trigger and a cancelling event of one subscriber, taken by two
+    /// workers at once, are handled one after the other: each sees what the other wrote.
+    func holdSubscribers(tenantId: String, _ subscriberIds: [String]) throws
     /// Records many event ids at once; returns those seen for the first time.
     func markEventsProcessed(tenantId: String, eventIds: [String], at: Date) throws -> Set<String>
     /// Keeps the latest mark per subscriber and event name (an older one never replaces a newer).
