@@ -23,7 +23,11 @@ public final class APIServer: Service, @unchecked Sendable {
                             deadLetters: BrokerDeadLetters(letters: DeadLetters(topology: runtime.topology, amqp: runtime.amqp), broker: runtime.broker))
         self.router = api.router
         let authenticator = api.context.authenticator
-        tenantChanges = TenantChangeListener(databaseURL: runtime.databaseURL, log: runtime.log) { authenticator.invalidate(tenantId: $0) }
+        let cancels = api.context.commands.acceptedCancels
+        tenantChanges = TenantChangeListener(databaseURL: runtime.databaseURL, log: runtime.log) {
+            authenticator.invalidate(tenantId: $0)
+            cancels.forget(tenantId: $0)
+        }
         let routes = api.router
         let metrics = runtime.metrics
         let log = runtime.log

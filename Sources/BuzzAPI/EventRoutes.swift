@@ -9,7 +9,8 @@ import HTTPServer
 /// `POST /v1/events` and `POST /v1/events/bulk`: one event or `{"events": [...]}` (at most
 /// 1,000), answered `202` only after every event is safe: devices' acknowledgments and
 /// releases recorded in PostgreSQL (so they count from now on), every other event confirmed
-/// by RabbitMQ.
+/// by RabbitMQ, and cancelling events' marks recorded where PostgreSQL answers (so they
+/// count from now on too).
 ///
 /// `/v1/events/bulk` (secret key only) sends campaigns through the bulk lane, which yields to
 /// interactive work. On `/v1/events`, a tenant's server events beyond its interactive
@@ -86,6 +87,23 @@ enum EventRoutes {
                                             message: "RabbitMQ did not confirm the events, so none is guaranteed accepted; retry (events with an id are deduplicated)")
                 unavailable.retryAfter = 1
                 throw unavailable
+            }
+        }
+        // A cancelling event counts from its 202 too: its mark is recorded, pending until the
+        // trigger stage handles it (``AcceptedCancels``). RabbitMQ has confirmed the events, so
+        // PostgreSQL failing here refuses nothing: the trigger stage records the marks when it
+        // handles them.
+        if !messages.isEmpty {
+            let (commands, tenantId, accepted) = (api.commands, principal.tenant.id, events)
+            do {
+                let marked = try await Blocking.run { try commands.acceptedCancels.record(accepted, tenantId: tenantId, context: commands.context) }
+                if marked > 0 {
+                    api.metrics.increment("buzzkit_cancels_accepted_total", by: Double(marked),
+                                          help: "Cancelling events whose mark the API recorded as it accepted them")
+                }
+            } catch {
+                api.log.warning("could not record accepted cancelling events; the trigger stage records them when it handles them",
+                                ["events": "\(messages.count)", "cause": "\(error)"])
             }
         }
         // Acknowledgments and releases are recorded last, just before the answer: one

@@ -2,10 +2,11 @@ import BuzzServer
 import Foundation
 import PostgresClient
 
-/// Tells this API process at once when a tenant's credentials or settings change in another
-/// process (`buzzkit tenant keys revoke`, `tenant signing-secret rotate`, `PUT /v1/settings`
-/// on another replica), so a revoked key stops working everywhere within a moment rather than
-/// when the key cache expires.
+/// Tells this API process at once when a tenant's credentials, settings or workflows change in
+/// another process (`buzzkit tenant keys revoke`, `tenant signing-secret rotate`,
+/// `PUT /v1/settings` or a workflow stored on another replica), so a revoked key stops working
+/// everywhere within a moment rather than when the key cache expires, and a new cancelling
+/// event name counts from its first event (``AcceptedCancels``).
 ///
 /// Listens on ``PostgresDirectory/tenantChannel``; each notification carries a tenant id. After a
 /// (re)connection it forgets every cached tenant, since notifications sent while it was away

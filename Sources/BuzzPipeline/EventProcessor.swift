@@ -209,7 +209,7 @@ struct EventProcessor {
                                                      dryRun: false, lookups: lookups, now: now)
             var run = created
             run.bulk = item.lane == .bulk
-            let actions = marks.apply(to: &run, startActions: started, tenantId: item.tenantId, now: now)
+            let actions = marks.apply(to: &run, startActions: started, now: now)
             if run.state.status == .cancelled {
                 context.metrics.increment("buzzkit_cancels_total", ["by": "earlier_event"], help: "Runs cancelled")
             }

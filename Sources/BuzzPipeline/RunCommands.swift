@@ -10,6 +10,8 @@ public struct RunCommands: Sendable {
     public let context: PipelineContext
     public let broker: any Broker
     public let outbox: any OutboxStore
+    /// Cancelling events' marks, recorded as the API accepts them.
+    public let acceptedCancels = AcceptedCancels()
 
     public init(context: PipelineContext, broker: any Broker, outbox: any OutboxStore) {
         self.context = context

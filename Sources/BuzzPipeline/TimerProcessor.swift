@@ -51,6 +51,16 @@ struct TimerProcessor {
         // learnt here, not decided a second time.
         var pending = try PendingFacts.fold(into: &runs, tx: tx)
         var changed = Set(pending.keys)
+        // Cancelling events the API accepted and the trigger stage has not handled yet cancel
+        // the runs first: nothing is sent after a cancel the API took.
+        let accepted = try CancelMarks.pending(for: Array(runs.values), lookups: lookups, tx: tx)
+        for id in runs.keys.sortedByBytes() {
+            guard var run = runs[id], !run.state.status.isFinal, let actions = accepted.cancelOpen(&run, now: now) else { continue }
+            runs[id] = run
+            changed.insert(id)
+            pending[id, default: []] += actions
+            context.metrics.increment("buzzkit_cancels_total", ["by": "accepted_event"], help: "Runs cancelled")
+        }
         // A window whose plan went out is decided by the one decider, here too (a window with
         // steps after it, a timer that names no window); the run learns the decision and goes
         // on. The engine decides only a window whose plan's row the decider could not read.

@@ -60,7 +60,8 @@ package enum WindowDecider {
 
     /// `fallback-check`: decides the items of `items` that name their window and whose run
     /// waits on it, inside `tx`, with their runs row-locked but not loaded; returns the items
-    /// left for ``TimerProcessor``'s full path (a run cancelled, completed or failed meanwhile,
+    /// left for ``TimerProcessor``'s full path (a run with a pending cancel (``CancelMarks``),
+    /// a run cancelled, completed or failed meanwhile,
     /// another subscriber, a plan whose row is unreadable, a timer that names no window). A
     /// window already decided (a redelivered timer) is dropped: its decision and fallback are
     /// committed. That is found by recording the decision first (a repeat is not recorded),
@@ -77,7 +78,7 @@ package enum WindowDecider {
             guard let window = item.window, item.timer.purpose == .localWindowDue else { rest.append(item); continue }
             guard seen.insert(window.localId).inserted else { continue }  // the same timer twice in one batch
             let prefix = item.runId.lowercasedText + "/"
-            guard let head = heads[item.runId], head.tenantId == item.tenantId, head.status == .waiting,
+            guard let head = heads[item.runId], head.tenantId == item.tenantId, head.status == .waiting, !head.cancelPending,
                   head.subscriberId == window.subscriberId, window.localId.hasPrefix(prefix) else {
                 rest.append(item)
                 continue

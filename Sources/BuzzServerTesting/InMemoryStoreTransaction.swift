@@ -145,7 +145,8 @@ struct InMemoryStoreTransaction: StoreTransaction {
     func lockRunHeads(_ ids: [UUID]) throws -> [RunHead] {
         read { state in
             Set(ids).sortedByBytes().compactMap { state.runs[$0] }.map {
-                RunHead(id: $0.id, tenantId: $0.tenantId, subscriberId: $0.subscriberId, status: $0.state.status)
+                RunHead(id: $0.id, tenantId: $0.tenantId, subscriberId: $0.subscriberId, status: $0.state.status,
+                        cancelPending: Self.cancelPending(of: $0, in: state))
             }
         }
     }
@@ -235,18 +236,22 @@ struct InMemoryStoreTransaction: StoreTransaction {
         write { state in
             for mark in CancelMark.latest(marks) {
                 let key = InMemoryStore.key(tenantId, mark.subscriberId, mark.event)
-                if let kept = state.cancelMarks[key], kept.at > mark.at { continue }
-                state.cancelMarks[key] = mark
+                state.cancelMarks[key] = state.cancelMarks[key].map { $0.merging(mark) } ?? mark
             }
         }
     }
 
-    func cancelMarks(tenantId: String, subscriberIds: [String]) throws -> [CancelMark] {
+    func cancelMarks(tenantId: String, subscriberIds: [String], pendingOnly: Bool) throws -> [CancelMark] {
         read { state in
             let wanted = Set(subscriberIds)
             return state.cancelMarks.filter { $0.key.hasPrefix(InMemoryStore.key(tenantId) + "\u{0}") && wanted.contains($0.value.subscriberId) }
-                .map(\.value).sorted { ($0.subscriberId, $0.event) < ($1.subscriberId, $1.event) }
+                .map(\.value).filter { $0.pending || !pendingOnly }.sorted { ($0.subscriberId, $0.event) < ($1.subscriberId, $1.event) }
         }
+    }
+
+    private static func cancelPending(of run: RunRecord, in state: InMemoryStore.State) -> Bool {
+        guard let subscriberId = run.subscriberId else { return false }
+        return run.cancelEvents.contains { state.cancelMarks[InMemoryStore.key(run.tenantId, subscriberId, $0)]?.pending == true }
     }
 
     /// Nothing to take: the in-memory store runs one transaction at a time.

@@ -231,6 +231,8 @@ public struct PostgresDirectory: Directory {
                     -- Grows only: runs of older versions may still cancel on names the new version dropped.
                     cancel_events = ARRAY(SELECT DISTINCT unnest(workflow_heads.cancel_events || EXCLUDED.cancel_events))
                 """)
+            // API processes forget the tenant's cancelling names (AcceptedCancels) at the commit.
+            try db.notify(Self.tenantChannel, payload: tenantId)
             return version
         }
     }

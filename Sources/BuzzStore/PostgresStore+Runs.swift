@@ -78,11 +78,15 @@ extension PostgresStoreTransaction {
     func lockRunHeads(_ ids: [UUID]) throws -> [RunHead] {
         guard !ids.isEmpty else { return [] }
         return try db.query("""
-            SELECT id, tenant_id, subscriber_id, status FROM runs WHERE id = ANY(\(Set(ids).sortedByBytes())::uuid[]) ORDER BY id FOR UPDATE
+            SELECT id, tenant_id, subscriber_id, status,
+                   EXISTS (SELECT 1 FROM cancel_marks m WHERE m.pending AND m.tenant_id = r.tenant_id AND m.subscriber_id = r.subscriber_id
+                                                          AND m.event = ANY(r.cancel_events)) AS cancel_pending
+            FROM runs r WHERE id = ANY(\(Set(ids).sortedByBytes())::uuid[]) ORDER BY id FOR UPDATE
             """).map { row in
             let status: String = try row.decode("status")
             guard let known = RunStatus(rawValue: status) else { throw ServerError(.internal, "run has an unknown status \"\(status)\"") }
-            return RunHead(id: try row.decode("id"), tenantId: try row.decode("tenant_id"), subscriberId: try row.decode("subscriber_id"), status: known)
+            return RunHead(id: try row.decode("id"), tenantId: try row.decode("tenant_id"), subscriberId: try row.decode("subscriber_id"), status: known,
+                           cancelPending: try row.decode("cancel_pending"))
         }
     }
 
@@ -238,27 +242,31 @@ extension PostgresStoreTransaction {
             """)
     }
 
+    /// The upsert is ``CancelMark/merging(_:)``, row by row.
     func recordCancelMarks(tenantId: String, _ marks: [CancelMark]) throws {
         let latest = CancelMark.latest(marks)
         guard !latest.isEmpty else { return }
         let properties = try latest.map { String(decoding: try JSONEncoder().encode(JSONValue.object($0.properties)), as: UTF8.self) }
         try db.execute("""
-            INSERT INTO cancel_marks AS m (tenant_id, subscriber_id, event, at, properties)
-            SELECT \(tenantId), s, e, a, p::jsonb FROM unnest(\(latest.map(\.subscriberId))::text[], \(latest.map(\.event))::text[],
-                   \(latest.map(\.at))::timestamptz[], \(properties)::text[]) AS u(s, e, a, p)
-            ON CONFLICT (tenant_id, subscriber_id, event) DO UPDATE SET at = EXCLUDED.at, properties = EXCLUDED.properties
-            WHERE m.at <= EXCLUDED.at
+            INSERT INTO cancel_marks AS m (tenant_id, subscriber_id, event, at, properties, pending)
+            SELECT \(tenantId), s, e, a, p::jsonb, q FROM unnest(\(latest.map(\.subscriberId))::text[], \(latest.map(\.event))::text[],
+                   \(latest.map(\.at))::timestamptz[], \(properties)::text[], \(latest.map(\.pending))::bool[]) AS u(s, e, a, p, q)
+            ON CONFLICT (tenant_id, subscriber_id, event) DO UPDATE
+            SET at = greatest(m.at, EXCLUDED.at),
+                properties = CASE WHEN m.at > EXCLUDED.at THEN m.properties ELSE EXCLUDED.properties END,
+                pending = EXCLUDED.pending OR (m.pending AND m.at > EXCLUDED.at)
+            WHERE EXCLUDED.pending OR m.at <= EXCLUDED.at
             """)
     }
 
-    func cancelMarks(tenantId: String, subscriberIds: [String]) throws -> [CancelMark] {
+    func cancelMarks(tenantId: String, subscriberIds: [String], pendingOnly: Bool) throws -> [CancelMark] {
         guard !subscriberIds.isEmpty else { return [] }
         return try db.query("""
-            SELECT subscriber_id, event, at, properties FROM cancel_marks
-            WHERE tenant_id = \(tenantId) AND subscriber_id = ANY(\(Array(Set(subscriberIds)))::text[])
+            SELECT subscriber_id, event, at, properties, pending FROM cancel_marks
+            WHERE tenant_id = \(tenantId) AND subscriber_id = ANY(\(Array(Set(subscriberIds)))::text[]) AND (pending OR NOT \(pendingOnly)::bool)
             """).map {
             CancelMark(subscriberId: try $0.decode("subscriber_id"), event: try $0.decode("event"), at: try $0.decode("at"),
-                       properties: try $0.decode("properties", as: JSONB<[String: JSONValue]>.self).value)
+                       properties: try $0.decode("properties", as: JSONB<[String: JSONValue]>.self).value, pending: try $0.decode("pending"))
         }
     }
 

@@ -11,11 +11,15 @@ public struct RunHead: Sendable, Equatable {
     /// The run's status as last written (a decision not yet written into the run, see
     /// ``WindowDecision``, leaves it `waiting`).
     public var status: RunStatus
+    /// A cancelling event of the run's subscriber that the run's rules name was accepted and
+    /// not yet handled (a pending ``CancelMark``): the run must be loaded to replay it.
+    public var cancelPending: Bool
 
-    public init(id: UUID, tenantId: String, subscriberId: String?, status: RunStatus) {
+    public init(id: UUID, tenantId: String, subscriberId: String?, status: RunStatus, cancelPending: Bool = false) {
         self.id = id
         self.tenantId = tenantId
         self.subscriberId = subscriberId
         self.status = status
+        self.cancelPending = cancelPending
     }
 }

@@ -40,7 +40,8 @@ public protocol RunRows {
     /// A page of the tenant's runs, newest first (`limit` of them at most).
     func runs(tenantId: String, _ query: RunQuery) throws -> [RunQuery.Found]
     /// Row-locks the runs, in id order as the other stages lock them, without reading their
-    /// state; runs that do not exist are missing.
+    /// state; runs that do not exist are missing. Each says whether a pending mark names one of
+    /// its cancelling events.
     func lockRunHeads(_ ids: [UUID]) throws -> [RunHead]
     /// Holds a lock on each of the tenant's subscribers until the transaction ends, taken in one
     /// order; another transaction asking for one of them waits until then. The trigger stage
@@ -49,8 +50,9 @@ public protocol RunRows {
     func holdSubscribers(tenantId: String, _ subscriberIds: [String]) throws
     /// Records many event ids at once; returns those seen for the first time.
     func markEventsProcessed(tenantId: String, eventIds: [String], at: Date) throws -> Set<String>
-    /// Keeps the latest mark per subscriber and event name (an older one never replaces a newer).
+    /// Keeps the latest mark per subscriber and event name (an older one never replaces a
+    /// newer), pending while an accepted one is not handled (``CancelMark/merging(_:)``).
     func recordCancelMarks(tenantId: String, _ marks: [CancelMark]) throws
-    /// Every mark of the given subscribers.
-    func cancelMarks(tenantId: String, subscriberIds: [String]) throws -> [CancelMark]
+    /// Every mark of the given subscribers, or only their pending ones.
+    func cancelMarks(tenantId: String, subscriberIds: [String], pendingOnly: Bool) throws -> [CancelMark]
 }

@@ -64,7 +64,7 @@ final class StoreConformanceTests: ConformanceTestCase {
             try s.store.transaction { tx in
                 // An older event arriving afterwards never replaces a newer mark.
                 try tx.recordCancelMarks(tenantId: s.tenantId, [CancelMark(subscriberId: "u1", event: "workout.completed", at: early, properties: [:])])
-                let marks = try tx.cancelMarks(tenantId: s.tenantId, subscriberIds: ["u1", "u3"])
+                let marks = try tx.cancelMarks(tenantId: s.tenantId, subscriberIds: ["u1", "u3"], pendingOnly: false)
                 XCTAssertEqual(marks.count, 1, "one mark per subscriber and name, of this tenant only")
                 XCTAssertEqual(marks.first?.properties, ["workoutId": "w2"])
                 XCTAssertEqual(marks.first.map { abs($0.at.timeIntervalSince(late)) < 0.001 }, true)
@@ -74,6 +74,44 @@ final class StoreConformanceTests: ConformanceTestCase {
             run.bulk = true
             try s.store.transaction { try $0.insertRuns([run, s.startedRun("u1")]) }
             try s.store.transaction { tx in XCTAssertEqual(try tx.lockRun(run.id)?.bulk, true, "read back as written") }
+        }
+    }
+
+    func testAnAcceptedCancelStaysPendingUntilItsEventOrALaterOneIsHandledAndItsRunsSayIt() throws {
+        try eachDriver { s in
+            _ = try s.driver.subscriber(tenantId: s.tenantId, id: "u1", devices: 1)
+            _ = try s.driver.subscriber(tenantId: s.tenantId, id: "u2", devices: 1)
+            let (mine, theirs) = (s.startedRun("u1"), s.startedRun("u2"))
+            try s.store.transaction { try $0.insertRuns([mine, theirs]) }
+            let (early, accepted, later) = (s.now.addingTimeInterval(-60), s.now.addingTimeInterval(-1), s.now)
+            func mark(_ at: Date, pending: Bool, workoutId: JSONValue = "w1") -> CancelMark {
+                CancelMark(subscriberId: "u1", event: "workout.completed", at: at, properties: ["workoutId": workoutId], pending: pending)
+            }
+            func pendingNow() throws -> (marks: [CancelMark], heads: [UUID: Bool]) {
+                try s.store.transaction { tx in
+                    (try tx.cancelMarks(tenantId: s.tenantId, subscriberIds: ["u1", "u2"], pendingOnly: true),
+                     Dictionary(uniqueKeysWithValues: try tx.lockRunHeads([mine.id, theirs.id]).map { ($0.id, $0.cancelPending) }))
+                }
+            }
+            try s.store.transaction { try $0.recordCancelMarks(tenantId: s.tenantId, [mark(accepted, pending: true)]) }
+            var found = try pendingNow()
+            XCTAssertEqual(found.marks.map(\.pending), [true], "the API's mark waits for the trigger stage")
+            XCTAssertEqual(found.heads, [mine.id: true, theirs.id: false], "only the run its subscriber's rule names must be loaded")
+            try s.store.transaction { try $0.recordCancelMarks(tenantId: s.tenantId, [mark(early, pending: false, workoutId: "w0")]) }
+            found = try pendingNow()
+            XCTAssertEqual(found.marks.map(\.properties), [["workoutId": "w1"]], "an earlier event handled leaves the accepted one pending")
+            try s.store.transaction { try $0.recordCancelMarks(tenantId: s.tenantId, [mark(accepted, pending: false)]) }
+            found = try pendingNow()
+            XCTAssertEqual(found.marks, [], "handled")
+            XCTAssertEqual(found.heads, [mine.id: false, theirs.id: false])
+            // Accepted out of order: an event older than the handled one is pending still, and
+            // the mark keeps the newer event's time and properties.
+            try s.store.transaction { try $0.recordCancelMarks(tenantId: s.tenantId, [mark(early, pending: true, workoutId: "w0")]) }
+            found = try pendingNow()
+            XCTAssertEqual(found.marks.map(\.properties), [["workoutId": "w1"]])
+            XCTAssertEqual(found.heads[mine.id], true)
+            try s.store.transaction { try $0.recordCancelMarks(tenantId: s.tenantId, [mark(later, pending: false, workoutId: "w2")]) }
+            XCTAssertEqual(try pendingNow().marks, [], "a later event of the name handled settles the earlier ones")
         }
     }
 
