@@ -55,9 +55,7 @@ extension BuzzKitClient {
             report(.notificationAction(messageId: message.messageId, actionId: actionId, event: action?.event, snoozedUntil: snoozedUntil))
         }
         await beginWake(until: wake.workUntil, syncing: false)
-        await settle(until: wake.workUntil)
-        await retryEvents(until: wake.workUntil)
-        await endWake(wake)
+        await endWake(wake, retryingEvents: .always)
     }
 
     /// Schedules `request` again `seconds` from now as `<id>/snooze/<n>` (n counts this

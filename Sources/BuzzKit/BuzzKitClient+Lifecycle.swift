@@ -42,9 +42,7 @@ extension BuzzKitClient {
         let wake = wakeDeadline(began: clock.now)
         wakeBegan(wake)
         await beginWake(until: wake.workUntil, syncing: false)
-        await settle(until: wake.workUntil)
-        if retryAt != nil, lastFlushAnswered { await retryEvents(until: wake.workUntil) }
-        await endWake(wake, retryingRegistration: true)
+        await endWake(wake, retryingEvents: .afterAnAnswer, retryingRegistration: true)
     }
 
     /// Whether the SDK believes the app is in the foreground.

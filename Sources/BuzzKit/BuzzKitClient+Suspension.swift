@@ -19,19 +19,36 @@ extension BuzzKitClient {
     /// The end of a wake in the background: waits for the running requests until the wake's
     /// `workUntil`; then, if it is the last wake running and the app is not on screen, holds
     /// back the unconfirmed plans, since iOS suspends the app once every wake has answered.
-    /// Pairs with ``wakeBegan()``. `retryingRegistration`: the app is leaving (its background
-    /// task may wait for the registration's retries; a silent push's wake answers at once
-    /// instead).
-    func endWake(_ wake: WakeDeadline, retryingRegistration: Bool = false) async {
+    /// Pairs with ``wakeBegan()``. A silent push's wake answers at once; a wake whose work
+    /// should reach the server before iOS suspends the app first retries, within its
+    /// `workUntil`, its queued events (`retryingEvents`, see ``EventRetry``) and a failed
+    /// registration (`retryingRegistration`: the app is leaving, and its background task may
+    /// wait for it).
+    func endWake(_ wake: WakeDeadline, retryingEvents: EventRetry = .never, retryingRegistration: Bool = false) async {
         if inForeground {
             activeWakes -= 1
             await settle()
             return
         }
         await settle(until: wake.workUntil)
+        if retryingEvents == .always || (retryingEvents == .afterAnAnswer && lastFlushAnswered) {
+            await retryEvents(until: wake.workUntil)
+        }
         if retryingRegistration { await retryRegistration(until: wake.workUntil) }
         activeWakes -= 1
         await holdUnconfirmedPlans()
+    }
+
+    /// Whether a wake sends its queued events again before it ends (``endWake(_:retryingEvents:retryingRegistration:)``).
+    enum EventRetry {
+        /// A silent push's wake: it answers at once.
+        case never
+        /// A button chosen on the lock screen: the person's word is retried whatever the last
+        /// failure was.
+        case always
+        /// The app leaving the screen: retried only when the server answered the last flush
+        /// (it could not take the events yet). Offline, the network's return is a wake of its own.
+        case afterAnAnswer
     }
 
     /// Takes every pending plan whose acknowledgment is neither confirmed, nor possibly
