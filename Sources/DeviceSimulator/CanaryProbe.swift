@@ -77,7 +77,13 @@ final class CanaryProbe: @unchecked Sendable {
     func next() async -> Probe {
         let probe = await self.probe(number: reserveNumber())
         keep(probe)
+        await watchForRepeat(of: probe.number, moment: moment(of: probe))
         return probe
+    }
+
+    /// A probe's moment: whole seconds, ``lead`` after it started.
+    private func moment(of probe: Probe) -> Date {
+        Date(timeIntervalSince1970: (probe.start.timeIntervalSince1970 + lead).rounded(.up))
     }
 
     /// Starts a probe every `every` seconds (each on its own, so a slow one does not hold
@@ -113,6 +119,29 @@ final class CanaryProbe: @unchecked Sendable {
         }
     }
 
+    /// Each probe's notification watched until `repeatWatch` seconds after its moment: shown
+    /// again on a phone, the probe keeps what that phone went through.
+    static let repeatWatch: Double = 20
+
+    private func watchForRepeat(of number: Int, moment: Date) async {
+        let wait = moment.addingTimeInterval(Self.repeatWatch).timeIntervalSinceNow
+        if wait > 0 { try? await Task.sleep(nanoseconds: UInt64(wait * 1e9)) }
+        let body = "probe \(number)"
+        for phone in [local, remote] {
+            let shown = phone.shown.filter { $0.body == body }
+            guard shown.count > 1 else { continue }
+            let description = "probe \(number) shown \(shown.count) times on \(phone.subscriberId) (\(shown.map { "\($0.origin.rawValue) \($0.id)" }.joined(separator: ", ")))\n"
+                + phone.trace(around: moment, from: moment.addingTimeInterval(-Self.repeatWatch), to: Date()).map { "      " + $0 }.joined(separator: "\n")
+            lock.withLock { repeats.append(description) }
+            return
+        }
+    }
+
+    private var repeats: [String] = []
+    /// Each probe shown more than once on a phone: which, and that phone's trace around the
+    /// moment (kept as it happens: the canary's traces turn over within a minute or two).
+    var repeatedProbes: [String] { lock.withLock { repeats } }
+
     /// Canary alerts repeated under the same collapse id.
     var collapsedRepeats: Int { local.collapsedRepeats + remote.collapsedRepeats }
 
@@ -125,7 +154,7 @@ final class CanaryProbe: @unchecked Sendable {
     func probe(number: Int) async -> Probe {
         var probe = Probe(number: number, start: Date())
         let deadline = probe.start.addingTimeInterval(timeout)
-        let at = Date(timeIntervalSince1970: (probe.start.timeIntervalSince1970 + lead).rounded(.up))
+        let at = moment(of: probe)
         let events: [[String: Any]] = [local, remote].map { phone in
             ["id": "canary-\(tag)-\(number)-\(phone.behaviour.rawValue)", "event": "chaos.canary", "subscriberId": phone.subscriberId,
              "properties": ["at": RFC3339.format(at), "n": number]]

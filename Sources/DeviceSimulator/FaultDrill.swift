@@ -111,7 +111,7 @@ public final class FaultDrill: @unchecked Sendable {
         return FaultDrillReport(fleet: fleetReport, faults: outcomes, baselineProbe: baselineSeconds,
                                 probes: canary.all.count, probeProblems: canary.all.compactMap(\.problem),
                                 lateProbes: canary.all.filter(\.late).count,
-                                canaryDuplicates: canary.duplicates, canaryCollapsedRepeats: canary.collapsedRepeats,
+                                canaryDuplicates: canary.duplicates, canaryRepeats: canary.repeatedProbes, canaryCollapsedRepeats: canary.collapsedRepeats,
                                 unexpectedExits: supervisor.exits.filter { !$0.expected }.map { "\($0.name) exited \($0.status) at \(RFC3339.format($0.at))" },
                                 deadLettered: await deadLetters(base), seed: c.seed)
     }

@@ -33,6 +33,8 @@ public struct FaultDrillReport: Sendable {
     public var lateProbes: Int
     /// Canary notifications shown beyond one per probe.
     public var canaryDuplicates: Int
+    /// Each repeated probe: its phone and what the phone went through around the moment.
+    public var canaryRepeats: [String] = []
     /// Canary alerts repeated under the same collapse id (displayed as one).
     public var canaryCollapsedRepeats: Int
     /// Processes that exited without the drill killing them.
@@ -54,7 +56,9 @@ public struct FaultDrillReport: Sendable {
         var out = fleet.violations
         out += faults.filter { $0.recoveredAfter == nil }.map { "\($0.fault): the pipeline did not recover" }
         out += probeProblems.map { "canary: \($0)" }
-        if canaryDuplicates > 0 { out.append("canary: \(canaryDuplicates) notification(s) shown twice") }
+        if canaryDuplicates > 0 {
+            out.append((["canary: \(canaryDuplicates) notification(s) shown twice"] + canaryRepeats.map { "  - " + $0 }).joined(separator: "\n"))
+        }
         out += unexpectedExits.map { "process died on its own: \($0)" }
         out += deadLettered.filter { $0.value != 0 }.map { "\($0.key) holds \($0.value) message(s)" }
         out += unclean.map { "did not shut down cleanly: \($0)" }
