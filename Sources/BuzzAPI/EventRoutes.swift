@@ -93,7 +93,7 @@ enum EventRoutes {
         // trigger stage handles it (``AcceptedCancels``). RabbitMQ has confirmed the events, so
         // PostgreSQL failing here refuses nothing: the trigger stage records the marks when it
         // handles them.
-        if !messages.isEmpty {
+        if api.commands.acceptedCancels.mayRecord(events, tenantId: principal.tenant.id, now: now) {
             let (commands, tenantId, accepted) = (api.commands, principal.tenant.id, events)
             do {
                 let marked = try await Blocking.run { try commands.acceptedCancels.record(accepted, tenantId: tenantId, context: commands.context) }

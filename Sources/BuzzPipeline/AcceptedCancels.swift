@@ -34,6 +34,15 @@ public final class AcceptedCancels: @unchecked Sendable {
         }
     }
 
+    /// Whether ``record(_:tenantId:context:)`` may need PostgreSQL for `events`: the tenant's
+    /// names are not at hand, or one of the events cancels. Otherwise the API skips the call
+    /// (and the hop to a blocking thread) altogether.
+    public func mayRecord(_ events: [BuzzEvent], tenantId: String, now: Date) -> Bool {
+        guard !events.isEmpty else { return false }
+        guard let kept = lock.withLock({ names[tenantId] }), kept.until > now else { return true }
+        return events.contains { kept.names.contains($0.event) }
+    }
+
     /// Records the marks of the cancelling events among `events` (accepted now, all of
     /// `tenantId`), pending; returns how many events cancel. One statement when any does,
     /// none otherwise (besides reading the tenant's names once per ``ttl``).

@@ -114,7 +114,17 @@ extension Fleet {
         case .appOwnRequests:
             await waitForPlan(phone, until: wave.moment.addingTimeInterval(-lead * 0.6))
             let at = wave.moment.addingTimeInterval(-lead * 0.5)
+            let failures = phone.locked { phone.flushFailures }
             await Self.at(at) { await phone.openAndAddOwnReminders(64, firingBetween: at.addingTimeInterval(1), and: wave.moment) }
+            // The release of the plan iOS dropped must reach the server before the moment, or
+            // the server counts on a plan nobody sees and sends no fallback: when the API refused
+            // it and took none of the phone's events from then to the moment (an outage
+            // throughout, a PostgreSQL failover), nobody could prevent the miss.
+            await Self.at(wave.moment) {
+                if phone.locked({ phone.flushFailures }) > failures, !phone.eventsDelivered(after: at, before: wave.moment) {
+                    updateWindow("w-\(id)") { $0.expectation = .notJudged }
+                }
+            }
         case .lastSecond:
             // Offline since before the wave was posted (Fleet.scheduleWorkouts).
             // Every other one on a slow network: its acknowledgment reaches the server after

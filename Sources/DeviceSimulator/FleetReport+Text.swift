@@ -19,7 +19,7 @@ extension FleetReport {
         lines.append("† shown after a server cancel that could not reach the phone before the moment (offline through it, or the cancel got in too late), a fallback for someone whose sign-out the API could only take at the last moment, or one after a completion in the app that the API refused until the moment (an outage): nobody could prevent it")
         let notJudged = rows.reduce(0) { $0 + $1.notJudged }
         if notJudged > 0 {
-            lines.append("not judged: \(notJudged) (an outage kept the backend's workout, a sign-in or a traveller's plan from getting in before the moment)")
+            lines.append("not judged: \(notJudged) (an outage kept the backend's workout, a sign-in, a traveller's plan or a phone's release from getting in before the moment)")
         }
         lines.append(String(format: "iOS and APNs: %d silent pushes kept back (throttled, or Low Power Mode; the newest kept for the next run), %d pushes discarded and %d expired in APNs' store for offline phones",
                             platform.throttled, platform.discardedOffline, platform.expiredOffline))

@@ -20,7 +20,9 @@ public struct FleetWindow: Sendable, Codable {
         /// Not judged in this run: the backend could only get the workout in too late for the
         /// phone to act before the run ends (a traveller's notification is then the server's
         /// fallback at its own moment, 15 minutes on), or the person signed in when the API
-        /// could only register the phone for them at the last moment. Counted apart.
+        /// could only register the phone for them at the last moment, or the API refused a
+        /// phone's release of a plan iOS dropped until the moment (an outage throughout: the
+        /// server counted on the plan). Counted apart.
         case notJudged
     }
 
