@@ -16,9 +16,9 @@ final class Authenticator: @unchecked Sendable {
     let limits: RateLimits
     /// How long an unknown key is answered 401 from memory.
     let unknownTTL: TimeInterval = 60
-    private let lock = NSLock()
-    private var cache: [String: (tenant: TenantRecord, kind: APIKey.Kind, until: Date)] = [:]
-    private var unknown: [String: Date] = [:]
+    private let keys = ExpiringCache<String, (tenant: TenantRecord, kind: APIKey.Kind)>(maxEntries: 10_000)
+    /// Keys PostgreSQL did not know, answered 401 from memory until they expire.
+    private let unknown = ExpiringCache<String, Bool>(maxEntries: 100_000)
     private let buckets = TokenBuckets()
     private let verified = VerifiedTokens()
 
@@ -181,33 +181,27 @@ final class Authenticator: @unchecked Sendable {
     }
 
     private func cached(_ key: String, now: Date) -> CacheAnswer {
-        lock.lock(); defer { lock.unlock() }
-        if let hit = cache[key] { return hit.until > now ? .valid((hit.tenant, hit.kind)) : .expired((hit.tenant, hit.kind)) }
-        if let until = unknown[key], until > now { return .unknown }
-        return .none
+        switch keys.lookup(key, now: now) {
+        case .fresh(let hit): return .valid(hit)
+        case .expired(let hit): return .expired(hit)
+        case .missing: return unknown.fresh(key, now: now) != nil ? .unknown : .none
+        }
     }
 
     private func store(_ key: String, _ value: (tenant: TenantRecord, kind: APIKey.Kind), until: Date) {
-        lock.lock(); defer { lock.unlock() }
-        if cache.count > 10_000 { cache.removeAll() }
-        cache[key] = (value.tenant, value.kind, until)
-        unknown[key] = nil
+        keys.store(value, for: key, until: until)
+        unknown.remove(key)
     }
 
     private func remember(unknown key: String, until: Date) {
-        lock.lock(); defer { lock.unlock() }
-        if unknown.count > 100_000 { unknown = unknown.filter { $0.value > until.addingTimeInterval(-unknownTTL) } }
-        if unknown.count > 100_000 { unknown.removeAll() }
-        unknown[key] = until
-        cache[key] = nil  // revoked since: no longer looked up outside the budget
+        unknown.store(true, for: key, until: until)
+        keys.remove(key)  // revoked since: no longer looked up outside the budget
     }
 
     /// Forgets cached keys of a tenant (after its keys, signing secret or settings change),
     /// or of every tenant with nil.
     func invalidate(tenantId: String?) {
-        lock.lock()
-        if let tenantId { cache = cache.filter { $0.value.tenant.id != tenantId } } else { cache.removeAll() }
-        lock.unlock()
+        keys.removeAll(where: tenantId.map { id in { $0.tenant.id == id } })
     }
 }
 

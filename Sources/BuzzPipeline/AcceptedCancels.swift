@@ -17,21 +17,17 @@ import Foundation
 public final class AcceptedCancels: @unchecked Sendable {
     /// How long a tenant's cancelling names are kept.
     public let ttl: TimeInterval
-    /// Tenants kept at most; past it the cache starts again.
-    public let maxTenants: Int
-    private let lock = NSLock()
-    private var names: [String: (names: Set<String>, until: Date)] = [:]
+    private let names: ExpiringCache<String, Set<String>>
 
+    /// - Parameter maxTenants: tenants kept at most; past it the cache starts again.
     public init(ttl: TimeInterval = 5, maxTenants: Int = 10_000) {
         self.ttl = ttl
-        self.maxTenants = maxTenants
+        self.names = ExpiringCache(maxEntries: maxTenants)
     }
 
     /// Forgets a tenant's names (nil: every tenant's), after its workflows changed.
     public func forget(tenantId: String?) {
-        lock.withLock {
-            if let tenantId { names[tenantId] = nil } else { names.removeAll() }
-        }
+        if let tenantId { names.remove(tenantId) } else { names.removeAll() }
     }
 
     /// Whether ``record(_:tenantId:context:)`` may need PostgreSQL for `events`: the tenant's
@@ -39,8 +35,8 @@ public final class AcceptedCancels: @unchecked Sendable {
     /// (and the hop to a blocking thread) altogether.
     public func mayRecord(_ events: [BuzzEvent], tenantId: String, now: Date) -> Bool {
         guard !events.isEmpty else { return false }
-        guard let kept = lock.withLock({ names[tenantId] }), kept.until > now else { return true }
-        return events.contains { kept.names.contains($0.event) }
+        guard let kept = names.fresh(tenantId, now: now) else { return true }
+        return events.contains { kept.contains($0.event) }
     }
 
     /// Records the marks of the cancelling events among `events` (accepted now, all of
@@ -59,12 +55,9 @@ public final class AcceptedCancels: @unchecked Sendable {
     }
 
     private func names(tenantId: String, now: Date, context: PipelineContext) throws -> Set<String> {
-        if let kept = lock.withLock({ names[tenantId] }), kept.until > now { return kept.names }
+        if let kept = names.fresh(tenantId, now: now) { return kept }
         let loaded = try context.store.transaction { try $0.cancelEventNames(tenantId: tenantId) }
-        lock.withLock {
-            if names.count >= maxTenants { names.removeAll() }
-            names[tenantId] = (loaded, now.addingTimeInterval(ttl))
-        }
+        names.store(loaded, for: tenantId, until: now.addingTimeInterval(ttl))
         return loaded
     }
 }

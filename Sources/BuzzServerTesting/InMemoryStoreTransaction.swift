@@ -343,8 +343,10 @@ struct InMemoryStoreTransaction: StoreTransaction {
                 let parts = key.split(separator: "\u{0}", omittingEmptySubsequences: false)
                 let device = UUID(uuidString: String(parts.last ?? "")).flatMap { state.devices[$0] }
                 out[runId, default: RunActivity()].deliveries.append(RunActivity.Entry(
-                    idempotencyKey: parts.dropLast().joined(separator: "\u{0}"), kind: delivery.kind, status: delivery.outcome?.status ?? "pending",
-                    apnsId: delivery.outcome?.apnsId, at: delivery.at, reason: delivery.outcome?.reason, tokenSuffix: device.map { String($0.token.suffix(8)) } ?? ""))
+                    idempotencyKey: parts.dropLast().joined(separator: "\u{0}"),
+                    delivery: RunSummary.Delivery(tokenSuffix: device.map { String($0.token.suffix(8)) } ?? "", kind: delivery.kind,
+                                                  status: delivery.outcome?.status ?? "pending", apnsId: delivery.outcome?.apnsId, at: delivery.at,
+                                                  reason: delivery.outcome?.reason)))
             }
             for open in state.opens.sorted(by: { $0.at < $1.at }) where open.tenantId == tenantId {
                 guard let runId = state.deliveries.values.first(where: { $0.messageId == open.messageId })?.runId, wanted.contains(runId) else { continue }
@@ -354,7 +356,7 @@ struct InMemoryStoreTransaction: StoreTransaction {
             }
             for action in state.actions.sorted(by: { ($0.at, $0.actionId) < ($1.at, $1.actionId) }) where action.tenantId == tenantId {
                 guard let runId = state.deliveries.values.first(where: { $0.messageId == action.messageId })?.runId, wanted.contains(runId) else { continue }
-                out[runId, default: RunActivity()].actions.append(RunActivity.Action(messageId: action.messageId, actionId: action.actionId, at: action.at))
+                out[runId, default: RunActivity()].actions.append(RunActivity.Action(messageId: action.messageId, taken: RunSummary.ActionTaken(actionId: action.actionId, at: action.at)))
             }
             return out
         }

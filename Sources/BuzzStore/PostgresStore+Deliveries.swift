@@ -90,8 +90,9 @@ extension PostgresStoreTransaction {
             WHERE x.run_id = ANY(\(runIds)::uuid[]) AND x.tenant_id = \(tenantId) ORDER BY x.id
             """) {
             out[try row.decode("run_id"), default: RunActivity()].deliveries.append(RunActivity.Entry(
-                idempotencyKey: try row.decode("idempotency_key"), kind: try row.decode("kind"), status: try row.decode("status"),
-                apnsId: try row.decode("apns_id"), at: try row.decode("at"), reason: try row.decode("reason"), tokenSuffix: try row.decode("suffix")))
+                idempotencyKey: try row.decode("idempotency_key"),
+                delivery: RunSummary.Delivery(tokenSuffix: try row.decode("suffix"), kind: try row.decode("kind"), status: try row.decode("status"),
+                                              apnsId: try row.decode("apns_id"), at: try row.decode("at"), reason: try row.decode("reason"))))
         }
         // The first open of each message; the run's first open is the earliest of them.
         for row in try db.query("""
@@ -108,7 +109,7 @@ extension PostgresStoreTransaction {
             WHERE tenant_id = \(tenantId) AND run_id = ANY(\(runIds)::uuid[]) ORDER BY run_id, acted_at, action_id
             """) {
             out[try row.decode("run_id"), default: RunActivity()].actions.append(RunActivity.Action(
-                messageId: try row.decode("message_id"), actionId: try row.decode("action_id"), at: try row.decode("acted_at")))
+                messageId: try row.decode("message_id"), taken: RunSummary.ActionTaken(actionId: try row.decode("action_id"), at: try row.decode("acted_at"))))
         }
         return out
     }

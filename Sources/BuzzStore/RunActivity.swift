@@ -3,42 +3,31 @@ import BuzzServerCore
 import Foundation
 
 /// What was sent for a run and whether a notification of it was opened: the delivery log
-/// and `opened` of its summary (docs/contract.md §4b).
+/// and `opened` of its summary (docs/contract.md §4b), each entry in its wire form with the
+/// key the summary files it under.
 public struct RunActivity: Sendable, Equatable {
-    /// One delivery row: a push to one device under one idempotency key.
+    /// One delivery row: a push to one device under one idempotency key. The delivery's
+    /// `kind` is as stored (`plan`, `cancel`, `fallback` or `push`); the summary names a
+    /// `push` `alert`.
     public struct Entry: Sendable, Equatable {
         public var idempotencyKey: String
-        /// As stored: `plan`, `cancel`, `fallback` or `push`.
-        public var kind: String
-        public var status: String
-        public var apnsId: String?
-        /// When it was sent, or claimed if it is being sent.
-        public var at: Date
-        public var reason: String?
-        /// The device token's last 8 characters; empty when the device is gone.
-        public var tokenSuffix: String
+        public var delivery: RunSummary.Delivery
 
-        public init(idempotencyKey: String, kind: String, status: String, apnsId: String?, at: Date, reason: String?, tokenSuffix: String) {
+        public init(idempotencyKey: String, delivery: RunSummary.Delivery) {
             self.idempotencyKey = idempotencyKey
-            self.kind = kind
-            self.status = status
-            self.apnsId = apnsId
-            self.at = at
-            self.reason = reason
-            self.tokenSuffix = tokenSuffix
+            self.delivery = delivery
         }
     }
 
-    /// A button chosen on one of the run's notifications (`$push.action`).
+    /// A button chosen on one of the run's notifications (`$push.action`), with the message
+    /// it was chosen on.
     public struct Action: Sendable, Equatable {
         public var messageId: String
-        public var actionId: String
-        public var at: Date
+        public var taken: RunSummary.ActionTaken
 
-        public init(messageId: String, actionId: String, at: Date) {
+        public init(messageId: String, taken: RunSummary.ActionTaken) {
             self.messageId = messageId
-            self.actionId = actionId
-            self.at = at
+            self.taken = taken
         }
     }
 

@@ -15,7 +15,7 @@ public struct RunHead: Sendable, Equatable {
     /// not yet handled (a pending ``CancelMark``): the run must be loaded to replay it.
     public var cancelPending: Bool
 
-    public init(id: UUID, tenantId: String, subscriberId: String?, status: RunStatus, cancelPending: Bool = false) {
+    public init(id: UUID, tenantId: String, subscriberId: String?, status: RunStatus, cancelPending: Bool) {
         self.id = id
         self.tenantId = tenantId
         self.subscriberId = subscriberId

@@ -14,10 +14,10 @@ extension RunSummary {
         summary.opened = activity.opened
         let prefix = id + "/"
         for entry in activity.deliveries {
-            let delivery = Delivery(tokenSuffix: entry.tokenSuffix, kind: entry.kind == "push" ? "alert" : entry.kind, status: entry.status,
-                                    apnsId: entry.apnsId, at: entry.at, reason: entry.reason)
+            var delivery = entry.delivery
+            if delivery.kind == "push" { delivery.kind = "alert" }
             var stepNames: [String] = []
-            switch entry.kind {
+            switch entry.delivery.kind {
             case "plan":
                 stepNames = summary.steps.filter { $0.local?.localId == entry.idempotencyKey }.map(\.name)
             case "fallback":
@@ -25,7 +25,7 @@ extension RunSummary {
             case "push":
                 stepNames = summary.steps.filter { entry.idempotencyKey == prefix + $0.name + "/push" }.map(\.name)
             default:
-                let planned = summary.steps.filter { step in step.deliveries.contains { $0.kind == "plan" && $0.tokenSuffix == entry.tokenSuffix } }
+                let planned = summary.steps.filter { step in step.deliveries.contains { $0.kind == "plan" && $0.tokenSuffix == delivery.tokenSuffix } }
                 stepNames = (planned.isEmpty ? summary.steps.filter { $0.local != nil }.suffix(1) : planned[...]).map(\.name)
             }
             for index in summary.steps.indices where stepNames.contains(summary.steps[index].name) {
@@ -36,7 +36,7 @@ extension RunSummary {
         for index in summary.steps.indices {
             let messageId = PayloadBuilder.messageId(localId: PayloadBuilder.localId(runId: id, stepName: summary.steps[index].name))
             summary.steps[index].opened = activity.opens.first { $0.messageId == messageId }
-            summary.steps[index].actions = activity.actions.filter { $0.messageId == messageId }.map { RunSummary.ActionTaken(actionId: $0.actionId, at: $0.at) }
+            summary.steps[index].actions = activity.actions.filter { $0.messageId == messageId }.map(\.taken)
         }
         return summary
     }

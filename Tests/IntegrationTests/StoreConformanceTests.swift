@@ -252,7 +252,7 @@ final class StoreConformanceTests: ConformanceTestCase {
                 try tx.recordOpen(tenantId: s.tenantId, subscriberId: "u1", messageId: "m1", at: s.now.addingTimeInterval(1))
             }
             let activity = try s.store.transaction { tx in try tx.activity(tenantId: s.tenantId, runIds: [run.id])[run.id] }
-            XCTAssertEqual(activity?.actions, [RunActivity.Action(messageId: "m1", actionId: "done", at: s.now)])
+            XCTAssertEqual(activity?.actions, [RunActivity.Action(messageId: "m1", taken: RunSummary.ActionTaken(actionId: "done", at: s.now))])
             XCTAssertEqual(activity?.opens.map(\.messageId), ["m1"])
             XCTAssertEqual(activity?.opened?.messageId, "m1")
         }
