@@ -10,20 +10,13 @@ import Foundation
 /// Neither stage locks or rewrites the run, so a window costs two run writes (start, decision)
 /// instead of four. The fallback check, a cancel and the run summary (`GET /v1/runs/{id}`)
 /// fold them in first. So do the decisions made at the moment outside the run
-/// (``WindowDecider``): until the ``WindowCompleter`` writes them, a run reads as decided wherever it is read.
+/// (``WindowDecider``), which the stored state never learns: a run reads as decided wherever
+/// it is read, and is rewritten with its decision only if a later stage changes it anyway.
 package enum PendingFacts {
-    /// Where ``fold(into:tx:decisions:)`` finds the window decisions to feed in.
-    package enum Decisions {
-        /// Looks them up for the runs still waiting on a settleable window.
-        case lookUp
-        /// Feeds these, by run id: the ``WindowCompleter`` took them from the table.
-        case given([UUID: [WindowDecision]])
-    }
-
     /// Feeds the facts recorded for `runs` into them; returns the actions they caused, by run
     /// (only runs whose state changed are listed).
     @discardableResult
-    package static func fold(into runs: inout [UUID: RunRecord], tx: any StoreTransaction, decisions source: Decisions = .lookUp) throws -> [UUID: [RunAction]] {
+    package static func fold(into runs: inout [UUID: RunRecord], tx: any StoreTransaction) throws -> [UUID: [RunAction]] {
         let withWindows = runs.values.filter { run in run.state.steps.contains { $0.local?.planSent == true } }
         guard !withWindows.isEmpty else { return [:] }
         let localIds = withWindows.flatMap { $0.state.steps.compactMap { $0.local?.planSent == true ? $0.local?.localId : nil } }
@@ -39,13 +32,9 @@ package enum PendingFacts {
             }
             holdings.merge(try tx.acknowledgments(tenantId: tenantId, windows: windows)) { a, _ in a }
         }
-        // Windows the scheduler settled at their moment: only a run still waiting on a
+        // Windows decided at their moment outside the run: only a run still waiting on a
         // settleable window can have one.
-        let decisions: [UUID: [WindowDecision]]
-        switch source {
-        case .lookUp: decisions = try tx.windowDecisions(runIds: withWindows.filter { $0.state.settleableWindow != nil }.map(\.id))
-        case .given(let given): decisions = given
-        }
+        let decisions = try tx.windowDecisions(runIds: withWindows.filter { $0.state.settleableWindow != nil }.map(\.id))
         var caused: [UUID: [RunAction]] = [:]
         for run in withWindows {
             var updated = run
@@ -56,7 +45,7 @@ package enum PendingFacts {
             }
             // Before the acknowledgments as they stand now: the decision was made at the
             // moment, and a release after it changes nothing.
-            for decision in decisions[run.id] ?? [] { actions += learn(decision, into: &updated.state) }
+            for decision in decisions[run.id] ?? [] { actions += decision.apply(to: &updated.state) }
             for step in updated.state.steps {
                 guard let window = step.local, window.planSent,
                       let (input, at) = PlanHolding.standing(of: window, holdings: holdings[run.id] ?? []) else { continue }
@@ -67,16 +56,6 @@ package enum PendingFacts {
             caused[run.id] = actions
         }
         return caused
-    }
-
-    /// Feeds a window's decision, made outside the engine (``WindowDecider``), into `state`;
-    /// returns the actions it caused (the run's next steps; never the fallback, which the
-    /// decider sent).
-    static func learn(_ decision: WindowDecision, into state: inout RunState) -> [RunAction] {
-        if let acknowledgedAt = decision.acknowledgedAt {
-            return state.settleAcknowledged(localId: decision.localId, acknowledgedAt: acknowledgedAt, decidedAt: decision.decidedAt)
-        }
-        return state.settleUnacknowledged(localId: decision.localId, reason: decision.fallbackReason ?? "", decidedAt: decision.decidedAt)
     }
 
     /// `run` with its pending facts folded in (for reading: nothing is written).

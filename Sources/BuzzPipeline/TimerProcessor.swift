@@ -71,9 +71,9 @@ struct TimerProcessor {
                   let step = run.state.steps.last(where: { $0.local?.localId == localId }) else { continue }
             candidates.append(WindowDecider.Candidate(item: item, subscriberId: subscriberId, localId: localId, stepName: step.name))
         }
-        for decision in try WindowDecider.decide(candidates, context: context, tx: tx, now: now).recorded {
+        for decision in try WindowDecider.decide(candidates, runsLoaded: true, context: context, tx: tx, now: now).recorded {
             guard var run = runs[decision.runId] else { continue }
-            let actions = PendingFacts.learn(decision, into: &run.state)
+            let actions = decision.apply(to: &run.state)
             runs[run.id] = run
             changed.insert(run.id)
             pending[run.id, default: []] += actions

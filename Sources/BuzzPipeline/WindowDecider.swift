@@ -45,7 +45,7 @@ package enum WindowDecider {
             settled.insert(item.rowId)
             decisions.append(WindowDecision(runId: window.runId, localId: window.localId, decidedAt: now, acknowledgedAt: at))
         }
-        try tx.recordWindowDecisions(decisions)
+        try tx.recordWindowDecisions(decisions, learntByRuns: false)
         return settled
     }
 
@@ -86,9 +86,9 @@ package enum WindowDecider {
             candidates.append(Candidate(item: item, subscriberId: window.subscriberId, localId: window.localId,
                                         stepName: String(window.localId.dropFirst(prefix.count))))
         }
-        let (recorded, undecided) = try decide(candidates, context: context, tx: tx, now: now)
+        let (recorded, undecided) = try decide(candidates, runsLoaded: false, context: context, tx: tx, now: now)
         context.metrics.increment("buzzkit_windows_decided_outside_run_total", by: Double(recorded.count),
-                                  help: "Windows fallback-check decided without loading their run (written into it later by the window completer)")
+                                  help: "Windows fallback-check decided without loading their run (which learns the decision on read)")
         return rest + undecided.map(\.item)
     }
 
@@ -97,7 +97,9 @@ package enum WindowDecider {
     /// decisions recorded, and the fallbacks of the windows recorded now sent, in `tx`. Returns
     /// the decisions recorded now (a window decided before is not recorded again, and sends
     /// nothing), and the candidates it could not decide (the plan's row unreadable).
-    static func decide(_ candidates: [Candidate], context: PipelineContext, tx: any StoreTransaction, now: Date)
+    /// `runsLoaded`: the caller feeds the decisions into the runs and writes them (the full
+    /// path); otherwise the runs learn them on read, and the window completer files them.
+    static func decide(_ candidates: [Candidate], runsLoaded: Bool, context: PipelineContext, tx: any StoreTransaction, now: Date)
         throws -> (recorded: [WindowDecision], undecided: [Candidate]) {
         guard !candidates.isEmpty else { return ([], []) }
         try WindowVerdicts.lock(candidates.map { ($0.item.tenantId, $0.localId) }, tx: tx)
@@ -136,7 +138,7 @@ package enum WindowDecider {
                 decisions.append(decision)
             }
         }
-        let recorded = try tx.recordWindowDecisions(decisions)
+        let recorded = try tx.recordWindowDecisions(decisions, learntByRuns: runsLoaded)
         let isNew = Set(recorded)
         let sent = alerts.filter { isNew.contains($0.decision) }
         let tenants = Dictionary(candidates.map { ($0.localId, $0.item.tenantId) }, uniquingKeysWith: { first, _ in first })

@@ -4,16 +4,16 @@ import BuzzServerCore
 import BuzzStore
 import Foundation
 
-/// Writes the windows decided at their moment outside their runs (``WindowDecider``) into
-/// their runs, run by `buzzkit scheduler` beside it.
+/// Files the runs whose last window was decided at its moment outside the run
+/// (``WindowDecider``) under `completed`, run by `buzzkit scheduler` beside it.
 ///
-/// A decision older than ``CompletionSettings/delaySeconds`` is taken with its run in one
-/// short transaction per batch: the decision rows are taken, deleted and returned by one
-/// statement with `SKIP LOCKED` (so any number of completers run side by side, and nothing
-/// looks them up again by run), the runs locked in id order, the decisions and every other
-/// pending fact folded in (``PendingFacts``: the window "scheduled on device", the run
-/// completed) and the runs written. A run another stage decided meanwhile (a cancel folded
-/// the decision in first) is left as it is; its decision row goes all the same.
+/// The run learns the decision once, on read: every stage that reads it folds the
+/// `window_decisions` row in (``PendingFacts``), and its stored state is never rewritten for
+/// it. What the completer changes is what run search, the console and retention read: the
+/// run's status and `updated_at`. A decision older than ``CompletionSettings/delaySeconds`` is
+/// marked filed and its run's status set by one statement per batch, with `SKIP LOCKED` (so any
+/// number of completers run side by side). A run another stage changed meanwhile (a cancel
+/// folded the decision in first, or cancelled it before) keeps its status.
 ///
 /// The writes are bookkeeping, and they yield to the moment's work: while timers are due and
 /// not yet claimed (the ``Scheduler`` beside it came back from a full round), or
@@ -21,7 +21,7 @@ import Foundation
 /// the completer pauses after each batch so that it works at most
 /// ``CompletionSettings/share`` of the time (``LaneGate``, as bulk work yields to interactive
 /// work). A 07:00 burst longer than the completion delay is decided first and
-/// written after; a steady load still gets its runs written, at that share at least.
+/// filed after; a steady load still gets its runs filed, at that share at least.
 public final class WindowCompleter: Service, @unchecked Sendable {
     public let name = "window-completer"
     let context: PipelineContext
@@ -73,28 +73,16 @@ public final class WindowCompleter: Service, @unchecked Sendable {
 
     public func shutdown(deadline: Date) { shutdownRequest.request(by: deadline) }
 
-    /// Writes one batch of decisions made before now minus the delay into their runs;
-    /// returns how many runs it took.
+    /// Files the runs of one batch of decisions made before now minus the delay; returns how
+    /// many decisions it took.
     @discardableResult
     public func completeBatch() throws -> Int {
         let now = context.clock.now
-        return try context.store.transaction { tx in
-            let taken = try tx.takeWindowDecisions(decidedBefore: now.addingTimeInterval(-settings.delaySeconds), limit: settings.batch)
-            guard !taken.isEmpty else { return 0 }
-            let decisions = Dictionary(grouping: taken, by: \.runId)
-            var runs: [UUID: RunRecord] = [:]
-            for run in try tx.lockRuns(Array(decisions.keys)) { runs[run.id] = run }
-            let caused = try PendingFacts.fold(into: &runs, tx: tx, decisions: .given(decisions))
-            let updated = caused.keys.sortedByBytes().compactMap { runs[$0] }
-            try tx.updateRuns(updated)
-            var outbox = RunActions.Pending()
-            for run in updated {
-                try context.actions.collect(caused[run.id] ?? [], run: run, tx: tx, now: now, into: &outbox)
-            }
-            _ = try context.actions.flush(outbox, tx: tx, now: now)
-            context.metrics.increment("buzzkit_windows_completed_total", by: Double(updated.count),
-                                      help: "Settled windows written into their runs by the window completer")
-            return decisions.count
+        let filed = try context.store.transaction { tx in
+            try tx.completeDecidedRuns(decidedBefore: now.addingTimeInterval(-settings.delaySeconds), limit: settings.batch)
         }
+        context.metrics.increment("buzzkit_windows_completed_total", by: Double(filed.count),
+                                  help: "Runs whose settled window the window completer filed under completed")
+        return filed.count
     }
 }

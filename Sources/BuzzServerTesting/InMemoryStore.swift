@@ -43,6 +43,9 @@ public final class InMemoryStore: Store, @unchecked Sendable {
         public var outbox: [(id: Int64, runId: UUID?, message: OutboxMessage)] = []
         /// Windows the scheduler settled, by run id and local id (``InMemoryStore/key(_:)``).
         public var windowDecisions: [String: WindowDecision] = [:]
+        /// The decisions filed: learnt by their runs at once, or their runs filed under
+        /// `completed` by the window completer.
+        public var filedDecisions: Set<String> = []
         public var nextOutboxId: Int64 = 1
         public var deliveries: [String: (runId: UUID?, kind: String, messageId: String?, outcome: DeliveryOutcome?, at: Date, order: Int)] = [:]
         public var deactivated: [UUID: (reason: String, at: Date)] = [:]

@@ -146,11 +146,11 @@ extension PostgresStoreTransaction {
         return out
     }
 
-    func recordWindowDecisions(_ decisions: [WindowDecision]) throws -> [WindowDecision] {
+    func recordWindowDecisions(_ decisions: [WindowDecision], learntByRuns: Bool) throws -> [WindowDecision] {
         guard !decisions.isEmpty else { return [] }
         let recorded: Set<String> = Set(try db.query("""
-            INSERT INTO window_decisions (run_id, local_id, decided_at, acknowledged_at, fallback_reason)
-            SELECT r, l, d, NULLIF(a, '')::timestamptz, NULLIF(f, '')
+            INSERT INTO window_decisions (run_id, local_id, decided_at, acknowledged_at, fallback_reason, filed)
+            SELECT r, l, d, NULLIF(a, '')::timestamptz, NULLIF(f, ''), \(learntByRuns)::boolean
             FROM unnest(\(decisions.map(\.runId))::uuid[], \(decisions.map(\.localId))::text[],
                         \(decisions.map(\.decidedAt))::timestamptz[], \(decisions.map { $0.acknowledgedAt?.postgresText ?? "" })::text[],
                         \(decisions.map { $0.fallbackReason ?? "" })::text[]) AS u(r, l, d, a, f)
@@ -167,7 +167,7 @@ extension PostgresStoreTransaction {
     func windowDecisions(runIds: [UUID]) throws -> [UUID: [WindowDecision]] {
         guard !runIds.isEmpty else { return [:] }
         var out: [UUID: [WindowDecision]] = [:]
-        // Planned each time, for the reason given at takeWindowDecisions. Only the stages that
+        // Planned each time, for the reason given at completeDecidedRuns. Only the stages that
         // meet a run off the moment's path ask (a cancel, an event, the summary).
         for row in try db.query(("""
             SELECT run_id, local_id, decided_at, acknowledged_at, fallback_reason FROM window_decisions WHERE run_id = ANY(\(runIds)::uuid[])
@@ -178,16 +178,21 @@ extension PostgresStoreTransaction {
         return out
     }
 
-    func takeWindowDecisions(decidedBefore: Date, limit: Int) throws -> [WindowDecision] {
-        // The queue pop: the inner select walks window_decisions_age and skips rows another
-        // completer holds; the delete finds its rows by ctid. Planned each time: the generic
-        // plan of a statement first run while this queue-like table was empty reads the whole
+    func completeDecidedRuns(decidedBefore: Date, limit: Int) throws -> [WindowDecision] {
+        // The queue pop: the inner select walks window_decisions_unfiled and skips rows
+        // another completer holds; the update finds its rows by ctid. Planned each time: the
+        // generic plan of a statement first run while the index was empty reads the whole
         // table for the ctids (0.7 s for 500 of 90,000 rows, against 2 ms by ctid).
         try db.query(("""
-            DELETE FROM window_decisions WHERE ctid = ANY(ARRAY(
-                SELECT ctid FROM window_decisions WHERE decided_at < \(decidedBefore)
-                ORDER BY decided_at LIMIT \(limit) FOR UPDATE SKIP LOCKED))
-            RETURNING run_id, local_id, decided_at, acknowledged_at, fallback_reason
+            WITH taken AS (
+                UPDATE window_decisions SET filed = true WHERE ctid = ANY(ARRAY(
+                    SELECT ctid FROM window_decisions WHERE NOT filed AND decided_at < \(decidedBefore)
+                    ORDER BY decided_at LIMIT \(limit) FOR UPDATE SKIP LOCKED))
+                RETURNING run_id, local_id, decided_at, acknowledged_at, fallback_reason),
+            filed AS (
+                UPDATE runs SET status = \(RunStatus.completed.rawValue), updated_at = now()
+                WHERE id IN (SELECT run_id FROM taken) AND status IN ('running', 'waiting'))
+            SELECT run_id, local_id, decided_at, acknowledged_at, fallback_reason FROM taken
             """ as PostgresQuery).plannedEachTime()).map(WindowDecision.init(row:))
     }
 

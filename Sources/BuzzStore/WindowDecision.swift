@@ -1,12 +1,14 @@
+import BuzzEngine
 import BuzzServerCore
 import Foundation
 
-/// A local window decided at its moment outside its run, that has not reached the run yet: a
-/// row of `window_decisions`, written by the pipeline's `WindowDecider` alone ("scheduled on
-/// device" as the scheduler claims the timer, or at `fallback-check` with the fallback it
-/// sent). Stages that lock the run fold it in first
-/// (``PendingFacts``), the run summary derives the decided window from it, and the
-/// ``WindowCompleter`` writes it into the run shortly after.
+/// A local window decided at its moment outside its run: a row of `window_decisions`, written
+/// by the pipeline's `WindowDecider` alone ("scheduled on device" as the scheduler claims the
+/// timer, or at `fallback-check` with the fallback it sent), for a window that ends its run.
+/// The run learns it once, on read: every stage that reads the run folds it in first
+/// (``apply(to:)``, through the pipeline's `PendingFacts`), and the stored state is not
+/// rewritten for it. The window completer only files the run under `completed`
+/// (``StoreTransaction/completeDecidedRuns(decidedBefore:limit:)``).
 public struct WindowDecision: Sendable, Hashable {
     public var runId: UUID
     /// `<runId>/<stepName>`.
@@ -42,5 +44,15 @@ public struct WindowDecision: Sendable, Hashable {
         self.decidedAt = decidedAt
         self.acknowledgedAt = acknowledgedAt
         self.fallbackReason = acknowledgedAt == nil ? (fallbackReason ?? "") : nil
+    }
+
+    /// Feeds the decision into `state`; returns the actions it caused (the run's next steps;
+    /// never the fallback, which the decider sent). Nothing changes where the window is no
+    /// longer the one the run waits on (it learnt the decision before, or was cancelled).
+    public func apply(to state: inout RunState) -> [RunAction] {
+        if let acknowledgedAt {
+            return state.settleAcknowledged(localId: localId, acknowledgedAt: acknowledgedAt, decidedAt: decidedAt)
+        }
+        return state.settleUnacknowledged(localId: localId, reason: fallbackReason ?? "", decidedAt: decidedAt)
     }
 }

@@ -36,14 +36,21 @@ public protocol WindowFacts {
     /// Every device's standing on the given plans (each by its run's subscriber), by run id,
     /// with whether the device still counts for that subscriber.
     func acknowledgments(tenantId: String, windows: [WindowKey]) throws -> [UUID: [PlanHolding]]
-    /// Records windows decided at their moment outside their runs; returns those recorded. A
-    /// window already decided keeps its first decision, and is left out of the answer.
+    /// Records windows decided at their moment; returns those recorded. A window already
+    /// decided keeps its first decision, and is left out of the answer. `learntByRuns`: the
+    /// caller feeds them into their runs and writes the runs in this transaction (the runs may
+    /// go on to further steps), so they are recorded filed and
+    /// ``completeDecidedRuns(decidedBefore:limit:)`` leaves them alone; otherwise each decides
+    /// its run's last step, and the completer files the run under `completed`.
     @discardableResult
-    func recordWindowDecisions(_ decisions: [WindowDecision]) throws -> [WindowDecision]
-    /// The decisions waiting for the given runs, by run id.
+    func recordWindowDecisions(_ decisions: [WindowDecision], learntByRuns: Bool) throws -> [WindowDecision]
+    /// The decisions recorded for the given runs, by run id. They are kept for the run's
+    /// life: its stored state never learns them, and every reader folds them in.
     func windowDecisions(runIds: [UUID]) throws -> [UUID: [WindowDecision]]
-    /// Takes up to `limit` decisions made before `decidedBefore`, oldest first, skipping those
-    /// another transaction holds: returns them and deletes them, for the caller to write into
-    /// their runs in the same transaction.
-    func takeWindowDecisions(decidedBefore: Date, limit: Int) throws -> [WindowDecision]
+    /// Files the runs of up to `limit` unfiled decisions made before `decidedBefore` (oldest
+    /// first, skipping those another transaction holds) under `completed`, where they still
+    /// read `running` or `waiting`: each such decision decided its run's last step. Only the run's status and `updated_at` change (what run search, the
+    /// console and retention read); its state is not rewritten. Returns the decisions filed;
+    /// each is filed once.
+    func completeDecidedRuns(decidedBefore: Date, limit: Int) throws -> [WindowDecision]
 }

@@ -82,14 +82,14 @@ struct WindowWrites {
                       brokerMessages: (Double(runtime.publisher.confirmedCount - published) + driverMessages) / n, costliest: costliest)
     }
 
-    /// Waits until nothing of an earlier window is left to do (every decision written into its
-    /// run, the outbox empty), then until every backend has reported its counters
+    /// Waits until nothing of an earlier window is left to do (every decision's run filed, the
+    /// outbox empty), then until every backend has reported its counters
     /// (PostgreSQL 15 flushes an idle backend's table statistics within 10 s).
     func settle() throws {
         try PipelineBench.waitUntil("window writes: earlier windows finished", timeout: 180, every: 0.25) {
             try runtime.pool.withConnection { db in
                 try db.query("""
-                    SELECT (SELECT count(*) FROM window_decisions) + (SELECT count(*) FROM outbox)
+                    SELECT (SELECT count(*) FROM window_decisions WHERE NOT filed) + (SELECT count(*) FROM outbox)
                          + (SELECT count(*) FROM runs WHERE tenant_id = \(tenantId) AND status IN ('running', 'waiting')) AS n
                     """)[0].decode("n", as: Int.self) == 0
             }

@@ -61,7 +61,7 @@ final class WindowSettlementTests: InMemoryAPITestCase {
         XCTAssertEqual(broker.routed[.fallbackCheck] ?? 0, 0, "no fallback-check message for an acknowledged window")
         XCTAssertEqual(workers.context.metrics.counter("buzzkit_windows_settled_total"), 1)
         XCTAssertEqual(pushes(to: token, .alert).count, 0, "no fallback")
-        XCTAssertEqual(storedStatus(plan), "waiting", "the run itself is written later")
+        XCTAssertEqual(storedStatus(plan), "waiting", "the run is filed under completed later")
         let derived = try await summary(plan)
         XCTAssertEqual(derived["status"] as? String, "completed")
         let step = try XCTUnwrap((derived["steps"] as? [[String: Any]])?.last)
@@ -69,11 +69,11 @@ final class WindowSettlementTests: InMemoryAPITestCase {
         let local = try XCTUnwrap(step["local"] as? [String: Any])
         XCTAssertEqual(local["acknowledgedAt"] as? String, RFC3339.format(acknowledgedAt), "the acknowledgment's time")
 
-        // After the completion delay the run is written, and reads exactly the same.
+        // After the completion delay the run is filed under completed, and reads exactly the same.
         clock.advance(by: 11)
         try workers.runUntilIdle()
         XCTAssertEqual(storedStatus(plan), "completed")
-        XCTAssertTrue(store.withState { $0.windowDecisions.isEmpty }, "the decision is gone once written")
+        XCTAssertEqual(store.withState { $0.filedDecisions.count }, 1, "the decision is filed, and kept with its run")
         let written = try await summary(plan)
         XCTAssertEqual(try JSONSerialization.data(withJSONObject: written, options: .sortedKeys),
                        try JSONSerialization.data(withJSONObject: derived, options: .sortedKeys))
@@ -110,7 +110,7 @@ final class WindowSettlementTests: InMemoryAPITestCase {
         try workers.runUntilIdle()
 
         XCTAssertEqual(workers.context.metrics.counter("buzzkit_windows_decided_outside_run_total"), 1)
-        XCTAssertEqual(storedStatus(plan), "waiting", "the run itself is written later")
+        XCTAssertEqual(storedStatus(plan), "waiting", "the run is filed under completed later")
         for phone in [token, other] {
             let alerts = pushes(to: phone, .alert)
             XCTAssertEqual(alerts.count, 1, "the fallback, once on each active phone")
@@ -129,11 +129,11 @@ final class WindowSettlementTests: InMemoryAPITestCase {
         XCTAssertEqual(fallback["idempotencyKey"] as? String, "\(plan.id)/fallback")
         XCTAssertEqual((step["deliveries"] as? [[String: Any]])?.filter { $0["kind"] as? String == "fallback" }.count, 2)
 
-        // After the delay the run is written and reads exactly the same.
+        // After the delay the run is filed under completed and reads exactly the same.
         clock.advance(by: 11)
         try workers.runUntilIdle()
         XCTAssertEqual(storedStatus(plan), "completed")
-        XCTAssertTrue(store.withState { $0.windowDecisions.isEmpty })
+        XCTAssertEqual(store.withState { $0.filedDecisions.count }, 1)
         let written = try await summary(plan)
         XCTAssertEqual(try JSONSerialization.data(withJSONObject: written, options: .sortedKeys),
                        try JSONSerialization.data(withJSONObject: derived, options: .sortedKeys))
@@ -238,7 +238,11 @@ final class WindowSettlementTests: InMemoryAPITestCase {
         try passTheMoment()
         XCTAssertEqual(pushes(to: token, .alert).map(\.collapseId), ["\(plan.id)/fallback"])
         XCTAssertEqual(store.withState { $0.windowDecisions.values.map(\.localId) }, [plan.id], "recorded by the decider")
-        XCTAssertEqual(storedStatus(plan), "waiting", "waiting for the delay: the run learnt the decision at once")
+        XCTAssertEqual(store.withState { $0.filedDecisions.count }, 1, "filed at once: the run learnt it")
+        XCTAssertEqual(storedStatus(plan), "waiting", "waiting for the push step an hour later")
+        clock.advance(by: 11)
+        try workers.runUntilIdle()
+        XCTAssertEqual(storedStatus(plan), "waiting", "the completer leaves a run that goes on alone")
         let written = try await summary(plan)
         let step = try XCTUnwrap((written["steps"] as? [[String: Any]])?.first { $0["name"] as? String == "nudge" })
         XCTAssertEqual(step["status"] as? String, "fallback sent")
@@ -250,6 +254,5 @@ final class WindowSettlementTests: InMemoryAPITestCase {
         try workers.runUntilIdle()
         XCTAssertEqual(storedStatus(plan), "completed")
         XCTAssertEqual(pushes(to: token, .alert).count, 2, "the fallback, then the push step an hour later")
-        XCTAssertTrue(store.withState { $0.windowDecisions.isEmpty }, "the completer took the decision the run had learnt")
     }
 }

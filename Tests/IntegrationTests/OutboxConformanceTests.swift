@@ -79,7 +79,7 @@ final class OutboxConformanceTests: ConformanceTestCase {
             _ = try scenario.store.transaction { try $0.enqueue(messages, runIds: runs + [nil], now: Date()) }
             func settleFirst(_ due: [DueWindow], _ tx: any StoreTransaction, _ now: Date) throws -> Set<Int64> {
                 let first = due.filter { $0.window.runId == runs[0] }
-                try tx.recordWindowDecisions(first.map { WindowDecision(runId: $0.window.runId, localId: $0.window.localId, decidedAt: now, acknowledgedAt: now) })
+                try tx.recordWindowDecisions(first.map { WindowDecision(runId: $0.window.runId, localId: $0.window.localId, decidedAt: now, acknowledgedAt: now) }, learntByRuns: false)
                 return Set(first.map(\.rowId))
             }
             struct BrokerDown: Error {}

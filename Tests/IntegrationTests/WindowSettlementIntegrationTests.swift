@@ -6,11 +6,11 @@ import XCTest
 
 /// Windows decided at their moment outside their runs, on PostgreSQL: an acknowledged one
 /// settled by the real scheduler (nothing goes to `fallback-check`), an unacknowledged one
-/// decided by `fallback-check` without loading the run. The decision waits in
-/// `window_decisions` while the summary already reads decided, and the window completer
-/// writes the run with the same summary.
+/// decided by `fallback-check` without loading the run. The decision stays in
+/// `window_decisions`, the summary reads decided from the moment on, and the window completer
+/// files the run under `completed` without rewriting its state: the same summary.
 final class WindowSettlementIntegrationTests: APITestCase {
-    func testAnAcknowledgedWindowIsSettledByTheSchedulerAndWrittenByTheCompleter() throws {
+    func testAnAcknowledgedWindowIsSettledByTheSchedulerAndFiledByTheCompleter() throws {
         let (plan, runId, tokens, _) = try api.window("maya", devices: 1)
         let acknowledgedAt = Date()
         api.say(BuzzEvent.localScheduled, plan, subscriber: "maya", token: tokens[0], at: acknowledgedAt)
@@ -26,7 +26,7 @@ final class WindowSettlementIntegrationTests: APITestCase {
         XCTAssertEqual(pipeline.metrics.counter("buzzkit_messages_total", ["queue": "fallback-check", "outcome": "processed"]), 0,
                        "no queue message")
         let before = try stored(runId)
-        XCTAssertEqual(before.status, "waiting", "the run is written by the completer")
+        XCTAssertEqual(before.status, "waiting", "the run is filed by the completer")
         XCTAssertEqual(before.decisions, 1)
         let derived = api.summary(runId)
 
@@ -38,7 +38,8 @@ final class WindowSettlementIntegrationTests: APITestCase {
         XCTAssertEqual(try completer.completeBatch(), 1)
         let after = try stored(runId)
         XCTAssertEqual(after.status, "completed")
-        XCTAssertEqual(after.decisions, 0)
+        XCTAssertEqual(after.decisions, 0, "filed once")
+        XCTAssertEqual(after.state, before.state, "the run's state is not rewritten: its readers fold the decision in")
         let written = api.summary(runId)
         XCTAssertEqual(written.status, "completed")
         XCTAssertEqual(try JSONSerialization.data(withJSONObject: written.local, options: .sortedKeys),
@@ -63,7 +64,7 @@ final class WindowSettlementIntegrationTests: APITestCase {
         XCTAssertEqual(pipeline.metrics.counter("buzzkit_windows_decided_outside_run_total"), 1)
         XCTAssertEqual(pipeline.metrics.counter("buzzkit_fallback_checks_total", ["outcome": "fallback"]), 1)
         let before = try stored(runId)
-        XCTAssertEqual(before.status, "waiting", "the run is written by the completer")
+        XCTAssertEqual(before.status, "waiting", "the run is filed by the completer")
         XCTAssertEqual(before.decisions, 1)
         let derived = api.summary(runId)
 
@@ -76,13 +77,14 @@ final class WindowSettlementIntegrationTests: APITestCase {
         XCTAssertEqual(tokens.map { pipeline.pushes(to: $0).filter { $0.pushType == .alert }.count }, [1, 1], "nothing sent again")
     }
 
-    /// The run's stored status and its decisions waiting.
-    private func stored(_ runId: String) throws -> (status: String, decisions: Int) {
+    /// The run's stored status and state, and its decisions not yet filed.
+    private func stored(_ runId: String) throws -> (status: String, state: String, decisions: Int) {
         try pipeline.pool.withConnection { db in
             let row = try db.query("""
-                SELECT status, (SELECT count(*) FROM window_decisions WHERE run_id = \(runId)::uuid) AS n FROM runs WHERE id = \(runId)::uuid
+                SELECT status, state, (SELECT count(*) FROM window_decisions WHERE run_id = \(runId)::uuid AND NOT filed) AS n
+                FROM runs WHERE id = \(runId)::uuid
                 """)[0]
-            return (try row.decode("status"), try row.decode("n"))
+            return (try row.decode("status"), try row.decode("state"), try row.decode("n"))
         }
     }
 }

@@ -1,0 +1,16 @@
+-- A run learns its window's decision once: from `window_decisions`, which every stage that
+-- reads the run folds in (PendingFacts), as it folds acknowledgments. The decision is kept for
+-- the run's life (the retention sweeper removes it with the run), and the run's state is not
+-- rewritten for it. The window completer no longer reads, decodes, re-encodes and writes back
+-- each run's state (most of the workers' CPU and most of PostgreSQL's bytes in a window's
+-- later life); it files the run under `completed` (status and updated_at: what run search,
+-- the console and retention read) and marks the decision `filed`. A decision the run learnt
+-- at once (fallback-check's full path, which has the run loaded and writes it) is recorded
+-- filed: its run may go on to further steps, and the completer leaves it alone.
+--
+-- Servers from before this migration still take decisions by deleting them and writing them
+-- into the states, which is also correct; their queue scan reads window_decisions_age, which
+-- this migration replaces with a partial index on the decisions still to be filed.
+ALTER TABLE window_decisions ADD COLUMN filed boolean NOT NULL DEFAULT false;
+CREATE INDEX window_decisions_unfiled ON window_decisions (decided_at) WHERE NOT filed;
+DROP INDEX window_decisions_age;
