@@ -29,8 +29,8 @@ struct TimerProcessor {
     /// Handles a batch of due timers in one transaction, locking their runs in id order.
     func process(_ items: [Item], tx: any StoreTransaction) throws -> [Outbox.Row] {
         let now = context.clock.now
-        // Windows whose decision ends their run are decided without loading it; the window
-        // completer writes the runs after.
+        // Windows whose decision ends their run are decided without loading it; the run learns
+        // the decision on read, and the window completer files it under completed after.
         let items = try WindowDecider.decide(items, context: context, tx: tx, now: now)
         guard !items.isEmpty else { return [] }
         let lookups = BatchLookups(tx)

@@ -110,9 +110,8 @@ struct BurstRound {
             decided() - decidedBefore >= Double(windows) && push.sent.count >= unacknowledged
         }
         // The fallback counters move just before each batch commits: then every window must
-        // read as decided (its run completed, or its decision recorded by the scheduler and not
-        // yet written into the run: the completer moves a decision into its run in one
-        // transaction, so a snapshot counts each window once, however long the burst takes).
+        // read as decided (its decision recorded, or its run completed without one: a snapshot
+        // counts each window once, however long the burst takes).
         // The time is when the check that passed took its snapshot (as its statement began):
         // the check itself reads every run of the round and
         // took up to 0.4 s, which is the bench's reading, not the system's work.
