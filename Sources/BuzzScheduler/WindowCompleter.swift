@@ -78,11 +78,29 @@ public final class WindowCompleter: Service, @unchecked Sendable {
     @discardableResult
     public func completeBatch() throws -> Int {
         let now = context.clock.now
-        let filed = try context.store.transaction { tx in
-            try tx.completeDecidedRuns(decidedBefore: now.addingTimeInterval(-settings.delaySeconds), limit: settings.batch)
+        let taken = try context.store.transaction { tx in
+            let taken = try tx.completeDecidedRuns(decidedBefore: now.addingTimeInterval(-settings.delaySeconds), limit: settings.batch)
+            if !taken.toFold.isEmpty { try fold(taken.toFold, tx: tx, now: now) }
+            return taken
         }
-        context.metrics.increment("buzzkit_windows_completed_total", by: Double(filed.count),
+        context.metrics.increment("buzzkit_windows_completed_total", by: Double(taken.filed.count + taken.toFold.count),
                                   help: "Runs whose settled window the window completer filed under completed")
-        return filed.count
+        return taken.filed.count + taken.toFold.count
+    }
+
+    /// Writes the decisions of servers from before migration 0025 into their runs, as those
+    /// servers' completers did: such a decision may belong to a run that went on to further
+    /// steps, so only the engine can tell the run's status.
+    private func fold(_ runIds: [UUID], tx: any StoreTransaction, now: Date) throws {
+        var runs: [UUID: RunRecord] = [:]
+        for run in try tx.lockRuns(runIds) { runs[run.id] = run }
+        let caused = try PendingFacts.fold(into: &runs, tx: tx)
+        let updated = caused.keys.sortedByBytes().compactMap { runs[$0] }
+        try tx.updateRuns(updated)
+        var outbox = RunActions.Pending()
+        for run in updated {
+            try context.actions.collect(caused[run.id] ?? [], run: run, tx: tx, now: now, into: &outbox)
+        }
+        _ = try context.actions.flush(outbox, tx: tx, now: now)
     }
 }

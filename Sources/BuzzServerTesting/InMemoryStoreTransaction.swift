@@ -207,7 +207,7 @@ struct InMemoryStoreTransaction: StoreTransaction {
         return read { state in Dictionary(grouping: state.windowDecisions.values.filter { wanted.contains($0.runId) }, by: \.runId) }
     }
 
-    func completeDecidedRuns(decidedBefore: Date, limit: Int) throws -> [WindowDecision] {
+    func completeDecidedRuns(decidedBefore: Date, limit: Int) throws -> (filed: [WindowDecision], toFold: [UUID]) {
         write { state in
             let due = state.windowDecisions.filter { !state.filedDecisions.contains($0.key) && $0.value.decidedAt < decidedBefore }
                 .sorted { $0.value.decidedAt < $1.value.decidedAt }.prefix(limit)
@@ -221,7 +221,7 @@ struct InMemoryStoreTransaction: StoreTransaction {
                     state.runs[decision.runId] = run
                 }
             }
-            return due.map(\.value)
+            return (due.map(\.value), [])  // every decision here says whether its run learnt it
         }
     }
 

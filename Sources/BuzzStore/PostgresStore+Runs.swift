@@ -178,22 +178,35 @@ extension PostgresStoreTransaction {
         return out
     }
 
-    func completeDecidedRuns(decidedBefore: Date, limit: Int) throws -> [WindowDecision] {
-        // The queue pop: the inner select walks window_decisions_unfiled and skips rows
-        // another completer holds; the update finds its rows by ctid. Planned each time: the
-        // generic plan of a statement first run while the index was empty reads the whole
-        // table for the ctids (0.7 s for 500 of 90,000 rows, against 2 ms by ctid).
-        try db.query(("""
-            WITH taken AS (
-                UPDATE window_decisions SET filed = true WHERE ctid = ANY(ARRAY(
-                    SELECT ctid FROM window_decisions WHERE NOT filed AND decided_at < \(decidedBefore)
-                    ORDER BY decided_at LIMIT \(limit) FOR UPDATE SKIP LOCKED))
+    func completeDecidedRuns(decidedBefore: Date, limit: Int) throws -> (filed: [WindowDecision], toFold: [UUID]) {
+        // The queue pop: `due` walks window_decisions_unfiled and skips rows another completer
+        // holds; the update finds its rows by ctid. Planned each time: the generic plan of a
+        // statement first run while the index was empty reads the whole table for the ctids
+        // (0.7 s for 500 of 90,000 rows, against 2 ms by ctid). The runs are locked in id
+        // order, as every stage locks them (no deadlock with a batch that holds some). A NULL
+        // `filed` is a row from before 0025 (see the migration).
+        var filed: [WindowDecision] = [], toFold: [UUID] = []
+        for row in try db.query(("""
+            WITH due AS MATERIALIZED (
+                SELECT ctid AS c, run_id, local_id, filed IS NULL AS legacy FROM window_decisions
+                WHERE filed IS NOT TRUE AND decided_at < \(decidedBefore)
+                ORDER BY decided_at LIMIT \(limit) FOR UPDATE SKIP LOCKED),
+            taken AS (
+                UPDATE window_decisions SET filed = true WHERE ctid = ANY(ARRAY(SELECT c FROM due))
                 RETURNING run_id, local_id, decided_at, acknowledged_at, fallback_reason),
-            filed AS (
+            locked AS (
+                SELECT id FROM runs WHERE id IN (SELECT run_id FROM due WHERE NOT legacy) AND status IN ('running', 'waiting')
+                ORDER BY id FOR UPDATE),
+            completed AS (
                 UPDATE runs SET status = \(RunStatus.completed.rawValue), updated_at = now()
-                WHERE id IN (SELECT run_id FROM taken) AND status IN ('running', 'waiting'))
-            SELECT run_id, local_id, decided_at, acknowledged_at, fallback_reason FROM taken
-            """ as PostgresQuery).plannedEachTime()).map(WindowDecision.init(row:))
+                WHERE id IN (SELECT id FROM locked) AND status IN ('running', 'waiting'))
+            SELECT t.run_id, t.local_id, t.decided_at, t.acknowledged_at, t.fallback_reason, d.legacy
+            FROM taken t JOIN due d USING (run_id, local_id) ORDER BY t.decided_at
+            """ as PostgresQuery).plannedEachTime()) {
+            let decision = try WindowDecision(row: row)
+            if try row.decode("legacy", as: Bool.self) { toFold.append(decision.runId) } else { filed.append(decision) }
+        }
+        return (filed, toFold)
     }
 
     func planDeliveryCounts(localIds: [String]) throws -> [String: Int] {

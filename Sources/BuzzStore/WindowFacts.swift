@@ -49,8 +49,11 @@ public protocol WindowFacts {
     func windowDecisions(runIds: [UUID]) throws -> [UUID: [WindowDecision]]
     /// Files the runs of up to `limit` unfiled decisions made before `decidedBefore` (oldest
     /// first, skipping those another transaction holds) under `completed`, where they still
-    /// read `running` or `waiting`: each such decision decided its run's last step. Only the run's status and `updated_at` change (what run search, the
-    /// console and retention read); its state is not rewritten. Returns the decisions filed;
-    /// each is filed once.
-    func completeDecidedRuns(decidedBefore: Date, limit: Int) throws -> [WindowDecision]
+    /// read `running` or `waiting`: each such decision decided its run's last step. Only the
+    /// run's status and `updated_at` change (what run search, the console and retention read);
+    /// its state is not rewritten. Each decision is taken once. Returns the decisions filed,
+    /// and the runs of decisions recorded by servers from before migration 0025, which did not
+    /// say whether the run goes on: their status is left alone, for the caller to fold the
+    /// decisions into those runs and write them, in the same transaction.
+    func completeDecidedRuns(decidedBefore: Date, limit: Int) throws -> (filed: [WindowDecision], toFold: [UUID])
 }

@@ -143,7 +143,7 @@ struct BurstRound {
         // every run each 0.2 s would read the whole runs table and load what it measures.
         try PipelineBench.waitUntil("runs filed", timeout: 300, every: 0.2) {
             try runtime.pool.withConnection { db in
-                try db.query("SELECT count(*) AS n FROM window_decisions WHERE NOT filed")[0].decode("n", as: Int.self)
+                try db.query("SELECT count(*) AS n FROM window_decisions WHERE filed IS NOT TRUE")[0].decode("n", as: Int.self)
             } == 0
         }
         report.add("pipeline:   every run filed completed (window completer, delay \(Int(runtime.configuration.completion.delaySeconds)) s)",

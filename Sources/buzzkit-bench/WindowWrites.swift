@@ -89,7 +89,7 @@ struct WindowWrites {
         try PipelineBench.waitUntil("window writes: earlier windows finished", timeout: 180, every: 0.25) {
             try runtime.pool.withConnection { db in
                 try db.query("""
-                    SELECT (SELECT count(*) FROM window_decisions WHERE NOT filed) + (SELECT count(*) FROM outbox)
+                    SELECT (SELECT count(*) FROM window_decisions WHERE filed IS NOT TRUE) + (SELECT count(*) FROM outbox)
                          + (SELECT count(*) FROM runs WHERE tenant_id = \(tenantId) AND status IN ('running', 'waiting')) AS n
                     """)[0].decode("n", as: Int.self) == 0
             }

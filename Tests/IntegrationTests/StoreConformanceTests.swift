@@ -334,14 +334,16 @@ final class StoreConformanceTests: ConformanceTestCase {
             try s.store.transaction { tx in
                 XCTAssertEqual(try statuses(tx), [.waiting, .waiting], "recording a decision leaves the run's status to the completer")
                 XCTAssertEqual(try tx.windowDecisions(runIds: [first.run.id]), [first.run.id: [older]])
-                XCTAssertEqual(try tx.completeDecidedRuns(decidedBefore: s.now.addingTimeInterval(10), limit: 1), [older], "oldest first")
+                let taken = try tx.completeDecidedRuns(decidedBefore: s.now.addingTimeInterval(10), limit: 1)
+                XCTAssertEqual(taken.filed, [older], "oldest first")
+                XCTAssertEqual(taken.toFold, [], "every decision recorded here says whether its run learnt it")
                 XCTAssertEqual(try statuses(tx), [.completed, .waiting], "the run of the decision taken is filed completed")
                 XCTAssertEqual(try tx.windowDecisions(runIds: [first.run.id, second.run.id]), [first.run.id: [older], second.run.id: [newer]],
                                "a decision stays with its run: the run's state never learns it, its readers fold it in")
-                XCTAssertEqual(try tx.completeDecidedRuns(decidedBefore: s.now.addingTimeInterval(1), limit: 10), [],
+                XCTAssertEqual(try tx.completeDecidedRuns(decidedBefore: s.now.addingTimeInterval(1), limit: 10).filed, [],
                                "only decisions older than the delay")
-                XCTAssertEqual(try tx.completeDecidedRuns(decidedBefore: s.now.addingTimeInterval(10), limit: 10), [newer], "each decision once")
-                XCTAssertEqual(try tx.completeDecidedRuns(decidedBefore: s.now.addingTimeInterval(10), limit: 10), [])
+                XCTAssertEqual(try tx.completeDecidedRuns(decidedBefore: s.now.addingTimeInterval(10), limit: 10).filed, [newer], "each decision once")
+                XCTAssertEqual(try tx.completeDecidedRuns(decidedBefore: s.now.addingTimeInterval(10), limit: 10).filed, [])
                 XCTAssertEqual(try statuses(tx), [.completed, .completed])
             }
         }
@@ -358,7 +360,7 @@ final class StoreConformanceTests: ConformanceTestCase {
                 try tx.updateRun(cancelled)
             }
             try s.store.transaction { tx in
-                XCTAssertEqual(try tx.completeDecidedRuns(decidedBefore: s.now.addingTimeInterval(10), limit: 10).count, 1)
+                XCTAssertEqual(try tx.completeDecidedRuns(decidedBefore: s.now.addingTimeInterval(10), limit: 10).filed.count, 1)
                 XCTAssertEqual(try tx.lockRunHeads([stored.run.id]).map(\.status), [.cancelled], "a cancelled run is not filed completed")
             }
         }
@@ -374,7 +376,7 @@ final class StoreConformanceTests: ConformanceTestCase {
                 XCTAssertEqual(try tx.recordWindowDecisions([decision], learntByRuns: true), [decision])
             }
             try s.store.transaction { tx in
-                XCTAssertEqual(try tx.completeDecidedRuns(decidedBefore: s.now.addingTimeInterval(10), limit: 10), [])
+                XCTAssertEqual(try tx.completeDecidedRuns(decidedBefore: s.now.addingTimeInterval(10), limit: 10).filed, [])
                 XCTAssertEqual(try tx.lockRunHeads([stored.run.id]).map(\.status), [.waiting])
                 XCTAssertEqual(try tx.windowDecisions(runIds: [stored.run.id]).count, 1, "kept: a redelivered timer finds it decided")
             }

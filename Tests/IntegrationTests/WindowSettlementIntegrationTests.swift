@@ -47,7 +47,7 @@ final class WindowSettlementIntegrationTests: APITestCase {
         XCTAssertEqual(try completer.completeBatch(), 0, "nothing left")
     }
 
-    func testAnUnacknowledgedWindowGetsItsFallbackWithoutLoadingTheRunAndTheCompleterWritesIt() throws {
+    func testAnUnacknowledgedWindowGetsItsFallbackWithoutLoadingTheRunAndTheCompleterFilesIt() throws {
         let (plan, runId, tokens, _) = try api.window("noor", devices: 2)
         // One phone acknowledges and lets go again: the fallback goes to both, with the release's reason.
         api.say(BuzzEvent.localScheduled, plan, subscriber: "noor", token: tokens[0], at: Date())
@@ -77,11 +77,37 @@ final class WindowSettlementIntegrationTests: APITestCase {
         XCTAssertEqual(tokens.map { pipeline.pushes(to: $0).filter { $0.pushType == .alert }.count }, [1, 1], "nothing sent again")
     }
 
+    /// A rolling upgrade: a decision a server from before migration 0025 recorded says nothing
+    /// of whether its run goes on (`filed` NULL), so the completer writes it into the run as
+    /// those servers did, and the run reads the same.
+    func testADecisionFromBeforeTheUpgradeIsWrittenIntoItsRun() throws {
+        let (plan, runId, tokens, _) = try api.window("ines", devices: 1)
+        api.say(BuzzEvent.localScheduled, plan, subscriber: "ines", token: tokens[0], at: Date())
+        XCTAssertTrue(TestServices.eventually(timeout: 5) { self.api.acknowledged(runId) == true })
+        _ = try api.decision(runId, tokens: tokens)
+        try pipeline.pool.withConnection { db in
+            XCTAssertEqual(try db.execute("UPDATE window_decisions SET filed = NULL WHERE run_id = \(runId)::uuid"), 1)
+        }
+        let before = try stored(runId)
+        XCTAssertEqual(before.decisions, 1)
+        let derived = api.summary(runId)
+
+        var settings = CompletionSettings()
+        settings.delaySeconds = 0
+        XCTAssertEqual(try WindowCompleter(context: pipeline.context, settings: settings).completeBatch(), 1)
+        let after = try stored(runId)
+        XCTAssertEqual(after.status, "completed", "the engine completed it")
+        XCTAssertNotEqual(after.state, before.state, "the decision is in the run's state")
+        XCTAssertEqual(after.decisions, 0)
+        XCTAssertEqual(try JSONSerialization.data(withJSONObject: api.summary(runId).local, options: .sortedKeys),
+                       try JSONSerialization.data(withJSONObject: derived.local, options: .sortedKeys), "the same summary")
+    }
+
     /// The run's stored status and state, and its decisions not yet filed.
     private func stored(_ runId: String) throws -> (status: String, state: String, decisions: Int) {
         try pipeline.pool.withConnection { db in
             let row = try db.query("""
-                SELECT status, state, (SELECT count(*) FROM window_decisions WHERE run_id = \(runId)::uuid AND NOT filed) AS n
+                SELECT status, state, (SELECT count(*) FROM window_decisions WHERE run_id = \(runId)::uuid AND filed IS NOT TRUE) AS n
                 FROM runs WHERE id = \(runId)::uuid
                 """)[0]
             return (try row.decode("status"), try row.decode("state"), try row.decode("n"))

@@ -8,9 +8,13 @@
 -- at once (fallback-check's full path, which has the run loaded and writes it) is recorded
 -- filed: its run may go on to further steps, and the completer leaves it alone.
 --
--- Servers from before this migration still take decisions by deleting them and writing them
--- into the states, which is also correct; their queue scan reads window_decisions_age, which
--- this migration replaces with a partial index on the decisions still to be filed.
-ALTER TABLE window_decisions ADD COLUMN filed boolean NOT NULL DEFAULT false;
-CREATE INDEX window_decisions_unfiled ON window_decisions (decided_at) WHERE NOT filed;
+-- A rolling upgrade: servers from before this migration leave `filed` NULL. Such a decision
+-- may belong to a run that went on (their full path recorded decisions too, without saying),
+-- so the completer does not file its run by status: it loads the run and writes the decision
+-- into its state, as those servers did. Their own completers still take decisions by deleting
+-- them and writing them into the states, which stays correct; their queue scan read
+-- window_decisions_age, which this migration replaces with a partial index on the decisions
+-- still to be filed.
+ALTER TABLE window_decisions ADD COLUMN filed boolean;
+CREATE INDEX window_decisions_unfiled ON window_decisions (decided_at) WHERE filed IS NOT TRUE;
 DROP INDEX window_decisions_age;
