@@ -2,8 +2,8 @@
 -- reads the run folds in (PendingFacts), as it folds acknowledgments. The decision is kept for
 -- the run's life (the retention sweeper removes it with the run), and the run's state is not
 -- rewritten for it. The window completer no longer reads, decodes, re-encodes and writes back
--- each run's state (most of the workers' CPU and most of PostgreSQL's bytes in a window's
--- later life); it files the run under `completed` (status and updated_at: what run search,
+-- each run's state (most of the workers' CPU in a window's later life, and 1.7 KB of text a
+-- run through PostgreSQL's array parser); it files the run under `completed` (status and updated_at: what run search,
 -- the console and retention read) and marks the decision `filed`. A decision the run learnt
 -- at once (fallback-check's full path, which has the run loaded and writes it) is recorded
 -- filed: its run may go on to further steps, and the completer leaves it alone.
