@@ -77,7 +77,6 @@ final class CanaryProbe: @unchecked Sendable {
     func next() async -> Probe {
         let probe = await self.probe(number: reserveNumber())
         keep(probe)
-        await watchForRepeat(of: probe.number, moment: moment(of: probe))
         return probe
     }
 
@@ -87,11 +86,15 @@ final class CanaryProbe: @unchecked Sendable {
     }
 
     /// Starts a probe every `every` seconds (each on its own, so a slow one does not hold
-    /// up the next) until `stop()`, then waits for those still running.
+    /// up the next), each watched for a repeat after it (``repeatWatch``), until `stop()`;
+    /// then waits for those still running or watched.
     func loop(every: Double = 1) async {
         await withTaskGroup(of: Void.self) { group in
             while !isStopped {
-                group.addTask { await self.next() }
+                group.addTask {
+                    let probe = await self.next()
+                    await self.watchForRepeat(of: probe.number, moment: self.moment(of: probe))
+                }
                 try? await Task.sleep(nanoseconds: UInt64(every * 1e9))
             }
         }
