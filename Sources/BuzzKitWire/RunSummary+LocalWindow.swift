@@ -9,7 +9,7 @@ extension RunSummary {
         /// `<runId>/<stepName>`.
         public var localId: String
         /// The instant the notification is due (after any quiet-hours shift).
-        public var moment: Date
+        @WireForm.Instant public var moment: Date
         /// The wall clock handed to devices.
         public var fireAt: FireAt
         /// Whether quiet hours moved the moment.
@@ -19,9 +19,9 @@ extension RunSummary {
         /// Whether a device of the subscriber acknowledged the plan.
         public var acknowledged: Bool
         /// When the first acknowledgment arrived.
-        public var acknowledgedAt: Date?
+        @WireForm.InstantOrNull public var acknowledgedAt: Date?
         /// The fallback decision, once the moment has been reached.
-        public var fallback: Fallback?
+        @WireForm.OrNull public var fallback: Fallback?
 
         /// A summary from its parts.
         public init(localId: String, moment: Date, fireAt: FireAt, shiftedByQuietHours: Bool,
@@ -35,36 +35,6 @@ extension RunSummary {
             self.acknowledged = acknowledged
             self.acknowledgedAt = acknowledgedAt
             self.fallback = fallback
-        }
-
-        private enum CodingKeys: String, CodingKey {
-            case localId, moment, fireAt, shiftedByQuietHours, planSentTo, acknowledged, acknowledgedAt, fallback
-        }
-
-        /// Decodes the wire form.
-        public init(from decoder: any Decoder) throws {
-            let container = try decoder.container(keyedBy: CodingKeys.self)
-            localId = try container.decode(String.self, forKey: .localId)
-            moment = try container.decodeInstant(forKey: .moment)
-            fireAt = try container.decode(FireAt.self, forKey: .fireAt)
-            shiftedByQuietHours = try container.decode(Bool.self, forKey: .shiftedByQuietHours)
-            planSentTo = try container.decode(Int.self, forKey: .planSentTo)
-            acknowledged = try container.decode(Bool.self, forKey: .acknowledged)
-            acknowledgedAt = try container.decodeInstantIfPresent(forKey: .acknowledgedAt)
-            fallback = try container.decodeIfPresent(Fallback.self, forKey: .fallback)
-        }
-
-        /// Encodes the wire form with explicit `null`s.
-        public func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(localId, forKey: .localId)
-            try container.encodeInstant(moment, forKey: .moment)
-            try container.encode(fireAt, forKey: .fireAt)
-            try container.encode(shiftedByQuietHours, forKey: .shiftedByQuietHours)
-            try container.encode(planSentTo, forKey: .planSentTo)
-            try container.encode(acknowledged, forKey: .acknowledged)
-            try container.encodeInstantOrNull(acknowledgedAt, forKey: .acknowledgedAt)
-            try container.encodeOrNull(fallback, forKey: .fallback)
         }
 
         /// The local window's fallback decision, made at the moment:

@@ -120,6 +120,31 @@ final class WireJSONTests: XCTestCase {
         XCTAssertEqual(minimal.properties, [:])
         XCTAssertThrowsError(try JSONDecoder().decode(BuzzEvent.self, from: Data(#"{"event":"x","subscriberId":"u","timestamp":"yesterday"}"#.utf8)))
     }
+
+    /// A summary from a server that wrote fewer members (or `null`s) still reads; what it
+    /// writes always has every member, instants as RFC 3339 whatever the encoder's strategy.
+    func testRunSummaryReadsMissingMembersAndWritesEveryOne() throws {
+        let sparse = #"{"id":"r","workflow":"w","subscriberId":"u","dryRun":false,"status":"running","#
+            + #""steps":[{"name":"nudge","status":"waiting","startedAt":"2026-11-30T09:00:00Z","finishedAt":null}]}"#
+        let summary = try JSONDecoder().decode(RunSummary.self, from: Data(sparse.utf8))
+        XCTAssertNil(summary.cancelled)
+        XCTAssertNil(summary.steps[0].finishedAt)
+        XCTAssertNil(summary.steps[0].local)
+        XCTAssertEqual(summary.steps[0].deliveries, [])
+        XCTAssertEqual(summary.steps[0].startedAt, instant("2026-11-30T09:00:00Z"))
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .secondsSince1970
+        let written = try JSONDecoder().decode(JSONValue.self, from: encoder.encode(summary))
+        XCTAssertEqual(written["cancelled"], .null)
+        XCTAssertEqual(written["opened"], .null)
+        guard case .array(let steps)? = written["steps"] else { return XCTFail("steps: \(written)") }
+        XCTAssertEqual(steps[0]["startedAt"], "2026-11-30T09:00:00Z")
+        XCTAssertEqual(steps[0]["finishedAt"], .null)
+        XCTAssertEqual(steps[0]["local"], .null)
+        XCTAssertEqual(steps[0]["actions"], [])
+        let badInstant = sparse.replacingOccurrences(of: "2026-11-30T09:00:00Z", with: "tomorrow")
+        XCTAssertThrowsError(try JSONDecoder().decode(RunSummary.self, from: Data(badInstant.utf8)))
+    }
 }
 
 final class BuzzEventWriterTests: XCTestCase {
