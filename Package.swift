@@ -26,7 +26,7 @@ let package = Package(
                 linkerSettings: [.linkedLibrary("microhttpd")]),
 
         // Safe adapters: the only modules that import C.
-        .target(name: "PostgresClient", dependencies: ["CLibPQ"]),
+        .target(name: "PostgresClient", dependencies: ["CLibPQ", "BuzzKitWire"]),
         // AMQP's message model (messages, field values): plain values, no C.
         .target(name: "AMQPModel"),
         .target(name: "AMQPClient", dependencies: ["AMQPModel", "CRabbitMQ", "CShims"]),

@@ -73,7 +73,8 @@ public struct CivilDate: Sendable, Hashable, Comparable, CustomStringConvertible
         (lhs.year, lhs.month, lhs.day) < (rhs.year, rhs.month, rhs.day)
     }
 
-    static func pad(_ value: Int, _ width: Int) -> String {
+    /// `value` in decimal, left-padded with zeros to `width` digits.
+    public static func pad(_ value: Int, _ width: Int) -> String {
         let text = String(value)
         return text.count >= width ? text : String(repeating: "0", count: width - text.count) + text
     }

@@ -22,7 +22,7 @@ import Foundation
 ///   window whose moment had passed) and its plans when they would take the interactive
 ///   `plan-dispatch` queue. Bulk plans, and the sends of runs other stages move, still go
 ///   through their queues.
-public struct LaneSettings: Sendable, Equatable {
+public struct LaneSettings: Sendable, Equatable, EnvironmentSettings {
     /// Unmarked events a second per tenant that stay interactive, per API process
     /// (`BUZZKIT_LANE_INTERACTIVE_EVENTS_PER_SECOND`, default 1,000).
     public var interactiveEventsPerSecond = 1_000
@@ -47,27 +47,14 @@ public struct LaneSettings: Sendable, Equatable {
 
     public init() {}
 
-    /// Reads `BUZZKIT_LANE_*` over the defaults.
-    package init(environment: [String: String]) throws {
-        func number<T: LosslessStringConvertible>(_ key: String, _ value: inout T) throws {
-            try SettingReader.read(key, from: environment, into: &value)
-        }
-        try number("BUZZKIT_LANE_INTERACTIVE_EVENTS_PER_SECOND", &interactiveEventsPerSecond)
-        try number("BUZZKIT_LANE_INTERACTIVE_EVENT_BURST", &interactiveEventBurst)
-        try number("BUZZKIT_LANE_URGENT_PLAN_SECONDS", &urgentPlanSeconds)
-        try number("BUZZKIT_LANE_BULK_SHARE", &bulkShare)
-        try number("BUZZKIT_LANE_PLAN_MINIMUM_LEAD_SECONDS", &planMinimumLeadSeconds)
-        try number("BUZZKIT_LANE_TRIGGER_SENDS", &triggerSends)
-    }
-
-    /// Checks every field and names the first wrong one.
-    package func validate() throws {
-        try SettingReader.require(interactiveEventsPerSecond, in: 1...10_000_000, "BUZZKIT_LANE_INTERACTIVE_EVENTS_PER_SECOND")
-        try SettingReader.require(interactiveEventBurst, in: interactiveEventsPerSecond...10_000_000, "BUZZKIT_LANE_INTERACTIVE_EVENT_BURST",
-                                  note: " (BUZZKIT_LANE_INTERACTIVE_EVENTS_PER_SECOND)")
-        try SettingReader.require(urgentPlanSeconds, in: 0...86_400, "BUZZKIT_LANE_URGENT_PLAN_SECONDS", unit: "seconds")
-        try SettingReader.require(bulkShare, above: 0, atMost: 1, "BUZZKIT_LANE_BULK_SHARE")
-        try SettingReader.require(planMinimumLeadSeconds, in: 0...3600, "BUZZKIT_LANE_PLAN_MINIMUM_LEAD_SECONDS", unit: "seconds")
+    public static var settings: [Setting<Self>] {
+        [.number("BUZZKIT_LANE_INTERACTIVE_EVENTS_PER_SECOND", \.interactiveEventsPerSecond, in: 1...10_000_000),
+         .number("BUZZKIT_LANE_INTERACTIVE_EVENT_BURST", \.interactiveEventBurst, in: { min($0.interactiveEventsPerSecond, 10_000_000)...10_000_000 },
+                 note: " (BUZZKIT_LANE_INTERACTIVE_EVENTS_PER_SECOND)"),
+         .number("BUZZKIT_LANE_URGENT_PLAN_SECONDS", \.urgentPlanSeconds, in: 0...86_400, unit: "seconds"),
+         .number("BUZZKIT_LANE_BULK_SHARE", \.bulkShare, above: 0, atMost: 1),
+         .number("BUZZKIT_LANE_PLAN_MINIMUM_LEAD_SECONDS", \.planMinimumLeadSeconds, in: 0...3600, unit: "seconds"),
+         .flag("BUZZKIT_LANE_TRIGGER_SENDS", \.triggerSends)]
     }
 
     /// The queue `message` of a run takes. A bulk run's plans go to `plan-dispatch-bulk` while

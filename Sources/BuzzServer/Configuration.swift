@@ -25,7 +25,7 @@ import Foundation
 /// | `BUZZKIT_APNS_URL` | Apple's host per device environment | APNs base URL (a stand-in or proxy) |
 /// | `BUZZKIT_APNS_CA_FILE` | none | extra trusted CA for `BUZZKIT_APNS_URL` |
 /// | `BUZZKIT_APNS_CONNECTIONS` | `2` | HTTP/2 connections to APNs per process |
-public struct Configuration: Sendable, Equatable {
+public struct Configuration: Sendable, Equatable, EnvironmentSettings {
     public var databaseURL: String
     public var amqpURL: String
     public var httpPort: Int
@@ -97,53 +97,51 @@ public struct Configuration: Sendable, Equatable {
         apnsConnections = 2
     }
 
-    /// Reads `BUZZKIT_*` variables over the defaults. Call it from `main` only.
+    /// Reads `BUZZKIT_*` variables over the defaults and checks them. Call it from `main` only.
     public init(environment: [String: String]) throws {
         self.init()
-        func string(_ key: String, _ value: inout String) {
-            if let text = environment[key], !text.isEmpty { value = text }
-        }
-        func int(_ key: String, _ value: inout Int) throws {
-            try SettingReader.read(key, from: environment, into: &value)
-        }
-        string("BUZZKIT_DATABASE_URL", &databaseURL)
-        string("BUZZKIT_AMQP_URL", &amqpURL)
-        try int("BUZZKIT_HTTP_PORT", &httpPort)
-        try int("BUZZKIT_DB_POOL_SIZE", &databasePoolSize)
-        string("BUZZKIT_DB_SCHEMA", &databaseSchema)
-        try int("BUZZKIT_PREFETCH", &prefetch)
-        if let text = environment["BUZZKIT_SHUTDOWN_GRACE_SECONDS"], !text.isEmpty {
-            guard let seconds = Double(text) else {
-                throw ServerError(.configuration, "BUZZKIT_SHUTDOWN_GRACE_SECONDS must be a number of seconds, got \"\(text)\"",
-                                  field: "BUZZKIT_SHUTDOWN_GRACE_SECONDS")
-            }
-            shutdownGraceSeconds = seconds
-        }
-        try SettingReader.read("BUZZKIT_OUTAGE_HOLD_SECONDS", from: environment, into: &outageHoldSeconds)
-        string("BUZZKIT_LOG_FORMAT", &logFormat)
-        try int("BUZZKIT_WORKER_THREADS", &workerThreads)
-        string("BUZZKIT_QUEUE_PREFIX", &queuePrefix)
-        try int("BUZZKIT_BATCH_SIZE", &batchSize)
-        try int("BUZZKIT_BATCH_LINGER_MS", &batchLingerMilliseconds)
-        try int("BUZZKIT_APNS_CONNECTIONS", &apnsConnections)
-        try int("BUZZKIT_SCHEDULER_RELAYS", &schedulerRelays)
-        try int("BUZZKIT_SCHEDULER_VACUUM_EVERY", &schedulerVacuumEvery)
-        func optional(_ key: String) -> String? { environment[key].flatMap { $0.isEmpty ? nil : $0 } }
-        apnsKeyFile = optional("BUZZKIT_APNS_KEY_FILE")
-        apnsKeyId = optional("BUZZKIT_APNS_KEY_ID")
-        apnsTeamId = optional("BUZZKIT_APNS_TEAM_ID")
-        apnsURL = optional("BUZZKIT_APNS_URL")
-        apnsCAFile = optional("BUZZKIT_APNS_CA_FILE")
-        try int("BUZZKIT_MAX_DEVICES_PER_SUBSCRIBER", &maxDevicesPerSubscriber)
-        try int("BUZZKIT_MAX_SUBSCRIBER_TOKEN_DAYS", &maxSubscriberTokenDays)
-        try int("BUZZKIT_HTTP_IDLE_SECONDS", &httpIdleSeconds)
-        try int("BUZZKIT_HTTP_REQUEST_SECONDS", &httpRequestSeconds)
-        try int("BUZZKIT_HTTP_CONNECTIONS_PER_IP", &httpConnectionsPerIP)
+        try read(environment)
         rateLimits = try RateLimits(environment: environment)
         lanes = try LaneSettings(environment: environment)
         retention = try RetentionSettings(environment: environment)
         completion = try CompletionSettings(environment: environment)
         try validate()
+    }
+
+    public static var settings: [Setting<Self>] {
+        let names: Set<Character> = ["_"], prefix: Set<Character> = [".", "_", "-"]
+        return [
+            .text("BUZZKIT_DATABASE_URL", \.databaseURL),
+            .text("BUZZKIT_AMQP_URL", \.amqpURL),
+            .number("BUZZKIT_HTTP_PORT", \.httpPort, in: 1...65535),
+            .number("BUZZKIT_DB_POOL_SIZE", \.databasePoolSize, in: 1...500),
+            .text("BUZZKIT_DB_SCHEMA", \.databaseSchema, rule: "may only contain letters, digits and _") {
+                !$0.isEmpty && $0.allSatisfy { $0.isLetter || $0.isNumber || names.contains($0) }
+            },
+            .number("BUZZKIT_PREFETCH", \.prefetch, in: 1...65535),
+            .number("BUZZKIT_SHUTDOWN_GRACE_SECONDS", \.shutdownGraceSeconds, in: 0...3600, unit: "seconds"),
+            .number("BUZZKIT_OUTAGE_HOLD_SECONDS", \.outageHoldSeconds, above: 0, atMost: 3600, unit: "seconds"),
+            .number("BUZZKIT_WORKER_THREADS", \.workerThreads, in: 1...64),
+            .number("BUZZKIT_BATCH_SIZE", \.batchSize, in: 1...5000),
+            .number("BUZZKIT_BATCH_LINGER_MS", \.batchLingerMilliseconds, in: 0...1000),
+            .number("BUZZKIT_APNS_CONNECTIONS", \.apnsConnections, in: 1...16),
+            .number("BUZZKIT_SCHEDULER_RELAYS", \.schedulerRelays, in: 1...16),
+            .number("BUZZKIT_SCHEDULER_VACUUM_EVERY", \.schedulerVacuumEvery, in: 0...100_000_000),
+            .optionalText("BUZZKIT_APNS_KEY_FILE", \.apnsKeyFile),
+            .optionalText("BUZZKIT_APNS_KEY_ID", \.apnsKeyId),
+            .optionalText("BUZZKIT_APNS_TEAM_ID", \.apnsTeamId),
+            .optionalText("BUZZKIT_APNS_URL", \.apnsURL),
+            .optionalText("BUZZKIT_APNS_CA_FILE", \.apnsCAFile),
+            .text("BUZZKIT_QUEUE_PREFIX", \.queuePrefix, rule: "may only contain letters, digits, '.', '_' and '-'") {
+                $0.allSatisfy { $0.isLetter || $0.isNumber || prefix.contains($0) }
+            },
+            .text("BUZZKIT_LOG_FORMAT", \.logFormat, rule: "must be json or human") { $0 == "json" || $0 == "human" },
+            .number("BUZZKIT_MAX_DEVICES_PER_SUBSCRIBER", \.maxDevicesPerSubscriber, in: 1...1000),
+            .number("BUZZKIT_MAX_SUBSCRIBER_TOKEN_DAYS", \.maxSubscriberTokenDays, in: 1...3650, unit: "days"),
+            .number("BUZZKIT_HTTP_CONNECTIONS_PER_IP", \.httpConnectionsPerIP, in: 0...100_000, note: " (no limit)"),
+            .number("BUZZKIT_HTTP_IDLE_SECONDS", \.httpIdleSeconds, in: 1...3600, unit: "seconds"),
+            .number("BUZZKIT_HTTP_REQUEST_SECONDS", \.httpRequestSeconds, in: 1...3600, unit: "seconds"),
+        ]
     }
 
     /// Checks every field and names the first wrong one.
@@ -158,40 +156,14 @@ public struct Configuration: Sendable, Equatable {
         } catch let error as AMQPError {
             throw ServerError(.configuration, error.message, field: "BUZZKIT_AMQP_URL")
         }
-        guard (1...65535).contains(httpPort) else {
-            throw ServerError(.configuration, "must be a port between 1 and 65535, got \(httpPort)", field: "BUZZKIT_HTTP_PORT")
-        }
-        try SettingReader.require(databasePoolSize, in: 1...500, "BUZZKIT_DB_POOL_SIZE")
-        guard !databaseSchema.isEmpty, databaseSchema.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" }) else {
-            throw ServerError(.configuration, "may only contain letters, digits and _, got \"\(databaseSchema)\"", field: "BUZZKIT_DB_SCHEMA")
-        }
-        try SettingReader.require(prefetch, in: 1...65535, "BUZZKIT_PREFETCH")
-        try SettingReader.require(shutdownGraceSeconds, in: 0...3600, "BUZZKIT_SHUTDOWN_GRACE_SECONDS", unit: "seconds")
-        try SettingReader.require(outageHoldSeconds, above: 0, atMost: 3600, "BUZZKIT_OUTAGE_HOLD_SECONDS", unit: "seconds")
-        try SettingReader.require(workerThreads, in: 1...64, "BUZZKIT_WORKER_THREADS")
-        try SettingReader.require(batchSize, in: 1...5000, "BUZZKIT_BATCH_SIZE")
-        try SettingReader.require(batchLingerMilliseconds, in: 0...1000, "BUZZKIT_BATCH_LINGER_MS")
-        try SettingReader.require(apnsConnections, in: 1...16, "BUZZKIT_APNS_CONNECTIONS")
-        try SettingReader.require(schedulerRelays, in: 1...16, "BUZZKIT_SCHEDULER_RELAYS")
-        try SettingReader.require(schedulerVacuumEvery, in: 0...100_000_000, "BUZZKIT_SCHEDULER_VACUUM_EVERY")
+        try checkSettings()
         if apnsKeyFile != nil && (apnsKeyId == nil || apnsTeamId == nil) {
             throw ServerError(.configuration, "BUZZKIT_APNS_KEY_FILE needs BUZZKIT_APNS_KEY_ID and BUZZKIT_APNS_TEAM_ID too",
                               field: apnsKeyId == nil ? "BUZZKIT_APNS_KEY_ID" : "BUZZKIT_APNS_TEAM_ID")
         }
-        guard queuePrefix.allSatisfy({ $0.isLetter || $0.isNumber || "._-".contains($0) }) else {
-            throw ServerError(.configuration, "may only contain letters, digits, '.', '_' and '-'", field: "BUZZKIT_QUEUE_PREFIX")
-        }
-        guard logFormat == "json" || logFormat == "human" else {
-            throw ServerError(.configuration, "must be json or human, got \"\(logFormat)\"", field: "BUZZKIT_LOG_FORMAT")
-        }
-        try SettingReader.require(maxDevicesPerSubscriber, in: 1...1000, "BUZZKIT_MAX_DEVICES_PER_SUBSCRIBER")
-        try SettingReader.require(maxSubscriberTokenDays, in: 1...3650, "BUZZKIT_MAX_SUBSCRIBER_TOKEN_DAYS", unit: "days")
-        try SettingReader.require(httpConnectionsPerIP, in: 0...100_000, "BUZZKIT_HTTP_CONNECTIONS_PER_IP", note: " (no limit)")
-        try SettingReader.require(httpIdleSeconds, in: 1...3600, "BUZZKIT_HTTP_IDLE_SECONDS", unit: "seconds")
-        try SettingReader.require(httpRequestSeconds, in: 1...3600, "BUZZKIT_HTTP_REQUEST_SECONDS", unit: "seconds")
-        try rateLimits.validate()
-        try lanes.validate()
-        try retention.validate()
-        try completion.validate()
+        try rateLimits.checkSettings()
+        try lanes.checkSettings()
+        try retention.checkSettings()
+        try completion.checkSettings()
     }
 }

@@ -2,7 +2,7 @@ import Foundation
 
 /// How the ``WindowCompleter`` files the runs of windows decided outside them under
 /// `completed` (`BUZZKIT_WINDOW_COMPLETION_*`).
-public struct CompletionSettings: Sendable, Equatable {
+public struct CompletionSettings: Sendable, Equatable, EnvironmentSettings {
     /// Seconds a settled window waits before its run is filed
     /// (`BUZZKIT_WINDOW_COMPLETION_DELAY_SECONDS`, default 10): the write leaves the crowded
     /// second of a 07:00 burst, and the run reads as decided from the moment on (every reader
@@ -21,19 +21,10 @@ public struct CompletionSettings: Sendable, Equatable {
 
     public init() {}
 
-    /// Reads `BUZZKIT_WINDOW_COMPLETION_*` over the defaults.
-    package init(environment: [String: String]) throws {
-        try SettingReader.read("BUZZKIT_WINDOW_COMPLETION_DELAY_SECONDS", from: environment, into: &delaySeconds)
-        try SettingReader.read("BUZZKIT_WINDOW_COMPLETION_BATCH", from: environment, into: &batch)
-        try SettingReader.read("BUZZKIT_WINDOW_COMPLETION_PAUSE_SECONDS", from: environment, into: &pauseSeconds)
-        try SettingReader.read("BUZZKIT_WINDOW_COMPLETION_SHARE", from: environment, into: &share)
-    }
-
-    /// Checks every field and names the first wrong one.
-    package func validate() throws {
-        try SettingReader.require(delaySeconds, in: 0...3600, "BUZZKIT_WINDOW_COMPLETION_DELAY_SECONDS", unit: "seconds")
-        try SettingReader.require(batch, in: 1...10_000, "BUZZKIT_WINDOW_COMPLETION_BATCH")
-        try SettingReader.require(pauseSeconds, in: 0...60, "BUZZKIT_WINDOW_COMPLETION_PAUSE_SECONDS", unit: "seconds")
-        try SettingReader.require(share, in: 0.01...1, "BUZZKIT_WINDOW_COMPLETION_SHARE")
+    public static var settings: [Setting<Self>] {
+        [.number("BUZZKIT_WINDOW_COMPLETION_DELAY_SECONDS", \.delaySeconds, in: 0...3600, unit: "seconds"),
+         .number("BUZZKIT_WINDOW_COMPLETION_BATCH", \.batch, in: 1...10_000),
+         .number("BUZZKIT_WINDOW_COMPLETION_PAUSE_SECONDS", \.pauseSeconds, in: 0...60, unit: "seconds"),
+         .number("BUZZKIT_WINDOW_COMPLETION_SHARE", \.share, in: 0.01...1)]
     }
 }

@@ -1,6 +1,6 @@
 /// The API's request limits (token buckets: `perSecond` sustained, `burst` at once). Over a
 /// limit the API answers `429 rate_limited` with `Retry-After` (docs/contract.md §4b).
-public struct RateLimits: Sendable, Equatable {
+public struct RateLimits: Sendable, Equatable, EnvironmentSettings {
     /// Requests a second per secret key (a tenant's backend). Default 20,000, burst 40,000:
     /// above what one API process serves here, so it stops a runaway client without ever
     /// slowing a well-behaved backend.
@@ -37,37 +37,19 @@ public struct RateLimits: Sendable, Equatable {
 
     public init() {}
 
-    /// Reads `BUZZKIT_RATE_*` over the defaults.
-    package init(environment: [String: String]) throws {
-        func int(_ key: String, _ value: inout Int) throws {
-            try SettingReader.read(key, from: environment, into: &value)
+    /// Each rate's burst is at least the rate.
+    public static var settings: [Setting<Self>] {
+        func limit(_ rate: String, _ rateField: WritableKeyPath<Self, Int>, _ burst: String,
+                   _ burstField: WritableKeyPath<Self, Int>) -> [Setting<Self>] {
+            [.number("BUZZKIT_RATE_" + rate, rateField, in: 1...10_000_000),
+             .number("BUZZKIT_RATE_" + burst, burstField, in: { min($0[keyPath: rateField], 10_000_000)...10_000_000 }, note: " (BUZZKIT_RATE_\(rate))")]
         }
-        try int("BUZZKIT_RATE_KEY_PER_SECOND", &keyPerSecond)
-        try int("BUZZKIT_RATE_KEY_BURST", &keyBurst)
-        try int("BUZZKIT_RATE_SUBSCRIBER_PER_SECOND", &subscriberPerSecond)
-        try int("BUZZKIT_RATE_SUBSCRIBER_BURST", &subscriberBurst)
-        try int("BUZZKIT_RATE_SUBSCRIBER_EVENTS_PER_SECOND", &subscriberEventsPerSecond)
-        try int("BUZZKIT_RATE_SUBSCRIBER_EVENT_BURST", &subscriberEventBurst)
-        try int("BUZZKIT_RATE_DEVICE_BATCH_MAX", &deviceBatchMax)
-        try int("BUZZKIT_RATE_DEVICE_BODY_MAX_BYTES", &deviceBodyMaxBytes)
-        try int("BUZZKIT_RATE_UNVERIFIED_DEVICE_PER_SECOND", &unverifiedDevicePerSecond)
-        try int("BUZZKIT_RATE_UNVERIFIED_DEVICE_BURST", &unverifiedDeviceBurst)
-        try int("BUZZKIT_RATE_KEY_LOOKUPS_PER_SECOND", &keyLookupsPerSecond)
-        try int("BUZZKIT_RATE_KEY_LOOKUP_BURST", &keyLookupBurst)
-    }
-
-    /// Checks every limit and names the first wrong one.
-    package func validate() throws {
-        let pairs = [("BUZZKIT_RATE_KEY_PER_SECOND", keyPerSecond, "BUZZKIT_RATE_KEY_BURST", keyBurst),
-                     ("BUZZKIT_RATE_SUBSCRIBER_PER_SECOND", subscriberPerSecond, "BUZZKIT_RATE_SUBSCRIBER_BURST", subscriberBurst),
-                     ("BUZZKIT_RATE_SUBSCRIBER_EVENTS_PER_SECOND", subscriberEventsPerSecond, "BUZZKIT_RATE_SUBSCRIBER_EVENT_BURST", subscriberEventBurst),
-                     ("BUZZKIT_RATE_KEY_LOOKUPS_PER_SECOND", keyLookupsPerSecond, "BUZZKIT_RATE_KEY_LOOKUP_BURST", keyLookupBurst),
-                     ("BUZZKIT_RATE_UNVERIFIED_DEVICE_PER_SECOND", unverifiedDevicePerSecond, "BUZZKIT_RATE_UNVERIFIED_DEVICE_BURST", unverifiedDeviceBurst)]
-        for (rateName, rate, burstName, burst) in pairs {
-            try SettingReader.require(rate, in: 1...10_000_000, rateName)
-            try SettingReader.require(burst, in: rate...10_000_000, burstName, note: " (\(rateName))")
-        }
-        try SettingReader.require(deviceBatchMax, in: 1...1000, "BUZZKIT_RATE_DEVICE_BATCH_MAX")
-        try SettingReader.require(deviceBodyMaxBytes, in: 1024...(1 << 20), "BUZZKIT_RATE_DEVICE_BODY_MAX_BYTES", unit: "bytes")
+        return limit("KEY_PER_SECOND", \.keyPerSecond, "KEY_BURST", \.keyBurst)
+            + limit("SUBSCRIBER_PER_SECOND", \.subscriberPerSecond, "SUBSCRIBER_BURST", \.subscriberBurst)
+            + limit("SUBSCRIBER_EVENTS_PER_SECOND", \.subscriberEventsPerSecond, "SUBSCRIBER_EVENT_BURST", \.subscriberEventBurst)
+            + limit("KEY_LOOKUPS_PER_SECOND", \.keyLookupsPerSecond, "KEY_LOOKUP_BURST", \.keyLookupBurst)
+            + limit("UNVERIFIED_DEVICE_PER_SECOND", \.unverifiedDevicePerSecond, "UNVERIFIED_DEVICE_BURST", \.unverifiedDeviceBurst)
+            + [.number("BUZZKIT_RATE_DEVICE_BATCH_MAX", \.deviceBatchMax, in: 1...1000),
+               .number("BUZZKIT_RATE_DEVICE_BODY_MAX_BYTES", \.deviceBodyMaxBytes, in: 1024...(1 << 20), unit: "bytes")]
     }
 }

@@ -2,7 +2,7 @@ import Foundation
 
 /// How long BuzzKit keeps what it no longer needs (`BUZZKIT_RETENTION_*`), removed by the
 /// ``RetentionSweeper`` that `buzzkit scheduler` runs.
-public struct RetentionSettings: Sendable, Equatable {
+public struct RetentionSettings: Sendable, Equatable, EnvironmentSettings {
     /// Days a processed event id is remembered for deduplication
     /// (`BUZZKIT_RETENTION_EVENT_ID_DAYS`, default 7). A client retrying an event later than
     /// this may have it handled twice.
@@ -33,25 +33,13 @@ public struct RetentionSettings: Sendable, Equatable {
 
     public init() {}
 
-    /// Reads `BUZZKIT_RETENTION_*` over the defaults.
-    package init(environment: [String: String]) throws {
-        try SettingReader.read("BUZZKIT_RETENTION_EVENT_ID_DAYS", from: environment, into: &eventIdDays)
-        try SettingReader.read("BUZZKIT_RETENTION_RUN_DAYS", from: environment, into: &runDays)
-        try SettingReader.read("BUZZKIT_RETENTION_INACTIVE_DEVICE_DAYS", from: environment, into: &inactiveDeviceDays)
-        try SettingReader.read("BUZZKIT_RETENTION_ERASED_SUBSCRIBER_DAYS", from: environment, into: &erasedSubscriberDays)
-        try SettingReader.read("BUZZKIT_RETENTION_BATCH", from: environment, into: &batch)
-        try SettingReader.read("BUZZKIT_RETENTION_INTERVAL_SECONDS", from: environment, into: &intervalSeconds)
-        try SettingReader.read("BUZZKIT_RETENTION_PAUSE_SECONDS", from: environment, into: &pauseSeconds)
-    }
-
-    /// Checks every field and names the first wrong one.
-    package func validate() throws {
-        try SettingReader.require(eventIdDays, above: 0, atMost: 3650, "BUZZKIT_RETENTION_EVENT_ID_DAYS", unit: "days")
-        try SettingReader.require(runDays, above: 0, atMost: 3650, "BUZZKIT_RETENTION_RUN_DAYS", unit: "days")
-        try SettingReader.require(inactiveDeviceDays, above: 0, atMost: 3650, "BUZZKIT_RETENTION_INACTIVE_DEVICE_DAYS", unit: "days")
-        try SettingReader.require(erasedSubscriberDays, above: 0, atMost: 3650, "BUZZKIT_RETENTION_ERASED_SUBSCRIBER_DAYS", unit: "days")
-        try SettingReader.require(batch, in: 1...100_000, "BUZZKIT_RETENTION_BATCH")
-        try SettingReader.require(pauseSeconds, in: 0...60, "BUZZKIT_RETENTION_PAUSE_SECONDS", unit: "seconds")
-        try SettingReader.require(intervalSeconds, in: 0.01...86_400, "BUZZKIT_RETENTION_INTERVAL_SECONDS", unit: "seconds")
+    public static var settings: [Setting<Self>] {
+        [.number("BUZZKIT_RETENTION_EVENT_ID_DAYS", \.eventIdDays, above: 0, atMost: 3650, unit: "days"),
+         .number("BUZZKIT_RETENTION_RUN_DAYS", \.runDays, above: 0, atMost: 3650, unit: "days"),
+         .number("BUZZKIT_RETENTION_INACTIVE_DEVICE_DAYS", \.inactiveDeviceDays, above: 0, atMost: 3650, unit: "days"),
+         .number("BUZZKIT_RETENTION_ERASED_SUBSCRIBER_DAYS", \.erasedSubscriberDays, above: 0, atMost: 3650, unit: "days"),
+         .number("BUZZKIT_RETENTION_BATCH", \.batch, in: 1...100_000),
+         .number("BUZZKIT_RETENTION_PAUSE_SECONDS", \.pauseSeconds, in: 0...60, unit: "seconds"),
+         .number("BUZZKIT_RETENTION_INTERVAL_SECONDS", \.intervalSeconds, in: 0.01...86_400, unit: "seconds")]
     }
 }

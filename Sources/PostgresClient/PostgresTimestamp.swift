@@ -1,3 +1,4 @@
+import BuzzKitWire
 import Foundation
 
 /// Fast conversion between `Date` and PostgreSQL's ISO `timestamptz` text.
@@ -11,14 +12,10 @@ public enum PostgresTimestamp {
         var totalMicros = Int64(micros)
         let days = totalMicros >= 0 ? totalMicros / 86_400_000_000 : (totalMicros - 86_399_999_999) / 86_400_000_000
         totalMicros -= days * 86_400_000_000
-        let (year, month, day) = civil(fromDays: days)
-        let second = totalMicros / 1_000_000
-        let fraction = totalMicros % 1_000_000
-        func pad(_ value: Int64, _ width: Int) -> String {
-            let s = String(value)
-            return s.count >= width ? s : String(repeating: "0", count: width - s.count) + s
-        }
-        return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2)) \(pad(second / 3600, 2)):\(pad(second / 60 % 60, 2)):\(pad(second % 60, 2)).\(pad(fraction, 6))+00"
+        let second = Int(totalMicros / 1_000_000)
+        let fraction = Int(totalMicros % 1_000_000)
+        let pad = CivilDate.pad
+        return "\(CivilDate(daysSinceEpoch: days)) \(pad(second / 3600, 2)):\(pad(second / 60 % 60, 2)):\(pad(second % 60, 2)).\(pad(fraction, 6))+00"
     }
 
     /// Parses `YYYY-MM-DD HH:MM:SS[.ffffff][+HH[:MM]]`, also with a `T` separator or `Z`.
@@ -65,30 +62,8 @@ public enum PostgresTimestamp {
             }
         }
         guard i == b.count else { return nil }
-        let days = daysFromCivil(year: year, month: month, day: day)
+        let days = CivilDate(year: Int(year), month: Int(month), day: Int(day)).daysSinceEpoch
         let seconds = days * 86_400 + hour * 3600 + minute * 60 + second - offsetSeconds
         return Date(timeIntervalSince1970: Double(seconds) + Double(micros) / 1_000_000)
-    }
-
-    /// Days since 1970-01-01 for a proleptic Gregorian date (Howard Hinnant's algorithm).
-    static func daysFromCivil(year: Int64, month: Int64, day: Int64) -> Int64 {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yoe = y - era * 400
-        let doy = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-        return era * 146_097 + doe - 719_468
-    }
-
-    static func civil(fromDays z0: Int64) -> (Int64, Int64, Int64) {
-        let z = z0 + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let d = doy - (153 * mp + 2) / 5 + 1
-        let m = mp < 10 ? mp + 3 : mp - 9
-        return (yoe + era * 400 + (m <= 2 ? 1 : 0), m, d)
     }
 }

@@ -74,6 +74,25 @@ final class ServerUnitTests: XCTestCase {
         XCTAssertNoThrow(try settings.validate(), "the bounds themselves are allowed")
     }
 
+    /// Every variable the server reads is one an operator can look up, and each is read once:
+    /// set to text that is not a number, every numeric one is refused under its own name.
+    func testEveryVariableIsDocumentedAndReadUnderItsName() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let docs = try ["README.md", "docs/operations.md"].map { try String(contentsOf: root.appendingPathComponent($0), encoding: .utf8) }.joined()
+        let names = Configuration.variableNames + RateLimits.variableNames + LaneSettings.variableNames
+            + RetentionSettings.variableNames + CompletionSettings.variableNames
+        XCTAssertEqual(Set(names).count, names.count, "a variable listed twice")
+        XCTAssertGreaterThan(names.count, 50)
+        for name in names {
+            XCTAssertTrue(docs.contains(name), "\(name) is not in README.md or docs/operations.md")
+            guard !name.hasSuffix("_URL"), !name.hasSuffix("_FILE"), !name.hasSuffix("_ID"),
+                  !["BUZZKIT_DB_SCHEMA", "BUZZKIT_QUEUE_PREFIX", "BUZZKIT_LOG_FORMAT"].contains(name) else { continue }
+            XCTAssertThrowsError(try Configuration(environment: [name: "lots"]), name) { error in
+                XCTAssertEqual((error as? ServerError)?.field, name)
+            }
+        }
+    }
+
     func testAPIKeysParseAndHashTheirSecret() {
         let key = APIKey.generate(.secret)
         XCTAssertEqual(APIKey(key.text), key)
