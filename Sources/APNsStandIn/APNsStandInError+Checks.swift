@@ -6,19 +6,9 @@ import Foundation
 import Glibc
 #endif
 
-extension APNsStandInError {
-    /// The checking function for OpenSSL: calls that return 1 (or a positive value) on
-    /// success. Pointer results use `guard let … else { throw openSSL(…) }`.
-    @discardableResult
-    static func checkOpenSSL(_ result: Int32, _ context: @autoclosure () -> String) throws -> Int32 {
-        guard result <= 0 else { return result }
-        throw openSSL(context(), libraryCode: Int(result))
-    }
-
-    /// An error built from OpenSSL's thread-local error queue, which it empties.
-    static func openSSL(_ context: String, libraryCode: Int? = nil) -> APNsStandInError {
-        APNsStandInError(.openSSL, context: context, message: OpenSSLErrorQueue.drain() ?? "OpenSSL call failed",
-                         libraryCode: libraryCode)
+extension APNsStandInError: OpenSSLCheckedError {
+    public static func openSSLFailure(context: String, message: String, libraryCode: Int?) -> APNsStandInError {
+        APNsStandInError(.openSSL, context: context, message: message, libraryCode: libraryCode)
     }
 
     /// The checking function for libnghttp2: negative return codes are errors.

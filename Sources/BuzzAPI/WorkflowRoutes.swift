@@ -80,15 +80,7 @@ enum WorkflowRoutes {
             return .json(["runId": run.id.uuidString.lowercased()], status: 201)
         }
 
-        router.add("GET", "/v1/runs/{id}") { request in
-            let principal = try await api.principal(request)
-            try principal.requireServer()
-            let id = try runId(request), tenantId = principal.tenant.id
-            guard let summary = try await api.blocking({
-                try api.commands.summary(tenantId: tenantId, runId: id).map { try api.commands.summaries(tenantId: tenantId, of: [$0])[0] }
-            }) else { throw HTTPError.notFound("run \(id.uuidString.lowercased())") }
-            return .json(summary)
-        }
+        summaryRoute("GET", "/v1/runs/{id}", &router, api) { try $0.summary(tenantId: $1, runId: $2) }
 
         router.add("GET", "/v1/runs") { request in
             let principal = try await api.principal(request)
@@ -106,15 +98,19 @@ enum WorkflowRoutes {
             return .json(RunList(runs: summaries, nextCursor: more ? page.last?.cursor.text : nil))
         }
 
-        router.add("POST", "/v1/runs/{id}/cancel") { request in
+        summaryRoute("POST", "/v1/runs/{id}/cancel", &router, api) { try $0.cancel(tenantId: $1, runId: $2) }
+    }
+
+    /// A route on one run: the run's summary after `act` (reading or cancelling it), or 404.
+    private static func summaryRoute(_ method: String, _ path: String, _ router: inout Router, _ api: APIContext,
+                                     _ act: @escaping @Sendable (RunCommands, String, UUID) throws -> RunRecord?) {
+        router.add(method, path) { request in
             let principal = try await api.principal(request)
             try principal.requireServer()
             let id = try runId(request), tenantId = principal.tenant.id
             guard let summary = try await api.blocking({
-                try api.commands.cancel(tenantId: tenantId, runId: id).map { try api.commands.summaries(tenantId: tenantId, of: [$0])[0] }
-            }) else {
-                throw HTTPError.notFound("run \(id.uuidString.lowercased())")
-            }
+                try act(api.commands, tenantId, id).map { try api.commands.summaries(tenantId: tenantId, of: [$0])[0] }
+            }) else { throw HTTPError.notFound("run \(id.uuidString.lowercased())") }
             return .json(summary)
         }
     }

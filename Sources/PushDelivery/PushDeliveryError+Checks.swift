@@ -3,7 +3,8 @@ import CCurl
 import COpenSSL
 import Foundation
 
-// The one checking function per C library: `checkCurl` (libcurl) and `checkOpenSSL` (OpenSSL).
+// The one checking function per C library: `checkCurl` (libcurl) here, and `checkOpenSSL`
+// (OpenSSL) from BuzzCrypto's `OpenSSLCheckedError`, shared with the APNs stand-in.
 
 extension PushDeliveryError {
     /// A libcurl return code: `CURLcode` (easy interface) or `CURLMcode` (multi interface).
@@ -48,20 +49,8 @@ extension PushDeliveryError {
     }
 }
 
-extension PushDeliveryError {
-    /// The checking function for OpenSSL: calls that return 1 (or a positive count) on success
-    /// and 0 or a negative number on failure; pointer results are checked with
-    /// ``openSSL(_:)``'s `guard let … else { throw }` form.
-    ///
-    /// - Returns: `result`, for calls whose positive value means something (a length).
-    @discardableResult
-    static func checkOpenSSL(_ result: Int32, _ context: @autoclosure () -> String) throws -> Int32 {
-        guard result <= 0 else { return result }
-        throw openSSL(context(), libraryCode: Int(result))
-    }
-
-    /// An error built from OpenSSL's thread-local error queue, which it empties.
-    static func openSSL(_ context: String, libraryCode: Int? = nil) -> PushDeliveryError {
-        PushDeliveryError(.openSSL, context: context, message: OpenSSLErrorQueue.drain() ?? "OpenSSL call failed", libraryCode: libraryCode)
+extension PushDeliveryError: OpenSSLCheckedError {
+    public static func openSSLFailure(context: String, message: String, libraryCode: Int?) -> PushDeliveryError {
+        PushDeliveryError(.openSSL, context: context, message: message, libraryCode: libraryCode)
     }
 }
