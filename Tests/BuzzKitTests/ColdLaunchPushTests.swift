@@ -15,8 +15,7 @@ final class ColdLaunchPushTests: XCTestCase {
         let transport = RecordingTransport()
         let source: InMemoryPushEventSource
         let ports: BuzzKitPorts
-        let configuration = Configuration(apiBaseURL: URL(string: "https://api.buzzkit.test")!, publishableKey: "pk_t",
-                                          subscriberId: "u_1", subscriberToken: .fixed(TestPhone.token), pushTopic: "t")
+        let configuration = TestPhone.configuration()
 
         init(waitLimit: TimeInterval) {
             center = InMemoryNotificationCenter(clock: clock)

@@ -24,8 +24,7 @@ final class CrowdedSyncTests: XCTestCase {
                 instant: TestPhone.start.addingTimeInterval(Double(hour) * 3_600), in: TestPhone.berlin),
                       title: "Dose \(hour)", body: "Time for it.")
         }
-        let configuration = Configuration(apiBaseURL: URL(string: "https://api.buzzkit.test")!, publishableKey: "pk_t",
-                                          subscriberId: "u_123", subscriberToken: .fixed(TestPhone.token), pushTopic: "t")
+        let configuration = TestPhone.configuration(subscriberId: "u_123")
         let client = try BuzzKitClient(configuration: configuration, ports: BuzzKitPorts(
             notificationCenter: center, clock: clock, store: InMemoryKeyValueStore(), transport: transport, random: { 0 }))
         await client.start()

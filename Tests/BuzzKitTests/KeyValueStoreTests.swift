@@ -41,8 +41,7 @@ final class KeyValueStoreTests: XCTestCase {
         let clock = ManualClock(now: TestPhone.start, timeZone: TestPhone.berlin)
         let center = InMemoryNotificationCenter(clock: clock)
         let network = NetworkConditionedTransport(wrapping: RecordingTransport(), online: false)
-        let configuration = Configuration(apiBaseURL: URL(string: "https://api.buzzkit.test")!, publishableKey: "pk_t",
-                                          subscriberId: "u_1", subscriberToken: .fixed(TestPhone.token), pushTopic: "t")
+        let configuration = TestPhone.configuration()
         func makeClient() throws -> BuzzKitClient {
             try BuzzKitClient(configuration: configuration, ports: BuzzKitPorts(
                 notificationCenter: center, clock: clock, store: try FileKeyValueStore(directory: directory), transport: network))
@@ -67,8 +66,7 @@ final class KeyValueStoreTests: XCTestCase {
     func testUnreadableStateIsReportedAndTheClientStartsClean() async throws {
         let store = InMemoryKeyValueStore(["buzzkit.events": Data("garbage".utf8)])
         let clock = ManualClock(now: TestPhone.start, timeZone: TestPhone.berlin)
-        let configuration = Configuration(apiBaseURL: URL(string: "https://api.buzzkit.test")!, publishableKey: "pk_t",
-                                          subscriberId: "u_1", subscriberToken: .fixed(TestPhone.token), pushTopic: "t")
+        let configuration = TestPhone.configuration()
         let client = try BuzzKitClient(configuration: configuration, ports: BuzzKitPorts(
             notificationCenter: InMemoryNotificationCenter(clock: clock), clock: clock, store: store, transport: RecordingTransport()))
         let log = ActivityLog()

@@ -108,10 +108,7 @@ final class LostPlanPushTests: XCTestCase {
         XCTAssertEqual(pending.map(\.id), ["run-1/a"])
         XCTAssertEqual(count("run-1/a", in: phone.acknowledgedIds), 1)
         XCTAssertEqual(phone.activity.scheduled, ["run-1/a"])
-        let shown = try await phone.advance(3_600)
-        XCTAssertEqual(shown.map(\.id), ["run-1/a"])
-        let delivered = await phone.center.deliveredNotifications()
-        XCTAssertEqual(delivered.count, 1)
+        try await phone.expectShownOnce(["run-1/a"], within: 3_600)
     }
 
     func testASyncRacingThePushOfTheSamePlanShowsItOnce() async throws {

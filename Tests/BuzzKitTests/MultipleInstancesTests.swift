@@ -57,8 +57,7 @@ final class MultipleInstancesTests: XCTestCase {
         let clock = ManualClock(now: TestPhone.start, timeZone: TestPhone.berlin)
         let center = InMemoryNotificationCenter(clock: clock)
         let transport = RecordingTransport()
-        let configuration = Configuration(apiBaseURL: URL(string: "https://api.buzzkit.test")!, publishableKey: "pk_t",
-                                          subscriberId: "u_1", subscriberToken: .fixed(TestPhone.token), pushTopic: "t")
+        let configuration = TestPhone.configuration()
         let client = try BuzzKit.configure(configuration, ports: BuzzKitPorts(
             notificationCenter: center, clock: clock, store: InMemoryKeyValueStore(), transport: transport))
         XCTAssertTrue(BuzzKit.shared === client)

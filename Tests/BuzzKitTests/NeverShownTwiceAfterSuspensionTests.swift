@@ -78,10 +78,7 @@ final class NeverShownTwiceAfterSuspensionTests: XCTestCase {
         XCTAssertEqual(book.records["run-1/a"]?.acknowledgmentConfirmed, true)
         XCTAssertEqual(phone.acknowledgedIds, ["run-1/a"])
 
-        let shown = try await phone.advance(480)
-        XCTAssertEqual(shown.map(\.id), ["run-1/a"])
-        let delivered = await phone.center.deliveredNotifications()
-        XCTAssertEqual(delivered.count, 1)
+        try await phone.expectShownOnce(["run-1/a"], within: 480)
     }
 
     /// The connection drops for a moment during one push's wake and is back for the next

@@ -8,6 +8,14 @@ import BuzzKitTesting
 /// is removed from A and registered for B. And a subscriber's short-lived token is fetched
 /// again from the app shortly before it expires, so requests keep being accepted.
 final class SwitchingSubscriberTests: XCTestCase {
+    /// A phone in the background on which A signed in, then B.
+    private func switchedFromAToB() async throws -> TestPhone {
+        let phone = try await TestPhone(subscriberId: nil, foreground: false) { $0.deviceToken = TestPhone.deviceToken }
+        try await phone.client.login(subscriberId: "u_A", subscriberToken: .fixed(TestPhone.token))
+        try await phone.client.login(subscriberId: "u_B", subscriberToken: .fixed(TestPhone.token))
+        return phone
+    }
+
     private static func token(expiringAt expiry: Date, _ fill: String) -> String {
         "v1.\(Int(expiry.timeIntervalSince1970)).\(String(repeating: fill, count: 32))"
     }
@@ -58,9 +66,7 @@ final class SwitchingSubscriberTests: XCTestCase {
     /// (on a real clock, the one of that same wake) does not list it for B, so it is removed
     /// before it can fire, although its moment is ahead.
     func testALatePushOfTheFormerSubscribersPlanIsNotShownToTheNextOne() async throws {
-        let phone = try await TestPhone(subscriberId: nil, foreground: false) { $0.deviceToken = TestPhone.deviceToken }
-        try await phone.client.login(subscriberId: "u_A", subscriberToken: .fixed(TestPhone.token))
-        try await phone.client.login(subscriberId: "u_B", subscriberToken: .fixed(TestPhone.token))
+        let phone = try await switchedFromAToB()
         phone.transport.setPlans([])  // B has no plans; the list is as of the phone's start
         phone.clock.advance(by: 1)
         await phone.client.handleRemoteNotification(payload: Payloads.plan("run-a9/x", messageId: "m-a9", fireAt: phone.fireAt(in: 30)))
@@ -131,9 +137,7 @@ final class SwitchingSubscriberTests: XCTestCase {
     /// A push of A's plan that lands while the sync of B's sign-in is under way (requested
     /// before it arrived, so that sync cannot judge it) is removed by one more sync.
     func testAPlanOfAArrivingDuringASyncIsCheckedByAnotherSync() async throws {
-        let phone = try await TestPhone(subscriberId: nil, foreground: false) { $0.deviceToken = TestPhone.deviceToken }
-        try await phone.client.login(subscriberId: "u_A", subscriberToken: .fixed(TestPhone.token))
-        try await phone.client.login(subscriberId: "u_B", subscriberToken: .fixed(TestPhone.token))
+        let phone = try await switchedFromAToB()
         let slowLists = Locked(1)
         phone.transport.setRule { request in
             guard request.method == "GET", slowLists.withLock({ left -> Bool in defer { left -= 1 }; return left > 0 }) else { return nil }
@@ -143,7 +147,8 @@ final class SwitchingSubscriberTests: XCTestCase {
         await phone.client.startSync()  // B's list is on its way
         phone.clock.advance(by: 1)
         let payload = Payloads.plan("run-a8/x", messageId: "m-a8", fireAt: phone.fireAt(in: 30))
-        async let handled = phone.client.handleRemoteNotification(payload: payload)
+        let client = phone.client
+        async let handled = client.handleRemoteNotification(payload: payload)
         try await Task.sleep(nanoseconds: 100_000_000)  // B's list is still on its way
         phone.clock.advance(by: 0.001)  // the next sync asks after the plan arrived
         _ = await handled
@@ -161,9 +166,7 @@ final class SwitchingSubscriberTests: XCTestCase {
     /// (the all-at-once fleet, its wakes cut short by the simulator's load: 16 shown to B).
     /// Shortly after a switch a plan push is left to the wake's sync.
     func testAPlanArrivingJustAfterTheSwitchIsLeftToTheSync() async throws {
-        let phone = try await TestPhone(subscriberId: nil, foreground: false) { $0.deviceToken = TestPhone.deviceToken }
-        try await phone.client.login(subscriberId: "u_A", subscriberToken: .fixed(TestPhone.token))
-        try await phone.client.login(subscriberId: "u_B", subscriberToken: .fixed(TestPhone.token))
+        let phone = try await switchedFromAToB()
         try await phone.waitIdle()
         phone.transport.setRule { request in
             request.method == "GET" ? .delayed(1, .status(200, body: "{\"plans\": [], \"asOf\": \"2026-11-30T09:00:00Z\"}")) : nil

@@ -17,8 +17,7 @@ final class WithdrawalRaceTests: XCTestCase {
         let center = InstrumentedCenter(wrapping: inner)
         let transport = RecordingTransport()
         let network = NetworkConditionedTransport(wrapping: transport, online: false)
-        let configuration = Configuration(apiBaseURL: URL(string: "https://api.buzzkit.test")!, publishableKey: "pk_t",
-                                          subscriberId: "u_123", subscriberToken: .fixed(TestPhone.token), pushTopic: "t")
+        let configuration = TestPhone.configuration(subscriberId: "u_123")
         let client = try BuzzKitClient(configuration: configuration, ports: BuzzKitPorts(
             notificationCenter: center, clock: clock, store: InMemoryKeyValueStore(), transport: network, random: { 0 }))
         await client.start()

@@ -8,16 +8,7 @@ import XCTest
 
 /// A device's life over the API (contract §4b): its reported permission, its re-registration
 /// after APNs refused its token, and its logout (`DELETE /v1/subscribers/{id}/devices/{token}`).
-final class DeviceLifecycleIntegrationTests: XCTestCase {
-    var api: APIHarness!
-
-    override func setUpWithError() throws {
-        api = try APIHarness()
-        try api.pipeline.putLegDay()
-    }
-
-    override func tearDown() { api?.shutdown() }
-
+final class DeviceLifecycleIntegrationTests: APITestCase {
     /// `(active, inactive_reason, authorization)` of the device with `token`.
     func row(_ token: String) throws -> (active: Bool, reason: String?, authorization: String?) {
         try api.pipeline.pool.withConnection { db in

@@ -7,16 +7,7 @@ import XCTest
 
 /// `GET /v1/subscribers/{id}/plans` (contract §4b) against the real API and pipeline: what a
 /// device that missed a push finds when it syncs.
-final class DeviceSyncIntegrationTests: XCTestCase {
-    var api: APIHarness!
-
-    override func setUpWithError() throws {
-        api = try APIHarness()
-        try api.pipeline.putLegDay()
-    }
-
-    override func tearDown() { api?.shutdown() }
-
+final class DeviceSyncIntegrationTests: APITestCase {
     struct SyncBody: Decodable {
         var plans: [LocalPlan]
         var asOf: String

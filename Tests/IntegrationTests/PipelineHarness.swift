@@ -116,6 +116,15 @@ final class PipelineHarness: @unchecked Sendable {
                               properties: ["at": .string(RFC3339.format(at)), "workoutId": .string(workoutId)], timestamp: Date()))
     }
 
+    /// Gives each of `people` a device and schedules their workout `seconds` from now: the
+    /// devices' tokens, in order, and the moment.
+    func workouts(for people: [String], in seconds: TimeInterval) throws -> (tokens: [String], moment: Date) {
+        let tokens = try people.flatMap { try subscriber($0) }
+        let moment = Date().addingTimeInterval(seconds)
+        for person in people { try scheduleWorkout(person, at: moment) }
+        return (tokens, moment)
+    }
+
     /// Runs of the tenant (newest first).
     func runs() throws -> [RunRecord] {
         let ids = try pool.withConnection { db in

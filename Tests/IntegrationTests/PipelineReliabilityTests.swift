@@ -75,11 +75,7 @@ final class PipelineReliabilityTests: XCTestCase {
         defer { harness.shutdown() }
         harness.startWorkers(Topology.Queue.allCases)
         try harness.putLegDay()
-        let people = (0..<20).map { "p\($0)" }
-        var tokens: [String] = []
-        for person in people { tokens += try harness.subscriber(person) }
-        let moment = Date().addingTimeInterval(3)
-        for person in people { try harness.scheduleWorkout(person, at: moment) }
+        let tokens = try harness.workouts(for: (0..<20).map { "p\($0)" }, in: 3).tokens
         XCTAssertTrue(try TestServices.eventually(timeout: 20) {
             let runs = try harness.runs()
             return runs.count == 20 && runs.allSatisfy { $0.state.status == .completed }

@@ -26,10 +26,7 @@ final class WorkerCrashTests: XCTestCase {
         defer { harness.shutdown() }
         try harness.putLegDay()
         let people = (0..<60).map { "k\($0)" }
-        var tokens: [String] = []
-        for person in people { tokens += try harness.subscriber(person) }
-        let moment = Date().addingTimeInterval(6)
-        for person in people { try harness.scheduleWorkout(person, at: moment) }
+        let (tokens, moment) = try harness.workouts(for: people, in: 6)
 
         let binary = TestServices.repositoryRoot.appendingPathComponent(".build/debug/buzzkit").path
         var environment = ProcessInfo.processInfo.environment

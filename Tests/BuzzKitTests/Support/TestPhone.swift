@@ -27,6 +27,12 @@ final class TestPhone {
     let configuration: Configuration
     private(set) var client: BuzzKitClient
 
+    /// The plain configuration of a client a test builds on ports of its own.
+    static func configuration(subscriberId: String = "u_1") -> Configuration {
+        Configuration(apiBaseURL: URL(string: "https://api.buzzkit.test")!, publishableKey: "pk_t",
+                      subscriberId: subscriberId, subscriberToken: .fixed(token), pushTopic: "t")
+    }
+
     /// A phone; `adjust` changes the configuration, `start` runs ``BuzzKitClient/start()``.
     /// `foreground`: the app is in the foreground after the start (code runs throughout);
     /// otherwise it is in the background and every push is a wake that ends in suspension.
@@ -116,6 +122,15 @@ final class TestPhone {
         let shown = await center.fireDue()
         try await waitIdle()
         return shown
+    }
+
+    /// Advances `seconds` and checks the person saw `ids` fire then, and nothing more is in
+    /// Notification Center: each shown once.
+    func expectShownOnce(_ ids: [String], within seconds: TimeInterval, file: StaticString = #filePath, line: UInt = #line) async throws {
+        let shown = try await advance(seconds)
+        XCTAssertEqual(shown.map(\.id), ids, "shown", file: file, line: line)
+        let delivered = await center.deliveredNotifications()
+        XCTAssertEqual(delivered.map(\.id).sorted(), ids.sorted(), "in Notification Center", file: file, line: line)
     }
 
     /// Waits (in real time, at most 5 s) until the client has nothing running or due.
