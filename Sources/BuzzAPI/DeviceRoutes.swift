@@ -111,7 +111,7 @@ enum DeviceRoutes {
         writer.beginArray()
         for category in plans.compactMap(\.notificationCategory) where seen.insert(category.id).inserted { category.write(to: &writer) }
         writer.endArray()
-        writer.key(literal: "asOf"); writer.string(RFC3339.format(asOf))
+        writer.member("asOf", instant: asOf)
         writer.endObject()
         return Data(writer.bytes)
     }

@@ -35,12 +35,9 @@ extension PlanBook: JSONWritable {
         writer.beginArray()
         for tombstone in tombstones {
             writer.beginObject()
-            writer.key(literal: "id")
-            writer.string(tombstone.id)
-            writer.key(literal: "matchesPrefix")
-            writer.bool(tombstone.matchesPrefix)
-            writer.key(literal: "recordedAt")
-            writer.double(tombstone.recordedAt.timeIntervalSinceReferenceDate)
+            writer.member("id", tombstone.id)
+            writer.member("matchesPrefix", tombstone.matchesPrefix)
+            writer.member("recordedAt", tombstone.recordedAt.timeIntervalSinceReferenceDate)
             writer.endObject()
         }
         writer.endArray()

@@ -6,29 +6,21 @@ import Foundation
 extension PlanRecord: JSONWritable {
     public func write(to writer: inout JSONWriter) {
         writer.beginObject()
-        writer.key(literal: "plan")
-        plan.write(to: &writer)
-        writer.key(literal: "state")
-        writer.string(state.rawValue)
+        writer.member("plan", plan)
+        writer.member("state", state.rawValue)
         if let acknowledgmentEventId {
-            writer.key(literal: "acknowledgmentEventId")
-            writer.string(acknowledgmentEventId)
+            writer.member("acknowledgmentEventId", acknowledgmentEventId)
         }
-        writer.key(literal: "acknowledgmentConfirmed")
-        writer.bool(acknowledgmentConfirmed)
-        writer.key(literal: "acknowledgmentUncertain")
-        writer.bool(acknowledgmentUncertain)
-        writer.key(literal: "receivedAt")
-        writer.double(receivedAt.timeIntervalSinceReferenceDate)
+        writer.member("acknowledgmentConfirmed", acknowledgmentConfirmed)
+        writer.member("acknowledgmentUncertain", acknowledgmentUncertain)
+        writer.member("receivedAt", receivedAt.timeIntervalSinceReferenceDate)
         if let releasedAt {
-            writer.key(literal: "releasedAt")
-            writer.double(releasedAt.timeIntervalSinceReferenceDate)
+            writer.member("releasedAt", releasedAt.timeIntervalSinceReferenceDate)
         }
         if let receivedZone {
             writer.key(literal: "receivedZone")
             writer.beginObject()
-            writer.key(literal: "identifier")
-            writer.string(receivedZone.identifier)
+            writer.member("identifier", receivedZone.identifier)
             writer.endObject()
         }
         writer.endObject()

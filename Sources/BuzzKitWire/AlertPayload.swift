@@ -48,17 +48,17 @@ public struct AlertPayload: APNsPayload, Hashable {
         writer.beginObject()
         writer.key(literal: "alert")
         writer.beginObject()
-        writer.key(literal: "title"); writer.string(title)
-        writer.key(literal: "body"); writer.string(body)
+        writer.member("title", title)
+        writer.member("body", body)
         writer.endObject()
         presentation.writeAPSMembers(to: &writer)
         writer.endObject()
         writer.key(literal: "bk")
         writer.beginObject()
-        writer.key(literal: "messageId"); writer.string(messageId)
-        if let localId { writer.key(literal: "localId"); writer.string(localId) }
-        if let deepLink { writer.key(literal: "deepLink"); writer.string(deepLink) }
-        writer.key(literal: "data"); writer.write(data)
+        writer.member("messageId", messageId)
+        if let localId { writer.member("localId", localId) }
+        if let deepLink { writer.member("deepLink", deepLink) }
+        writer.member("data", data)
         writer.endObject()
         writer.endObject()
     }

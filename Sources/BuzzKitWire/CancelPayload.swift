@@ -40,7 +40,7 @@ public struct CancelPayload: APNsPayload, Hashable {
         SilentEnvelope.begin(&writer)
         writer.key(literal: "bk.cancel")
         writer.beginObject()
-        writer.key(literal: "id"); writer.string(id)
+        writer.member("id", id)
         writer.endObject()
         writer.endObject()
     }

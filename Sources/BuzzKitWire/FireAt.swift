@@ -35,12 +35,12 @@ public struct FireAt: Sendable, Hashable, Codable, CustomStringConvertible {
     /// Writes the contract's key order: year, month, day, hour, minute, second.
     public func write(to writer: inout JSONWriter) {
         writer.beginObject()
-        writer.key(literal: "year"); writer.int(Int64(year))
-        writer.key(literal: "month"); writer.int(Int64(month))
-        writer.key(literal: "day"); writer.int(Int64(day))
-        writer.key(literal: "hour"); writer.int(Int64(hour))
-        writer.key(literal: "minute"); writer.int(Int64(minute))
-        writer.key(literal: "second"); writer.int(Int64(second))
+        writer.member("year", year)
+        writer.member("month", month)
+        writer.member("day", day)
+        writer.member("hour", hour)
+        writer.member("minute", minute)
+        writer.member("second", second)
         writer.endObject()
     }
 }

@@ -46,10 +46,10 @@ extension APNsHeaders: JSONReadable, JSONWritable {
 
     public func write(to writer: inout JSONWriter) {
         writer.beginObject()
-        writer.key(literal: "pushType"); writer.string(pushType)
-        writer.key(literal: "priority"); writer.int(Int64(priority))
-        if let expiration { writer.key(literal: "expiration"); writer.int(expiration) }
-        if let collapseId { writer.key(literal: "collapseId"); writer.string(collapseId) }
+        writer.member("pushType", pushType)
+        writer.member("priority", priority)
+        if let expiration { writer.member("expiration", expiration) }
+        if let collapseId { writer.member("collapseId", collapseId) }
         writer.endObject()
     }
 }

@@ -38,9 +38,9 @@ extension RunSummary.Cancellation: JSONReadable, JSONWritable {
 
     public func write(to writer: inout JSONWriter) {
         writer.beginObject()
-        writer.key(literal: "by"); writer.string(by.rawValue)
-        writer.key(literal: "event"); writer.optionalString(event)
-        writer.key(literal: "at"); writer.string(RFC3339.format(at))
+        writer.member("by", by.rawValue)
+        writer.member("event", event)
+        writer.member("at", instant: at)
         writer.endObject()
     }
 }
@@ -53,9 +53,9 @@ extension RunSummary.LocalWindow.Fallback: JSONReadable, JSONWritable {
 
     public func write(to writer: inout JSONWriter) {
         writer.beginObject()
-        writer.key(literal: "sent"); writer.bool(sent)
-        writer.key(literal: "idempotencyKey"); writer.string(idempotencyKey)
-        writer.key(literal: "reason"); writer.string(reason)
+        writer.member("sent", sent)
+        writer.member("idempotencyKey", idempotencyKey)
+        writer.member("reason", reason)
         writer.endObject()
     }
 }

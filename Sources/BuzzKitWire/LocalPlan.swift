@@ -63,18 +63,18 @@ public struct LocalPlan: Sendable, Hashable, Codable {
     /// Writes the object in the contract's key order.
     public func write(to writer: inout JSONWriter) {
         writer.beginObject()
-        writer.key(literal: "id"); writer.string(id)
-        writer.key(literal: "messageId"); writer.string(messageId)
-        writer.key(literal: "fireAt"); fireAt.write(to: &writer)
-        writer.key(literal: "title"); writer.string(title)
-        writer.key(literal: "body"); writer.string(body)
-        if let deepLink { writer.key(literal: "deepLink"); writer.string(deepLink) }
-        writer.key(literal: "data"); writer.write(data)
+        writer.member("id", id)
+        writer.member("messageId", messageId)
+        writer.member("fireAt", fireAt)
+        writer.member("title", title)
+        writer.member("body", body)
+        if let deepLink { writer.member("deepLink", deepLink) }
+        writer.member("data", data)
         writer.key(literal: "cancelOn")
         writer.beginArray()
         for name in cancelOn { writer.string(name) }
         writer.endArray()
-        if let expiresAt { writer.key(literal: "expiresAt"); writer.string(RFC3339.format(expiresAt)) }
+        if let expiresAt { writer.member("expiresAt", instant: expiresAt) }
         presentation.writePlanMembers(to: &writer)
         if !actions.isEmpty {
             writer.key(literal: "actions")

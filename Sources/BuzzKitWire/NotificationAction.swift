@@ -53,12 +53,12 @@ extension NotificationAction: JSONReadable, JSONWritable {
 
     public func write(to writer: inout JSONWriter) {
         writer.beginObject()
-        writer.key(literal: "id"); writer.string(id)
-        writer.key(literal: "title"); writer.string(title)
-        if let event { writer.key(literal: "event"); writer.string(event) }
-        if foreground { writer.key(literal: "foreground"); writer.bool(true) }
-        if destructive { writer.key(literal: "destructive"); writer.bool(true) }
-        if let snooze { writer.key(literal: "snooze"); writer.string(snooze) }
+        writer.member("id", id)
+        writer.member("title", title)
+        if let event { writer.member("event", event) }
+        if foreground { writer.member("foreground", true) }
+        if destructive { writer.member("destructive", true) }
+        if let snooze { writer.member("snooze", snooze) }
         writer.endObject()
     }
 }

@@ -29,7 +29,7 @@ extension NotificationCategory: JSONReadable, JSONWritable {
 
     public func write(to writer: inout JSONWriter) {
         writer.beginObject()
-        writer.key(literal: "id"); writer.string(id)
+        writer.member("id", id)
         writer.key(literal: "actions")
         writer.beginArray()
         for action in actions { action.write(to: &writer) }

@@ -81,20 +81,20 @@ public struct NotificationPresentation: Sendable, Hashable, Codable {
 
     /// Writes the `bk.local` members that are not at their defaults.
     func writePlanMembers(to writer: inout JSONWriter) {
-        if interruptionLevel != .active { writer.key(literal: "interruptionLevel"); writer.string(interruptionLevel.rawValue) }
-        if sound != Self.defaultSound { writer.key(literal: "sound"); writer.optionalString(sound) }
-        if let threadId { writer.key(literal: "threadId"); writer.string(threadId) }
-        if let badge { writer.key(literal: "badge"); writer.int(Int64(badge)) }
-        if let category { writer.key(literal: "category"); writer.string(category) }
+        if interruptionLevel != .active { writer.member("interruptionLevel", interruptionLevel.rawValue) }
+        if sound != Self.defaultSound { writer.member("sound", sound) }
+        if let threadId { writer.member("threadId", threadId) }
+        if let badge { writer.member("badge", badge) }
+        if let category { writer.member("category", category) }
     }
 
     /// Writes the `aps` members after `alert`: `sound` when there is one, the others when set
     /// (`interruption-level` when not `active`, APNs' default).
     func writeAPSMembers(to writer: inout JSONWriter) {
-        if let sound { writer.key(literal: "sound"); writer.string(sound) }
-        if interruptionLevel != .active { writer.key(literal: "interruption-level"); writer.string(interruptionLevel.apnsValue) }
-        if let threadId { writer.key(literal: "thread-id"); writer.string(threadId) }
-        if let badge { writer.key(literal: "badge"); writer.int(Int64(badge)) }
-        if let category { writer.key(literal: "category"); writer.string(category) }
+        if let sound { writer.member("sound", sound) }
+        if interruptionLevel != .active { writer.member("interruption-level", interruptionLevel.apnsValue) }
+        if let threadId { writer.member("thread-id", threadId) }
+        if let badge { writer.member("badge", badge) }
+        if let category { writer.member("category", category) }
     }
 }

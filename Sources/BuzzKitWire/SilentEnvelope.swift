@@ -15,7 +15,7 @@ enum SilentEnvelope {
         writer.beginObject()
         writer.key(literal: "aps")
         writer.beginObject()
-        writer.key(literal: "content-available"); writer.int(1)
+        writer.member("content-available", 1)
         writer.endObject()
     }
 }

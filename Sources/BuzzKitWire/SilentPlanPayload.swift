@@ -32,7 +32,7 @@ public struct SilentPlanPayload: APNsPayload, Hashable {
     /// Writes `{"aps":{"content-available":1},"bk.local":{…}}`.
     public func write(to writer: inout JSONWriter) {
         SilentEnvelope.begin(&writer)
-        writer.key(literal: "bk.local"); local.write(to: &writer)
+        writer.member("bk.local", local)
         writer.endObject()
     }
 }

@@ -30,10 +30,10 @@ public struct CancelRecipient: Sendable, Equatable, Codable, JSONReadable, JSONW
 
     public func write(to writer: inout JSONWriter) {
         writer.beginObject()
-        writer.key(literal: "deviceId"); writer.string(deviceId.uuidString)
-        writer.key(literal: "token"); writer.string(token)
-        writer.key(literal: "topic"); writer.string(topic)
-        writer.key(literal: "environment"); writer.string(environment)
+        writer.member("deviceId", deviceId.uuidString)
+        writer.member("token", token)
+        writer.member("topic", topic)
+        writer.member("environment", environment)
         writer.endObject()
     }
 

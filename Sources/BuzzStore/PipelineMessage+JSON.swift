@@ -39,33 +39,33 @@ extension PipelineMessage: JSONReadable, JSONWritable {
         func head(_ name: StaticString, _ tenantId: String, _ runId: UUID) {
             writer.key(literal: name)
             writer.beginObject()
-            writer.key(literal: "tenantId"); writer.string(tenantId)
-            writer.key(literal: "runId"); writer.string(runId.uuidString)
+            writer.member("tenantId", tenantId)
+            writer.member("runId", runId.uuidString)
         }
         switch self {
         case .timer(let tenantId, let runId, let timer, let window):
             head("timer", tenantId, runId)
-            writer.key(literal: "timer"); timer.write(to: &writer)
+            writer.member("timer", timer)
             if let window {
                 writer.key(literal: "window")
                 writer.beginObject()
-                writer.key(literal: "subscriberId"); writer.string(window.subscriberId)
-                writer.key(literal: "localId"); writer.string(window.localId)
+                writer.member("subscriberId", window.subscriberId)
+                writer.member("localId", window.localId)
                 writer.endObject()
             }
         case .sendPlan(let tenantId, let runId, let subscriberId, let delivery):
             head("sendPlan", tenantId, runId)
-            writer.key(literal: "subscriberId"); writer.string(subscriberId)
-            writer.key(literal: "delivery"); delivery.write(to: &writer)
+            writer.member("subscriberId", subscriberId)
+            writer.member("delivery", delivery)
         case .sendAlert(let tenantId, let runId, let subscriberId, let fallback, let delivery):
             head("sendAlert", tenantId, runId)
-            writer.key(literal: "subscriberId"); writer.string(subscriberId)
-            writer.key(literal: "fallback"); writer.bool(fallback)
-            writer.key(literal: "delivery"); delivery.write(to: &writer)
+            writer.member("subscriberId", subscriberId)
+            writer.member("fallback", fallback)
+            writer.member("delivery", delivery)
         case .sendCancel(let tenantId, let runId, let subscriberId, let delivery, let recipients):
             head("sendCancel", tenantId, runId)
-            writer.key(literal: "subscriberId"); writer.string(subscriberId)
-            writer.key(literal: "delivery"); delivery.write(to: &writer)
+            writer.member("subscriberId", subscriberId)
+            writer.member("delivery", delivery)
             if let recipients {
                 writer.key(literal: "recipients")
                 writer.beginArray()

@@ -47,7 +47,7 @@ final class WireJSONTests: XCTestCase {
         var writer = JSONWriter()
         writer.beginObject()
         writer.key("n"); writer.int(-12_345)
-        writer.key(literal: "b"); writer.bool(false)
+        writer.member("b", false)
         writer.key("s"); writer.optionalString(nil)
         writer.endObject()
         XCTAssertEqual(writer.string, #"{"n":-12345,"b":false,"s":null}"#)

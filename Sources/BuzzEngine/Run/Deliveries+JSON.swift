@@ -8,9 +8,9 @@ extension JSONWriter {
     /// The members every delivery ends with, `headers`, `payload` and `body`, and the end of
     /// its object.
     fileprivate mutating func writePush(headers: APNsHeaders, payload: some JSONWritable, body: String) {
-        key(literal: "headers"); headers.write(to: &self)
-        key(literal: "payload"); payload.write(to: &self)
-        key(literal: "body"); string(body)
+        member("headers", headers)
+        member("payload", payload)
+        member("body", body)
         endObject()
     }
 }
@@ -30,11 +30,11 @@ extension LocalPlanDelivery: JSONReadable, JSONWritable {
 
     public func write(to writer: inout JSONWriter) {
         writer.beginObject()
-        writer.key(literal: "runId"); writer.string(runId)
-        writer.key(literal: "stepName"); writer.string(stepName)
-        writer.key(literal: "localId"); writer.string(localId)
-        writer.key(literal: "messageId"); writer.string(messageId)
-        writer.key(literal: "moment"); writer.string(RFC3339.format(moment))
+        writer.member("runId", runId)
+        writer.member("stepName", stepName)
+        writer.member("localId", localId)
+        writer.member("messageId", messageId)
+        writer.member("moment", instant: moment)
         writer.writePush(headers: headers, payload: payload, body: body)
     }
 }
@@ -55,12 +55,12 @@ extension AlertDelivery: JSONReadable, JSONWritable {
 
     public func write(to writer: inout JSONWriter) {
         writer.beginObject()
-        writer.key(literal: "runId"); writer.string(runId)
-        writer.key(literal: "stepName"); writer.string(stepName)
-        if let localId { writer.key(literal: "localId"); writer.string(localId) }
-        writer.key(literal: "messageId"); writer.string(messageId)
-        writer.key(literal: "idempotencyKey"); writer.string(idempotencyKey)
-        if let reason { writer.key(literal: "reason"); writer.string(reason) }
+        writer.member("runId", runId)
+        writer.member("stepName", stepName)
+        if let localId { writer.member("localId", localId) }
+        writer.member("messageId", messageId)
+        writer.member("idempotencyKey", idempotencyKey)
+        if let reason { writer.member("reason", reason) }
         writer.writePush(headers: headers, payload: payload, body: body)
     }
 }
@@ -76,7 +76,7 @@ extension CancelDelivery: JSONReadable, JSONWritable {
 
     public func write(to writer: inout JSONWriter) {
         writer.beginObject()
-        writer.key(literal: "runId"); writer.string(runId)
+        writer.member("runId", runId)
         writer.writePush(headers: headers, payload: payload, body: body)
     }
 }

@@ -41,24 +41,24 @@ extension RunState {
     /// Writes the stored form, without the workflow snapshot when `includingWorkflow` is false.
     public func write(to writer: inout JSONWriter, includingWorkflow: Bool) {
         writer.beginObject()
-        writer.key(literal: "version"); writer.int(Int64(RunState.storageVersion))
-        if includingWorkflow { writer.key(literal: "workflow"); writer.write(CodableBridge.value(of: workflow)) }
-        writer.key(literal: "trigger"); trigger.write(to: &writer)
-        writer.key(literal: "context"); context.write(to: &writer)
-        writer.key(literal: "status"); writer.string(status.rawValue)
-        writer.key(literal: "started"); writer.bool(started)
-        if let cursor { writer.key(literal: "cursor"); writer.string(cursor.description) }
-        writer.key(literal: "generation"); writer.int(Int64(generation))
-        if let pendingTimer { writer.key(literal: "pendingTimer"); pendingTimer.write(to: &writer) }
+        writer.member("version", RunState.storageVersion)
+        if includingWorkflow { writer.member("workflow", CodableBridge.value(of: workflow)) }
+        writer.member("trigger", trigger)
+        writer.member("context", context)
+        writer.member("status", status.rawValue)
+        writer.member("started", started)
+        if let cursor { writer.member("cursor", cursor.description) }
+        writer.member("generation", generation)
+        if let pendingTimer { writer.member("pendingTimer", pendingTimer) }
         writer.key(literal: "steps")
         writer.beginArray()
         for step in steps { step.write(to: &writer) }
         writer.endArray()
-        if let openWindow { writer.key(literal: "openWindow"); writer.int(Int64(openWindow)) }
-        writer.key(literal: "planSent"); writer.bool(planSent)
-        if let cancellation { writer.key(literal: "cancelled"); cancellation.write(to: &writer) }
-        if let failure { writer.key(literal: "failure"); writer.write(CodableBridge.value(of: failure)) }
-        writer.key(literal: "revision"); writer.int(Int64(revision))
+        if let openWindow { writer.member("openWindow", openWindow) }
+        writer.member("planSent", planSent)
+        if let cancellation { writer.member("cancelled", cancellation) }
+        if let failure { writer.member("failure", CodableBridge.value(of: failure)) }
+        writer.member("revision", revision)
         writer.endObject()
     }
 }
@@ -74,13 +74,13 @@ extension RunContext: JSONReadable, JSONWritable {
 
     public func write(to writer: inout JSONWriter) {
         writer.beginObject()
-        writer.key(literal: "runId"); writer.string(runId)
-        writer.key(literal: "dryRun"); writer.bool(dryRun)
-        writer.key(literal: "hasSubscriber"); writer.bool(hasSubscriber)
-        if let subscriberTimeZone { writer.key(literal: "subscriberTimeZone"); writer.string(subscriberTimeZone) }
-        if let tenantDefaultTimeZone { writer.key(literal: "tenantDefaultTimeZone"); writer.string(tenantDefaultTimeZone) }
-        if let quietHours { writer.key(literal: "quietHours"); quietHours.write(to: &writer) }
-        writer.key(literal: "immediateLocalLead"); writer.int(Int64(immediateLocalLead))
+        writer.member("runId", runId)
+        writer.member("dryRun", dryRun)
+        writer.member("hasSubscriber", hasSubscriber)
+        if let subscriberTimeZone { writer.member("subscriberTimeZone", subscriberTimeZone) }
+        if let tenantDefaultTimeZone { writer.member("tenantDefaultTimeZone", tenantDefaultTimeZone) }
+        if let quietHours { writer.member("quietHours", quietHours) }
+        writer.member("immediateLocalLead", immediateLocalLead)
         writer.endObject()
     }
 }
@@ -101,8 +101,8 @@ extension QuietHours: JSONReadable, JSONWritable {
 
     public func write(to writer: inout JSONWriter) {
         writer.beginObject()
-        writer.key(literal: "start"); writer.string(start.description)
-        writer.key(literal: "end"); writer.string(end.description)
+        writer.member("start", start.description)
+        writer.member("end", end.description)
         writer.endObject()
     }
 }
@@ -125,11 +125,11 @@ extension RunTimer: JSONReadable, JSONWritable {
 
     public func write(to writer: inout JSONWriter) {
         writer.beginObject()
-        writer.key(literal: "runId"); writer.string(runId)
-        writer.key(literal: "generation"); writer.int(Int64(generation))
-        writer.key(literal: "stepPath"); writer.string(stepPath.description)
-        writer.key(literal: "purpose"); writer.string(purpose.rawValue)
-        writer.key(literal: "at"); writer.string(RFC3339.format(at))
+        writer.member("runId", runId)
+        writer.member("generation", generation)
+        writer.member("stepPath", stepPath.description)
+        writer.member("purpose", purpose.rawValue)
+        writer.member("at", instant: at)
         writer.endObject()
     }
 }
@@ -144,13 +144,13 @@ extension StepRecord: JSONReadable, JSONWritable {
 
     public func write(to writer: inout JSONWriter) {
         writer.beginObject()
-        writer.key(literal: "name"); writer.string(name)
-        writer.key(literal: "path"); writer.string(path.description)
-        writer.key(literal: "status"); writer.string(status.rawValue)
-        writer.key(literal: "startedAt"); writer.string(RFC3339.format(startedAt))
-        writer.key(literal: "finishedAt"); writer.optionalString(finishedAt.map(RFC3339.format))
-        writer.key(literal: "dueAt"); writer.optionalString(dueAt.map(RFC3339.format))
-        if let local { writer.key(literal: "local"); local.write(to: &writer) }
+        writer.member("name", name)
+        writer.member("path", path.description)
+        writer.member("status", status.rawValue)
+        writer.member("startedAt", instant: startedAt)
+        writer.member("finishedAt", finishedAt.map(RFC3339.format))
+        writer.member("dueAt", dueAt.map(RFC3339.format))
+        if let local { writer.member("local", local) }
         writer.endObject()
     }
 }
@@ -169,15 +169,15 @@ extension LocalWindowRecord: JSONReadable, JSONWritable {
 
     public func write(to writer: inout JSONWriter) {
         writer.beginObject()
-        writer.key(literal: "plan"); plan.write(to: &writer)
-        writer.key(literal: "moment"); writer.string(RFC3339.format(moment))
-        writer.key(literal: "shiftedByQuietHours"); writer.bool(shiftedByQuietHours)
-        writer.key(literal: "planSent"); writer.bool(planSent)
-        writer.key(literal: "planSentTo"); writer.int(Int64(planSentTo))
-        writer.key(literal: "acknowledged"); writer.bool(acknowledged)
-        writer.key(literal: "acknowledgedAt"); writer.optionalString(acknowledgedAt.map(RFC3339.format))
-        if let releaseReason { writer.key(literal: "releaseReason"); writer.string(releaseReason) }
-        if let fallback { writer.key(literal: "fallback"); fallback.write(to: &writer) }
+        writer.member("plan", plan)
+        writer.member("moment", instant: moment)
+        writer.member("shiftedByQuietHours", shiftedByQuietHours)
+        writer.member("planSent", planSent)
+        writer.member("planSentTo", planSentTo)
+        writer.member("acknowledged", acknowledged)
+        writer.member("acknowledgedAt", acknowledgedAt.map(RFC3339.format))
+        if let releaseReason { writer.member("releaseReason", releaseReason) }
+        if let fallback { writer.member("fallback", fallback) }
         writer.endObject()
     }
 }

@@ -86,9 +86,9 @@ public enum Moments {
         public var jsonText: String {
             var writer = JSONWriter(capacity: 160)
             writer.beginObject()
-            writer.key(literal: "moment"); writer.string(RFC3339.format(moment))
-            writer.key(literal: "fireAt"); fireAt.write(to: &writer)
-            writer.key(literal: "shiftedByQuietHours"); writer.bool(shiftedByQuietHours)
+            writer.member("moment", instant: moment)
+            writer.member("fireAt", fireAt)
+            writer.member("shiftedByQuietHours", shiftedByQuietHours)
             writer.endObject()
             return writer.string
         }
