@@ -53,6 +53,29 @@ final class RunStorageTests: XCTestCase {
         }
     }
 
+    /// Instants a state does not have yet are left out of what is stored; states stored with
+    /// explicit `null`s (before) read the same.
+    func testAbsentInstantsAreLeftOutAndExplicitNullsStillRead() throws {
+        var run = RunState(workflow: Fixtures.workflow(Fixtures.legDay), trigger: Fixtures.trigger(),
+                           context: RunContext(runId: "run-1", subscriberTimeZone: "Europe/Berlin"))
+        _ = run.handle(.start, now: begins)
+        var writer = JSONWriter()
+        run.write(to: &writer, includingWorkflow: false)
+        let stored = try JSONParser.parse(Data(writer.bytes))
+        guard case .array(var steps)? = stored["steps"], case .object(var step) = steps[1], case .object(var local)? = step["local"] else {
+            return XCTFail("\(stored)")
+        }
+        XCTAssertNil(step["finishedAt"])
+        XCTAssertNil(local["acknowledgedAt"])
+        step["finishedAt"] = .null
+        local["acknowledgedAt"] = .null
+        step["local"] = .object(local)
+        steps[1] = .object(step)
+        guard case .object(var older) = stored else { return XCTFail() }
+        older["steps"] = .array(steps)
+        XCTAssertEqual(try RunState(json: .object(older), workflow: run.workflow), run)
+    }
+
     func testSummaryHasTheContractShape() throws {
         var run = RunState(workflow: Fixtures.workflow(Fixtures.legDay), trigger: Fixtures.trigger(),
                            context: RunContext(runId: "run-1", subscriberTimeZone: "Europe/Berlin"))

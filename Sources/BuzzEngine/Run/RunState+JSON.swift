@@ -148,8 +148,9 @@ extension StepRecord: JSONReadable, JSONWritable {
         writer.member("path", path.description)
         writer.member("status", status.rawValue)
         writer.member("startedAt", instant: startedAt)
-        writer.member("finishedAt", finishedAt.map(RFC3339.format))
-        writer.member("dueAt", dueAt.map(RFC3339.format))
+        // Absent instants are left out (readers, older ones too, take a missing key as absent).
+        if let finishedAt { writer.member("finishedAt", instant: finishedAt) }
+        if let dueAt { writer.member("dueAt", instant: dueAt) }
         if let local { writer.member("local", local) }
         writer.endObject()
     }
@@ -175,7 +176,7 @@ extension LocalWindowRecord: JSONReadable, JSONWritable {
         writer.member("planSent", planSent)
         writer.member("planSentTo", planSentTo)
         writer.member("acknowledged", acknowledged)
-        writer.member("acknowledgedAt", acknowledgedAt.map(RFC3339.format))
+        if let acknowledgedAt { writer.member("acknowledgedAt", instant: acknowledgedAt) }
         if let releaseReason { writer.member("releaseReason", releaseReason) }
         if let fallback { writer.member("fallback", fallback) }
         writer.endObject()
