@@ -1,3 +1,4 @@
+import BuzzCrypto
 import COpenSSL
 import Foundation
 

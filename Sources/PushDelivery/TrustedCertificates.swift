@@ -1,3 +1,4 @@
+import BuzzCrypto
 import CCurl
 import COpenSSL
 import Foundation

@@ -142,6 +142,8 @@ final class WireJSONTests: XCTestCase {
         XCTAssertEqual(steps[0]["finishedAt"], .null)
         XCTAssertEqual(steps[0]["local"], .null)
         XCTAssertEqual(steps[0]["actions"], [])
+        XCTAssertEqual(steps[0]["deliveries"], [])
+        XCTAssertEqual(steps[0]["opened"], .null)
         let badInstant = sparse.replacingOccurrences(of: "2026-11-30T09:00:00Z", with: "tomorrow")
         XCTAssertThrowsError(try JSONDecoder().decode(RunSummary.self, from: Data(badInstant.utf8)))
     }
