@@ -50,8 +50,8 @@ extension BuzzKitClient {
     }
 
     /// Inside the gate: takes out the plans at their last call whose acknowledgment is on its
-    /// way (in flight, or its last send about to go), and forgets plans that waited for an
-    /// answer past their lifetime.
+    /// way (in flight, its last send about to go, or not sent yet), and forgets plans that
+    /// waited for an answer past their lifetime.
     func processLastCalls() async {
         let now = clock.now
         let zone = clock.timeZone
@@ -65,9 +65,14 @@ extension BuzzKitClient {
                 report(.planLost(localId: record.localId, messageId: record.plan.messageId, reason: .noAnswerBeforeExpiry))
                 continue
             }
+            // On its way: in flight, its last send about to go, or never sent yet (queued
+            // behind a slow request through its deadline: it cannot reach the server before
+            // the moment). One that may have arrived before (cut off, queued again) keeps its
+            // copy unless its last send was decided, as at a suspension.
             guard let call = lastCallInstant(of: record, zone: zone), call <= now, record.fireInstant(in: zone) > now,
                   let ackId = record.acknowledgmentEventId,
-                  inFlightEventIds.contains(ackId) || finalAttempts.contains(record.localId) && queue.contains(id: ackId) else { continue }
+                  inFlightEventIds.contains(ackId)
+                    || queue.contains(id: ackId) && (finalAttempts.contains(record.localId) || !record.acknowledgmentUncertain) else { continue }
             await center.removePendingRequests(withIdentifiers: [record.localId])
             book.update(record.localId) { $0.state = .awaitingAnswer }
             changed = true

@@ -88,6 +88,36 @@ final class LastCallTests: XCTestCase {
         XCTAssertEqual(shown.map(\.id), [])
     }
 
+    /// Another plan's acknowledgment is on its way to a slow API when a second plan arrives:
+    /// the second acknowledgment waits in the queue behind that request, through its deadline
+    /// and its last call. It cannot reach the server before the moment, so the plan must not
+    /// be left to fire beside the server's fallback.
+    func testAnAcknowledgmentQueuedBehindASlowRequestAtItsLastCallLeavesOnlyOneShown() async throws {
+        let phone = try await TestPhone()
+        phone.transport.setRule { $0.method == "POST" ? .delayed(2, .status(202, body: "{\"accepted\":1,\"late\":[\"run-2/b\"]}")) : nil }
+        let client = phone.client
+        let first = phone.plan("run-1/a", in: 600, messageId: "m-1"), second = phone.plan("run-2/b", in: 7, messageId: "m-2")
+        phone.transport.setPlans([first, second])
+        let pushes = Task {
+            _ = await client.handleRemoteNotification(payload: Payloads.members(SilentPlanPayload(local: first).jsonBytes))
+        }
+        let began = Date()
+        while phone.transport.eventRequests.isEmpty, Date().timeIntervalSince(began) < 5 { try await Task.sleep(nanoseconds: 1_000_000) }
+        let late = Task { _ = await client.handleRemoteNotification(payload: Payloads.members(SilentPlanPayload(local: second).jsonBytes)) }
+        while !(await phone.pendingIds()).contains("run-2/b"), Date().timeIntervalSince(began) < 5 { try await Task.sleep(nanoseconds: 1_000_000) }
+        XCTAssertEqual(phone.transport.eventRequests.count, 1, "the second acknowledgment waits behind the first request")
+        phone.clock.advance(by: 7 - BuzzKitClient.lastCall + 0.05)
+        try await Task.sleep(nanoseconds: 300_000_000)
+        let pending = await phone.pendingIds()
+        XCTAssertFalse(pending.contains("run-2/b"), "out of the center at its last call: its acknowledgment has not even left")
+        var shown = try await phone.advance(1)
+        await pushes.value
+        await late.value
+        try await phone.waitIdle()
+        shown += try await phone.advance(60)
+        XCTAssertEqual(shown.map(\.id).filter { $0 == "run-2/b" }, [], "the server's fallback is the one shown")
+    }
+
     /// A plan arriving 1.5 s before it fires never enters the center before the server's
     /// answer, so no timer has to catch its last call: counted, it is shown when the answer
     /// comes (here after its moment).
