@@ -11,7 +11,8 @@ extension Fleet {
     /// was suspended is not judged: they wait on the phone for its next run.
     func doneNotRecorded(_ backend: BackendClient, _ report: FleetReport) async -> [String] {
         var waiting: [(workoutId: String, runId: String)] = report.outcomes.compactMap { outcome in
-            guard outcome.behaviour == .doneFromLockScreen, outcome.window.eventsHeldByOutage != true, let shown = outcome.shownFirst.first,
+            guard outcome.behaviour == .doneFromLockScreen, outcome.window.eventsHeldByOutage != true,
+                  outcome.window.buttonsNotShown != true, let shown = outcome.shownFirst.first,
                   let runId = shown.id.split(separator: "/").first else { return nil }
             return (outcome.window.workoutId, String(runId))
         }

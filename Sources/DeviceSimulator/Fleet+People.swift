@@ -144,7 +144,10 @@ extension Fleet {
             await phone.waitUntil(wave.moment.addingTimeInterval(configuration.settleSeconds)) { !phone.shown.isEmpty }
             guard let original = phone.shown.first?.id else { return }
             let failures = phone.locked { phone.flushFailures }, cut = phone.requestsCutBySuspension
-            await phone.choose(behaviour == .snoozer ? Self.snoozeAction : Self.doneAction, on: original)
+            guard await phone.choose(behaviour == .snoozer ? Self.snoozeAction : Self.doneAction, on: original) else {
+                updateWindow("w-\(id)") { $0.buttonsNotShown = true }
+                return
+            }
             // An outage that refused the button's events, or kept their request unanswered, until
             // iOS suspended the app: they wait on the phone for its next run (judged apart, as
             // nobody could send them sooner). A request still on its way at the suspension

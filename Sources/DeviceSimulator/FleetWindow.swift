@@ -40,6 +40,10 @@ public struct FleetWindow: Sendable, Codable {
     /// the app: still queued, they wait on the phone for its next run, so the server cannot show
     /// them yet.
     public var eventsHeldByOutage: Bool?
+    /// The notification shown had no buttons to choose: a fallback for a plan that never
+    /// reached the phone (held up by an outage, say), whose buttons nothing registered there.
+    /// The person's choice is judged apart (none was possible).
+    public var buttonsNotShown: Bool?
 
     /// The workout id in a notification body "… (w-…)." (the fleet's workflow puts it there).
     static func workoutId(inBody body: String) -> String? {

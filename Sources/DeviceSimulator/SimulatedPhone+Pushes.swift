@@ -140,20 +140,37 @@ extension SimulatedPhone {
     /// iOS runs the app in the background for it (launching it if it is not running; Apple,
     /// `UNNotificationActionOptions`: only a `.foreground` action brings the app to the screen)
     /// and hands the response to the notification delegate; the app is suspended again once the
-    /// delegate called the completion handler.
-    func choose(_ actionId: String, on id: String) async {
+    /// delegate called the completion handler. Returns false, choosing nothing, when iOS shows
+    /// no such button because it cannot: a fallback for a plan that never reached this phone
+    /// carries a category no plan or sync registered here (Apple: only a registered category's
+    /// actions are shown), so the person sees a notification without buttons.
+    @discardableResult
+    func choose(_ actionId: String, on id: String) async -> Bool {
+        let fallbackSuffix = "/fallback"
+        if id.hasSuffix(fallbackSuffix), !locked({ planIds.contains(String(id.dropLast(fallbackSuffix.count))) }),
+           !(await showsButton(actionId, on: id)) {
+            note("no \(actionId) button under \(id): its plan never reached this phone, so nothing registered its buttons here")
+            return false
+        }
         note("person chooses \(actionId) on \(id)")
         locked {
             actionsChosen += 1
             wakes += 1
         }
         guard let process = await backgroundProcess(orNote: "the button \(actionId) on \(id) went with the app's process (it ended before its launch finished)")
-        else { return }
+        else { return true }
         if await !center.modelRespond(toNotificationWithIdentifier: id, actionIdentifier: actionId) {
             note("the button \(actionId) on \(id) was not answered (not shown: its category is not registered, or the delegate kept iOS waiting)")
         }
         await process.application.modelWhenIdle()
         locked { wakes -= 1 }
         suspendIfIdle()
+        return true
+    }
+
+    /// Whether iOS shows the button `actionId` under the delivered notification `id`.
+    private func showsButton(_ actionId: String, on id: String) async -> Bool {
+        guard let notification = await center.deliveredNotifications().last(where: { $0.request.identifier == id }) else { return false }
+        return center.modelActions(forCategory: notification.request.content.categoryIdentifier).contains { $0.identifier == actionId }
     }
 }
