@@ -4,6 +4,12 @@ import Foundation
 public protocol PostgresBindable: Sendable {
     /// The value's PostgreSQL text representation.
     var postgresText: String { get }
+    /// The value as it is sent: its text unless the type has a binary form (``PostgresBind``).
+    var postgresBind: PostgresBind { get }
+}
+
+extension PostgresBindable {
+    public var postgresBind: PostgresBind { .text(postgresText) }
 }
 
 extension String: PostgresBindable {
@@ -99,8 +105,14 @@ public struct JSONB<Value: Codable & Sendable>: PostgresBindable, PostgresDecoda
     }
 }
 
-/// Arrays bind as one-dimensional PostgreSQL array literals (`{"a","b"}`).
+/// Arrays bind as one-dimensional PostgreSQL arrays: binary for text, `uuid` and
+/// `timestamptz` elements, array literals (`{"a","b"}`) for the rest.
 extension Array: PostgresBindable where Element: PostgresBindable {
+    @inlinable
+    public var postgresBind: PostgresBind {
+        PostgresBinaryArray.encode(self).map(PostgresBind.binary) ?? .text(postgresText)
+    }
+
     @inlinable
     public var postgresText: String {
         var out: [UInt8] = [UInt8(ascii: "{")]

@@ -8,6 +8,8 @@ public final class PostgresConnection {
     /// Prepared statements by SQL text; names are `bk_<n>`.
     var prepared: [String: String] = [:]
     var inTransaction = false
+    /// Inside ``transaction(_:)`` until its first statement, which carries the `BEGIN`.
+    var beginPending = false
     /// Set when the server stopped being the primary under this connection (a failover
     /// demoted it): the pool drops the connection and the next one finds the new primary.
     var retired = false
@@ -59,25 +61,24 @@ public final class PostgresConnection {
     @discardableResult
     public func query(_ query: PostgresQuery) throws -> PostgresRows {
         // libpq takes C strings: a NUL would silently cut the value, so it is refused.
-        if let index = query.binds.firstIndex(where: { $0.map(Self.containsNUL) ?? false }) {
+        if let index = query.binds.firstIndex(where: { $0?.containsNUL ?? false }) {
             throw PostgresError(.invalidBind, "bound value $\(index + 1) contains NUL, which PostgreSQL text cannot hold; nothing was run",
                                 statement: query.sql)
         }
         let handle = try liveHandle(query.sql)
         lastUsed = Date()
-        let result: OpaquePointer?
+        let checked: OpaquePointer
         if query.binds.isEmpty && isMultiStatement(query.sql) {
-            result = PQexec(handle, query.sql)
+            if beginPending {
+                beginPending = false
+                try execute("BEGIN")
+            }
+            checked = try check(PQexec(handle, query.sql), statement: query.sql)
         } else {
             let name = query.plansEachTime ? nil : try preparedName(for: query.sql, handle: handle)
-            result = withCStrings(query.binds) { values in
-                if let name {
-                    return PQexecPrepared(handle, name, Int32(query.binds.count), values, nil, nil, 0)
-                }
-                return PQexecParams(handle, query.sql, Int32(query.binds.count), nil, values, nil, nil, 0)
-            }
+            checked = beginPending ? try runBeginning(query, name: name, handle: handle)
+                                   : try check(send(query, name: name, handle: handle), statement: query.sql)
         }
-        let checked = try check(result, statement: query.sql)
         defer { PQclear(checked) }
         return PostgresRows(result: checked, statement: query.sql)
     }
@@ -111,13 +112,52 @@ public final class PostgresConnection {
     }
 }
 
-/// Calls `body` with a C array of C strings (NULL entries for nil) that lives for the call.
-func withCStrings<R>(_ strings: [String?], _ body: (UnsafePointer<UnsafePointer<CChar>?>?) -> R) -> R {
-    var owned: [UnsafeMutablePointer<CChar>?] = strings.map { $0.map { strdup($0) } }
-    defer { owned.forEach { free($0) } }
+/// A statement's parameters as libpq takes them: values, their lengths and formats (1 for
+/// binary), alive for the call.
+struct PostgresParameters {
+    let values: UnsafePointer<UnsafePointer<CChar>?>?
+    let lengths: UnsafePointer<Int32>?
+    let formats: UnsafePointer<Int32>?
+}
+
+/// Calls `body` with `binds` as libpq parameters: text as C strings (nil for NULL), binary
+/// values as their bytes with lengths and format 1.
+func withParameters<R>(_ binds: [PostgresBind?], _ body: (PostgresParameters) -> R) -> R {
+    var owned: [UnsafeMutablePointer<CChar>?] = []
+    owned.reserveCapacity(binds.count)
+    var lengths = [Int32](repeating: 0, count: binds.count)
+    var formats = [Int32](repeating: 0, count: binds.count)
+    for (index, bind) in binds.enumerated() {
+        switch bind {
+        case nil:
+            owned.append(nil)
+        case .text(let text)?:
+            owned.append(strdup(text))
+        case .binary(let bytes)?:
+            let copy = UnsafeMutablePointer<CChar>.allocate(capacity: max(bytes.count, 1))
+            bytes.withUnsafeBufferPointer { source in
+                source.withMemoryRebound(to: CChar.self) { copy.update(from: $0.baseAddress!, count: bytes.count) }
+            }
+            owned.append(copy)
+            lengths[index] = Int32(bytes.count)
+            formats[index] = 1
+        }
+    }
+    defer {
+        for (index, pointer) in owned.enumerated() {
+            if formats[index] == 1 { pointer?.deallocate() } else { free(pointer) }
+        }
+    }
+    let anyBinary = formats.contains(1)
     return owned.withUnsafeMutableBufferPointer { buffer in
         buffer.baseAddress!.withMemoryRebound(to: UnsafePointer<CChar>?.self, capacity: max(buffer.count, 1)) { pointer in
-            body(strings.isEmpty ? nil : UnsafePointer(pointer))
+            lengths.withUnsafeBufferPointer { lengths in
+                formats.withUnsafeBufferPointer { formats in
+                    body(PostgresParameters(values: binds.isEmpty ? nil : UnsafePointer(pointer),
+                                            lengths: anyBinary ? lengths.baseAddress : nil,
+                                            formats: anyBinary ? formats.baseAddress : nil))
+                }
+            }
         }
     }
 }

@@ -9,8 +9,8 @@
 public struct PostgresQuery: Sendable, ExpressibleByStringInterpolation, CustomStringConvertible {
     /// The statement text with `$n` placeholders.
     public private(set) var sql: String
-    /// Parameter values in text format (`nil` is SQL NULL).
-    public private(set) var binds: [String?]
+    /// Parameter values (`nil` is SQL NULL).
+    public private(set) var binds: [PostgresBind?]
     /// Planned with its values at every run instead of once per connection (see
     /// ``plannedEachTime``).
     public private(set) var plansEachTime = false
@@ -58,7 +58,7 @@ public struct PostgresQuery: Sendable, ExpressibleByStringInterpolation, CustomS
 
     public struct StringInterpolation: StringInterpolationProtocol, Sendable {
         @usableFromInline var sql: String
-        @usableFromInline var binds: [String?]
+        @usableFromInline var binds: [PostgresBind?]
 
         public init(literalCapacity: Int, interpolationCount: Int) {
             sql = ""
@@ -76,13 +76,13 @@ public struct PostgresQuery: Sendable, ExpressibleByStringInterpolation, CustomS
         /// generic dispatch per element: unspecialized, that was 6 % of a worker's CPU).
         @inlinable
         public mutating func appendInterpolation<T: PostgresBindable>(_ value: T) {
-            binds.append(value.postgresText)
+            binds.append(value.postgresBind)
             sql += "$\(binds.count)"
         }
 
         /// An optional value: `nil` binds SQL NULL.
         public mutating func appendInterpolation<T: PostgresBindable>(_ value: T?) {
-            binds.append(value?.postgresText)
+            binds.append(value?.postgresBind)
             sql += "$\(binds.count)"
         }
 

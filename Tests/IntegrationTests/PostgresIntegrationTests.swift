@@ -48,6 +48,28 @@ final class PostgresIntegrationTests: XCTestCase {
         }
     }
 
+    /// Arrays bound in binary (text, uuid, timestamptz) read back as they were written, and name
+    /// the same microsecond as the same time bound as text.
+    func testBinaryArraysRoundTrip() throws {
+        let ids = [UUID(), UUID()]
+        let times = [Date(timeIntervalSince1970: 1_796_029_200.654321), Date(timeIntervalSince1970: -86_400.25),
+                     Date(timeIntervalSince1970: 946_684_800.0000004)]
+        let texts = ["a", "b,c", "{\"json\": [1]}", "back\\slash", "ünïcödé", "", "NULL"]
+        try pool.withConnection { db in
+            let row = try db.query("""
+                SELECT (SELECT array_agg(t::text ORDER BY o) FROM unnest(\(ids)::uuid[]) WITH ORDINALITY AS u(t, o)) AS ids,
+                       \(texts)::text[] AS texts, cardinality(\([String]())::text[]) AS none,
+                       (SELECT bool_and(t = s) FROM unnest(\(times)::timestamptz[], ARRAY[\(times[0]), \(times[1]), \(times[2])]::timestamptz[]) AS u(t, s)) AS same
+                """)[0]
+            XCTAssertEqual(try row.decode("ids", as: [String].self), ids.map(\.lowercasedText))
+            XCTAssertEqual(try row.decode("texts", as: [String].self), texts)
+            XCTAssertEqual(try row.decode("none", as: Int.self), 0)
+            XCTAssertEqual(try row.decode("same", as: Bool.self), true)
+            // A type the array does not hold is refused by the server, not misread.
+            XCTAssertThrowsError(try db.query("SELECT \(["not-a-uuid"])::uuid[] AS v"))
+        }
+    }
+
     func testABindWithANULIsRefusedBeforeAnythingRuns() throws {
         try pool.withConnection { db in
             let long = String(repeating: "x", count: 200_000)
@@ -116,6 +138,46 @@ final class PostgresIntegrationTests: XCTestCase {
         try pool.withTransaction { try $0.execute("INSERT INTO ledger VALUES (\(2))") }
         let values = try pool.withConnection { try $0.query("SELECT v FROM ledger").map { try $0.decode("v", as: Int.self) } }
         XCTAssertEqual(values, [2])
+    }
+
+    /// `BEGIN` goes out with a transaction's first statement, in one pipeline: that statement
+    /// failing, or the connection dying under it, reads as before, and the connection is fit
+    /// for the next transaction; a transaction that ran nothing commits nothing.
+    func testATransactionsFirstStatementCarriesItsBegin() throws {
+        let url = TestServices.url(schema: schema)
+        let db = try PostgresConnection(url: url)
+        try db.execute("CREATE TABLE firsts (id integer PRIMARY KEY)")
+        try db.execute("INSERT INTO firsts VALUES (\(1))")
+        XCTAssertThrowsError(try db.transaction { tx in
+            try tx.execute("INSERT INTO firsts VALUES (\(1))")
+        }) { error in
+            XCTAssertEqual((error as? PostgresError)?.sqlState, "23505")
+        }
+        XCTAssertEqual(try db.transaction { _ in 7 }, 7)
+        // In a transaction: both rows or neither.
+        struct Boom: Error {}
+        XCTAssertThrowsError(try db.transaction { tx in
+            try tx.execute("INSERT INTO firsts VALUES (\(2))")
+            try tx.execute("INSERT INTO firsts VALUES (\(3))")
+            throw Boom()
+        })
+        try db.transaction { tx in
+            try tx.execute("INSERT INTO firsts VALUES (\(4))")
+            XCTAssertEqual(try tx.query("SELECT count(*)::int AS n FROM firsts")[0].decode("n") as Int32, 2)
+        }
+        XCTAssertEqual(try db.query("SELECT array_agg(id ORDER BY id)::text AS ids FROM firsts")[0].decode("ids") as String, "{1,4}")
+
+        let killer = try PostgresConnection(url: url)
+        let pid: Int32 = try db.query("SELECT pg_backend_pid() AS pid")[0].decode("pid")
+        _ = try killer.query("SELECT pg_terminate_backend(\(pid))")
+        Thread.sleep(forTimeInterval: 0.2)
+        XCTAssertThrowsError(try db.transaction { tx in
+            try tx.execute("INSERT INTO firsts VALUES (\(5))")
+        }) { error in
+            XCTAssertEqual((error as? PostgresError)?.isConnectionProblem, true, "\(error)")
+        }
+        XCTAssertFalse(db.isHealthy)
+        XCTAssertEqual(try killer.query("SELECT count(*)::int AS n FROM firsts")[0].decode("n") as Int32, 2)
     }
 
     /// A connection that breaks with COMMIT on its way may have committed: the API must not

@@ -8,7 +8,7 @@ final class PostgresQueryTests: XCTestCase {
         let name = "Robert'); DROP TABLE runs;--"
         let query: PostgresQuery = "SELECT * FROM runs WHERE id = \(id) AND name = \(name)"
         XCTAssertEqual(query.sql, "SELECT * FROM runs WHERE id = $1 AND name = $2")
-        XCTAssertEqual(query.binds, ["42", name])
+        XCTAssertEqual(query.binds, [.text("42"), .text(name)])
     }
 
     func testOptionalNilBindsNull() {
@@ -22,7 +22,7 @@ final class PostgresQueryTests: XCTestCase {
         let filter: PostgresQuery = "tenant_id = \("t1") AND status = \("waiting")"
         let query: PostgresQuery = "SELECT id FROM runs WHERE id > \(5) AND \(filter) LIMIT \(10)"
         XCTAssertEqual(query.sql, "SELECT id FROM runs WHERE id > $1 AND tenant_id = $2 AND status = $3 LIMIT $4")
-        XCTAssertEqual(query.binds, ["5", "t1", "waiting", "10"])
+        XCTAssertEqual(query.binds, [.text("5"), .text("t1"), .text("waiting"), .text("10")])
     }
 
     func testAppendRenumbers() {
@@ -35,6 +35,26 @@ final class PostgresQueryTests: XCTestCase {
         let query: PostgresQuery = "SELECT * FROM \(unsafeRaw: "test_schema.runs") WHERE id = \(1)"
         XCTAssertEqual(query.sql, "SELECT * FROM test_schema.runs WHERE id = $1")
         XCTAssertEqual(query.binds.count, 1)
+    }
+
+    /// Arrays of text, uuid and timestamptz go in PostgreSQL's binary array form; other arrays,
+    /// and text holding a NUL (refused before anything runs), as text.
+    func testArraysOfTextIdsAndTimesBindInBinary() {
+        let header: [UInt8] = [0, 0, 0, 1, 0, 0, 0, 0]
+        XCTAssertEqual(["é", ""].postgresBind, .binary(header + [0, 0, 0, 25, 0, 0, 0, 2, 0, 0, 0, 1,
+                                                                 0, 0, 0, 2, 0xc3, 0xa9, 0, 0, 0, 0]))
+        XCTAssertEqual([String]().postgresBind, .binary([0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 25]))
+        let id = UUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F")!
+        XCTAssertEqual([id].postgresBind, .binary(header + [0, 0, 0x0b, 0x86, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 16]
+                                                  + [0xe6, 0x21, 0xe1, 0xf8, 0xc3, 0x6c, 0x49, 0x5a, 0x93, 0xfc, 0x0c, 0x24, 0x7a, 0x3e, 0x6e, 0x5f]))
+        // 2000-01-01T00:00:01.5Z is 1,500,000 µs after PostgreSQL's epoch; a day before it, negative.
+        XCTAssertEqual([Date(timeIntervalSince1970: 946_684_801.5)].postgresBind,
+                       .binary(header + [0, 0, 0x04, 0xa0, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 8, 0, 0, 0, 0, 0, 0x16, 0xe3, 0x60]))
+        XCTAssertEqual([Date(timeIntervalSince1970: 946_598_400)].postgresBind,
+                       .binary(header + [0, 0, 0x04, 0xa0, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 8] + [0xff, 0xff, 0xff, 0xeb, 0xe2, 0x28, 0xa0, 0x00]))
+        XCTAssertEqual([1, 2].postgresBind, .text("{\"1\",\"2\"}"))
+        XCTAssertEqual(["a\u{0}b"].postgresBind, .text("{\"a\u{0}b\"}"))
+        XCTAssertEqual("plain".postgresBind, .text("plain"))
     }
 
     func testBindEncodings() {
