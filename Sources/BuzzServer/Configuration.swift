@@ -39,7 +39,7 @@ public struct Configuration: Sendable, Equatable, EnvironmentSettings {
     public var queuePrefix: String
     public var batchSize: Int
     /// Milliseconds a message may wait for a fuller batch (`BUZZKIT_BATCH_LINGER_MS`).
-    public var batchLingerMilliseconds = 10
+    public var batchLingerMilliseconds = 50
     public var apnsKeyFile: String?
     public var apnsKeyId: String?
     public var apnsTeamId: String?

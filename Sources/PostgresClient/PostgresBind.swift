@@ -61,6 +61,19 @@ enum PostgresBinaryArray {
         return nil
     }
 
+    /// The cast a statement writes after a parameter that takes `bytes` as they are
+    /// (`::uuid[]`), read from the element type in their header.
+    @usableFromInline
+    static func cast(of bytes: [UInt8]) -> String? {
+        guard bytes.count >= 12 else { return nil }
+        switch UInt32(bytes[8]) << 24 | UInt32(bytes[9]) << 16 | UInt32(bytes[10]) << 8 | UInt32(bytes[11]) {
+        case textOID: return "::text[]"
+        case uuidOID: return "::uuid[]"
+        case timestamptzOID: return "::timestamptz[]"
+        default: return nil
+        }
+    }
+
     /// A one-dimensional array without NULLs: dimensions, flags, element type, the dimension's
     /// length and lower bound, then each element's length and bytes, integers big-endian.
     private static func build<E>(_ elements: [E], oid: UInt32, size: (E) -> Int,

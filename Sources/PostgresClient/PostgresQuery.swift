@@ -27,8 +27,10 @@ public struct PostgresQuery: Sendable, ExpressibleByStringInterpolation, CustomS
     }
 
     public init(stringInterpolation: StringInterpolation) {
-        self.sql = stringInterpolation.sql
-        self.binds = stringInterpolation.binds
+        var interpolation = stringInterpolation
+        interpolation.settleBinary(before: nil)
+        self.sql = interpolation.sql
+        self.binds = interpolation.binds
     }
 
     /// This query, planned at every run with its values rather than prepared once per
@@ -59,6 +61,8 @@ public struct PostgresQuery: Sendable, ExpressibleByStringInterpolation, CustomS
     public struct StringInterpolation: StringInterpolationProtocol, Sendable {
         @usableFromInline var sql: String
         @usableFromInline var binds: [PostgresBind?]
+        /// The last value bound in binary, until the SQL after it shows it cast to its own type.
+        @usableFromInline var uncast: (index: Int, value: any PostgresBindable)?
 
         public init(literalCapacity: Int, interpolationCount: Int) {
             sql = ""
@@ -68,7 +72,23 @@ public struct PostgresQuery: Sendable, ExpressibleByStringInterpolation, CustomS
         }
 
         public mutating func appendLiteral(_ literal: String) {
+            settleBinary(before: literal)
             sql += literal
+        }
+
+        /// A binary array goes as such only where the statement casts it to its own type
+        /// (`$3::uuid[]`): PostgreSQL then expects exactly that type. Anywhere else (no cast, or a
+        /// cast of text to `uuid[]`) the server infers the type from the statement, so the
+        /// value goes as text, which every type reads.
+        @usableFromInline
+        mutating func settleBinary(before literal: String?) {
+            guard let (index, value) = uncast else { return }
+            uncast = nil
+            guard case .binary(let bytes)? = binds[index], let cast = PostgresBinaryArray.cast(of: bytes),
+                  let literal, literal.hasPrefix(cast) else {
+                binds[index] = .text(value.postgresText)
+                return
+            }
         }
 
         /// A value: becomes the next `$n` parameter. Inlinable, so the caller's module
@@ -76,18 +96,27 @@ public struct PostgresQuery: Sendable, ExpressibleByStringInterpolation, CustomS
         /// generic dispatch per element: unspecialized, that was 6 % of a worker's CPU).
         @inlinable
         public mutating func appendInterpolation<T: PostgresBindable>(_ value: T) {
-            binds.append(value.postgresBind)
+            settleBinary(before: nil)
+            let bind = value.postgresBind
+            if case .binary = bind { uncast = (binds.count, value) }
+            binds.append(bind)
             sql += "$\(binds.count)"
         }
 
         /// An optional value: `nil` binds SQL NULL.
         public mutating func appendInterpolation<T: PostgresBindable>(_ value: T?) {
-            binds.append(value?.postgresBind)
-            sql += "$\(binds.count)"
+            guard let value else {
+                settleBinary(before: nil)
+                binds.append(nil)
+                sql += "$\(binds.count)"
+                return
+            }
+            appendInterpolation(value)
         }
 
         /// A nested query fragment: its text is spliced in and its placeholders renumbered.
         public mutating func appendInterpolation(_ fragment: PostgresQuery) {
+            settleBinary(before: nil)
             let offset = binds.count
             binds.append(contentsOf: fragment.binds)
             sql += offset == 0 ? fragment.sql : Self.renumber(fragment.sql, by: offset)
@@ -95,6 +124,7 @@ public struct PostgresQuery: Sendable, ExpressibleByStringInterpolation, CustomS
 
         /// Raw SQL text (an identifier chosen by code, never by input).
         public mutating func appendInterpolation(unsafeRaw text: String) {
+            settleBinary(before: text)
             sql += text
         }
 

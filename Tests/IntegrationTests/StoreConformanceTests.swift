@@ -157,6 +157,35 @@ final class StoreConformanceTests: ConformanceTestCase {
         }
     }
 
+    /// A trigger batch records its plans in one statement: each reads back with its own body,
+    /// and the same batch again changes nothing.
+    func testPlansRecordedTogetherReadBackEachWithItsOwnBody() throws {
+        try eachDriver { s in
+            var runs: [RunRecord] = [], sent: [SentPlan] = []
+            for subscriber in ["u1", "u2", "u3"] {
+                _ = try s.driver.subscriber(tenantId: s.tenantId, id: subscriber, devices: 1)
+                let run = s.startedRun(subscriber)
+                var fresh = RunState(workflow: s.workflow.definition, trigger: run.state.trigger, context: RunContext(runId: run.id.uuidString.lowercased()))
+                for case .sendLocalPlan(let delivery) in fresh.handle(.start, now: s.now) {
+                    sent.append(SentPlan(tenantId: s.tenantId, subscriberId: subscriber, delivery: delivery))
+                }
+                runs.append(run)
+            }
+            XCTAssertEqual(sent.count, 3)
+            try s.store.transaction { tx in
+                for run in runs { try tx.insertRun(run) }
+                try tx.recordPlans(sent, at: s.now)
+            }
+            try s.store.transaction { tx in try tx.recordPlans(sent, at: s.now) }
+            let payloads = try s.store.transaction { tx in try tx.planPayloads(tenantId: s.tenantId, localIds: sent.map(\.delivery.localId)) }
+            XCTAssertEqual(payloads.count, 3)
+            for plan in sent {
+                let stored = try payloads[plan.delivery.localId].map { try JSONSerialization.jsonObject(with: $0) as? NSDictionary }
+                XCTAssertEqual(stored, try JSONSerialization.jsonObject(with: Data(plan.delivery.body.utf8)) as? NSDictionary)
+            }
+        }
+    }
+
     func testEachDeviceKeepsItsLatestWordOnAPlanAndOnlyActiveDevicesCount() throws {
         try eachDriver { s in
             let (run, devices, localId) = try s.storedRun("u1", devices: 2)

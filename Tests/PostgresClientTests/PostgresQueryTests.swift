@@ -57,6 +57,19 @@ final class PostgresQueryTests: XCTestCase {
         XCTAssertEqual("plain".postgresBind, .text("plain"))
     }
 
+    /// A binary array goes as such only where the statement casts it to its own type; anywhere
+    /// else PostgreSQL infers another type from the statement, so it goes as text.
+    func testABinaryArrayNeedsACastToItsOwnType() {
+        let ids = ["e621e1f8-c36c-495a-93fc-0c247a3e6e5f"]
+        let cast: PostgresQuery = "SELECT * FROM unnest(\(ids)::text[], \([UUID()])::uuid[]) AS u(a, b)"
+        XCTAssertEqual(cast.binds.map { if case .binary? = $0 { true } else { false } }, [true, true])
+        let other: PostgresQuery = "SELECT * FROM unnest(\(ids)::uuid[]) AS u(a) WHERE a = ANY(\([UUID]())) OR a::text = ANY(\(ids))"
+        XCTAssertEqual(other.binds, [.text(ids.postgresText), .text("{}"), .text(ids.postgresText)])
+        var appended: PostgresQuery = "SELECT 1 WHERE \(1) = 1"
+        appended.append("AND x = ANY(\(ids)::text[])")
+        XCTAssertEqual(appended.binds.last, ids.postgresBind)
+    }
+
     func testBindEncodings() {
         XCTAssertEqual(true.postgresText, "t")
         XCTAssertEqual(Double.infinity.postgresText, "Infinity")
