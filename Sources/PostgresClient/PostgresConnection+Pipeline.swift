@@ -25,27 +25,22 @@ extension PostgresConnection {
             } == 1
         }
         if sent { sent = PQpipelineSync(handle) == 1 }
-        // Each query's results end with a null; the sync answers last.
+        // BEGIN's result, a null, the statement's result, a null, then the sync. Two nulls in a
+        // row, or one on a broken connection, mean nothing more is coming.
         var results: [OpaquePointer] = []
-        if sent {
-            var ended = 0
-            while ended < 2 {
-                guard let result = PQgetResult(handle) else {
-                    ended += 1
-                    if PQstatus(handle) != CONNECTION_OK { break }
-                    continue
-                }
-                if PQresultStatus(result) == PGRES_PIPELINE_SYNC {
-                    PQclear(result)
-                    break
-                }
-                results.append(result)
+        var nulls = 0
+        while sent {
+            guard let result = PQgetResult(handle) else {
+                nulls += 1
+                if nulls > 1 || PQstatus(handle) != CONNECTION_OK { break }
+                continue
             }
-            while PQstatus(handle) == CONNECTION_OK, let result = PQgetResult(handle) {
-                let done = PQresultStatus(result) == PGRES_PIPELINE_SYNC
+            nulls = 0
+            if PQresultStatus(result) == PGRES_PIPELINE_SYNC {
                 PQclear(result)
-                if done { break }
+                break
             }
+            results.append(result)
         }
         let left = PQexitPipelineMode(handle) == 1
         defer { results.dropFirst(2).forEach { PQclear($0) } }
