@@ -17,14 +17,26 @@ extension PostgresStoreTransaction {
     func insertRuns(_ runs: [RunRecord]) throws {
         guard runs.count > 1 else { return try runs.forEach(insertRun) }
         let states = PostgresJSONTexts(try runs.map { try StoredRunState.encode($0.state) })
-        let cancels = runs.map(\.cancelEvents.postgresText)
+        // The runs of one workflow share their cancelling events: each distinct list is parsed
+        // once (`c`), and each run names its list by number. (Parsed per run, the lists' array
+        // input was 1.5-3 % of PostgreSQL's CPU in a sustained window.)
+        var lists: [String] = [], numbers: [String: Int] = [:]
+        let listOf = runs.map { run in
+            let text = run.cancelEvents.postgresText
+            if let number = numbers[text] { return number }
+            lists.append(text)
+            numbers[text] = lists.count
+            return lists.count
+        }
         try db.execute("""
+            WITH c AS MATERIALIZED (SELECT n, x::text[] AS events FROM unnest(\(lists)::text[]) WITH ORDINALITY AS l(x, n))
             INSERT INTO runs (id, tenant_id, workflow_key, workflow_version, subscriber_id, dry_run, bulk, status, cancel_events, state)
-            SELECT i, t, k, v, NULLIF(s, ''), d, b, st, c::text[], j
+            SELECT i, t, k, v, NULLIF(s, ''), d, b, st, c.events, j
             FROM unnest(\(runs.map(\.id))::uuid[], \(runs.map(\.tenantId))::text[], \(runs.map(\.workflowKey))::text[],
                         \(runs.map(\.workflowVersion))::int[], \(runs.map { $0.subscriberId ?? "" })::text[], \(runs.map(\.dryRun))::bool[], \(runs.map(\.bulk))::bool[],
-                        \(runs.map(\.state.status.rawValue))::text[], \(cancels)::text[],
-                        string_to_array(\(states), chr(30))) AS u(i, t, k, v, s, d, b, st, c, j)
+                        \(runs.map(\.state.status.rawValue))::text[], \(listOf)::int[],
+                        string_to_array(\(states), chr(30))) AS u(i, t, k, v, s, d, b, st, ci, j)
+            JOIN c ON c.n = u.ci
             """)
     }
 

@@ -2,19 +2,8 @@ import Foundation
 import PostgresClient
 import XCTest
 
-final class PostgresIntegrationTests: XCTestCase {
-    var schema = ""
-    var pool: PostgresPool!
-
-    override func setUpWithError() throws {
-        schema = TestServices.uniqueName("pgtest")
-        pool = try TestServices.pool(schema: schema)
-    }
-
-    override func tearDown() {
-        pool?.close()
-        TestServices.dropSchema(schema)
-    }
+final class PostgresIntegrationTests: SchemaTestCase {
+    override func setUpWithError() throws { try open("pgtest", migrated: false) }
 
     struct Payload: Codable, Sendable, Equatable { var title: String; var tags: [String] }
 

@@ -25,6 +25,30 @@ final class StoreConformanceTests: ConformanceTestCase {
         }
     }
 
+    func testRunsRecordedTogetherKeepEachTheirOwnCancellingEvents() throws {
+        try eachDriver { s in
+            _ = try s.driver.subscriber(tenantId: s.tenantId, id: "u1", devices: 1)
+            // A second workflow that only a page view cancels, its runs recorded between leg day's.
+            guard case .object(var root) = PipelineHarness.legDay else { return XCTFail("leg day is an object") }
+            root["key"] = "reading"
+            root["cancelOn"] = .array([.object(["event": "page.viewed"])])
+            let reading = try s.driver.workflow(tenantId: s.tenantId, source: .object(root))
+            var other = s.startedRun("u1")
+            other.workflowKey = reading.key
+            other.workflowVersion = reading.version
+            other.state = RunState(workflow: reading.definition, trigger: other.state.trigger, context: other.state.context)
+            _ = other.state.handle(.start, now: s.now)
+            let (first, last) = (s.startedRun("u1"), s.startedRun("u1"))
+            XCTAssertEqual([first, other, last].map(\.cancelEvents), [["workout.completed", "workout.moved"], ["page.viewed"], ["workout.completed", "workout.moved"]])
+            try s.store.transaction { try $0.insertRuns([first, other, last]) }
+            try s.store.transaction { tx in
+                XCTAssertEqual(Set(try tx.openRuns(tenantId: s.tenantId, subscriberId: "u1", cancelEvent: "workout.moved")), [first.id, last.id])
+                XCTAssertEqual(try tx.openRuns(tenantId: s.tenantId, subscriberId: "u1", cancelEvent: "page.viewed"), [other.id],
+                               "each run keeps its own workflow's cancelling events")
+            }
+        }
+    }
+
     func testACancelledRunIsNoLongerOpenToItsCancelEvents() throws {
         try eachDriver { s in
             _ = try s.driver.subscriber(tenantId: s.tenantId, id: "u1", devices: 1)

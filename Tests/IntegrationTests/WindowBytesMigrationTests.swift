@@ -6,22 +6,13 @@ import XCTest
 /// Migration 0023 (a run's state as text, a plan's body as json, `fire_at` no longer written)
 /// on real PostgreSQL: what servers from before it wrote still reads, and while a rolling
 /// upgrade replaces them they keep writing and reading in their old form.
-final class WindowBytesMigrationTests: XCTestCase {
-    var schema = ""
-    var pool: PostgresPool!
+final class WindowBytesMigrationTests: SchemaTestCase {
     let oldRun = UUID(), laterRun = UUID()
 
     override func setUpWithError() throws {
-        schema = TestServices.uniqueName("bytesmig")
-        pool = try TestServices.pool(schema: schema)
-        try TestServices.migrate(schema, upTo: 22)
+        try open("bytesmig", upTo: 22)
         try oldServerStarts(oldRun, moment: Date().addingTimeInterval(3600))
         XCTAssertEqual(try TestServices.migrate(schema, upTo: 23), [23])
-    }
-
-    override func tearDown() {
-        pool?.close()
-        TestServices.dropSchema(schema)
     }
 
     /// A plan's push body as the trigger stage records it.
