@@ -130,7 +130,11 @@ final class HTTPServerTests: XCTestCase {
         try server.start()
         let port = server.port
         async let stuck = Self.call(port: port, "GET", "/forever")
-        try await Task.sleep(nanoseconds: 100_000_000)
+        // Stop once the request is in its handler (a fixed wait lost the race on a slow machine:
+        // the stop closed the listener first, and the client got an empty reply).
+        let arrival = Date().addingTimeInterval(5)
+        while server.requestsInFlight == 0, Date() < arrival { try await Task.sleep(nanoseconds: 10_000_000) }
+        XCTAssertEqual(server.requestsInFlight, 1, "the request is in its handler")
         let started = Date()
         let stopper = Thread { server.stop(grace: 0.3) }
         stopper.start()
