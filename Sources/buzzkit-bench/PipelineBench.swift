@@ -102,7 +102,7 @@ enum PipelineBench {
             }
             let whole = ProcessCPU.sample() - cpu - sustained.latenessReadCPU
             report.add("pipeline: sustained at \(rate)/s: product CPU per whole window (decided, then its run filed)",
-                       (whole.worker - sustained.driverSeconds + whole.postgres + whole.rabbitmq) * 1e6 / Double(sustained.windows), unit: "µs")
+                       whole.product(driver: sustained.driverSeconds) * 1e6 / Double(sustained.windows), unit: "µs")
             report.add("pipeline: sustained whole windows (event → plan → ack → fallback decided), offered \(rate)/s for \(seconds) s",
                        sustained.achievedRate, unit: "windows/s")
             report.add("pipeline:   decision after the moment p50 (p99)",

@@ -45,6 +45,9 @@ struct ProcessCPU {
     /// Adds "CPU µs per window" rows for `what` to `report`. With `driver` (the CPU seconds
     /// the bench's own driver spent in this process, ``DriverCPU``), the worker row is the
     /// product's alone, and the product's sum and the driver's share are printed beside it.
+    /// The product's CPU seconds: the three groups, less the bench driver's `driver` seconds.
+    func product(driver: Double) -> Double { worker - driver + postgres + rabbitmq }
+
     func report(_ what: String, windows: Int, driver: Double? = nil, into report: inout BenchReport) {
         guard windows > 0 else { return }
         let per = { (seconds: Double) in seconds * 1e6 / Double(windows) }
@@ -53,7 +56,7 @@ struct ProcessCPU {
         report.add("\(what): CPU per window, PostgreSQL", per(postgres), unit: "µs")
         report.add("\(what): CPU per window, RabbitMQ", per(rabbitmq), unit: "µs")
         if let driver {
-            report.add("\(what): product CPU per window (workers, scheduler, PostgreSQL, RabbitMQ)", per(workers + postgres + rabbitmq), unit: "µs")
+            report.add("\(what): product CPU per window (workers, scheduler, PostgreSQL, RabbitMQ)", per(product(driver: driver)), unit: "µs")
             report.add("\(what):   the bench's driver beside it (events offered, devices played)", per(driver), unit: "µs")
         }
     }
