@@ -61,9 +61,13 @@ public struct LocalPlan: Sendable, Hashable, Codable {
     public func encode(to encoder: any Encoder) throws { try encode(with: encoder) }
 
     /// Writes the object in the contract's key order.
-    public func write(to writer: inout JSONWriter) {
+    public func write(to writer: inout JSONWriter) { write(to: &writer, includingId: true) }
+
+    /// Writes the object, without `id` when `includingId` is false (for a stored form that
+    /// derives it; never on the wire).
+    public func write(to writer: inout JSONWriter, includingId: Bool) {
         writer.beginObject()
-        writer.member("id", id)
+        if includingId { writer.member("id", id) }
         writer.member("messageId", messageId)
         writer.member("fireAt", fireAt)
         writer.member("title", title)

@@ -29,8 +29,7 @@ public enum RFC3339 {
             var scale = 0.1
             let start = index
             while index < utf8.count, let digit = digitValue(utf8[index]) {
-                fraction += Double(digit) * scale
-                scale /= 10
+                addFractionDigit(digit, to: &fraction, scale: &scale)
                 index += 1
             }
             guard index > start else { return nil }
@@ -60,8 +59,7 @@ public enum RFC3339 {
     /// Writes an instant as `YYYY-MM-DDTHH:MM:SSZ`, or `…SS.mmmZ` when it has a fraction of
     /// a second (rounded to milliseconds).
     public static func format(_ date: Date) -> String {
-        let totalMillis = (date.timeIntervalSince1970 * 1000).rounded()
-        let millisecondsValue = Int64(totalMillis)
+        let millisecondsValue = epochMilliseconds(of: date)
         var seconds = millisecondsValue / 1000
         var millis = millisecondsValue % 1000
         if millis < 0 {
@@ -104,6 +102,32 @@ public enum RFC3339 {
             bytes[at] = UInt8(ascii: "Z")
             return at + 1
         }
+    }
+
+    /// Milliseconds since 1970 of `date`, rounded as ``format(_:)`` rounds them.
+    public static func epochMilliseconds(of date: Date) -> Int64 {
+        Int64((date.timeIntervalSince1970 * 1000).rounded())
+    }
+
+    /// The instant `milliseconds` after 1970: the very `Date` that ``parse(_:)`` returns for
+    /// ``format(_:)``'s text of it (the same arithmetic, digit by digit), so a stored form that
+    /// keeps instants as numbers reads back equal to one that keeps them as text.
+    public static func instant(epochMilliseconds milliseconds: Int64) -> Date {
+        var seconds = milliseconds / 1000, millis = Int(milliseconds % 1000)
+        if millis < 0 {
+            millis += 1000
+            seconds -= 1
+        }
+        var fraction = 0.0, scale = 0.1
+        if millis != 0 {
+            for digit in [millis / 100, millis / 10 % 10, millis % 10] { addFractionDigit(digit, to: &fraction, scale: &scale) }
+        }
+        return Date(timeIntervalSince1970: Double(seconds) + fraction)
+    }
+
+    private static func addFractionDigit(_ digit: Int, to fraction: inout Double, scale: inout Double) {
+        fraction += Double(digit) * scale
+        scale /= 10
     }
 
     private static func digitValue(_ byte: UInt8) -> Int? {

@@ -1,4 +1,5 @@
 import AMQPClient
+import BuzzEngine
 import BuzzServerCore
 import Foundation
 
@@ -25,6 +26,7 @@ import Foundation
 /// | `BUZZKIT_APNS_URL` | Apple's host per device environment | APNs base URL (a stand-in or proxy) |
 /// | `BUZZKIT_APNS_CA_FILE` | none | extra trusted CA for `BUZZKIT_APNS_URL` |
 /// | `BUZZKIT_APNS_CONNECTIONS` | `2` | HTTP/2 connections to APNs per process |
+/// | `BUZZKIT_RUN_STATE_FORM` | `compact` | `compact` or `verbose` (``RunStateForm``) |
 public struct Configuration: Sendable, Equatable, EnvironmentSettings {
     public var databaseURL: String
     public var amqpURL: String
@@ -58,6 +60,10 @@ public struct Configuration: Sendable, Equatable, EnvironmentSettings {
     /// the entries of rows deleted since the last vacuum; autovacuum comes at most once a
     /// minute, when a steady 3,500 timers a second leave 200,000 of them.
     public var schedulerVacuumEvery = 20_000
+    /// The form run states are written in (`BUZZKIT_RUN_STATE_FORM`, default `compact`; see
+    /// ``RunStateForm``). Both are read. `verbose` is for a fleet upgraded process by process
+    /// from a release that reads only it, until none of those processes is left.
+    public var runStateForm = RunStateForm.compact
     /// The longest a subscriber token may still be valid for, in days; a token that expires
     /// later is refused (`BUZZKIT_MAX_SUBSCRIBER_TOKEN_DAYS`, default 30).
     public var maxSubscriberTokenDays = 30
@@ -127,6 +133,7 @@ public struct Configuration: Sendable, Equatable, EnvironmentSettings {
             .number("BUZZKIT_APNS_CONNECTIONS", \.apnsConnections, in: 1...16),
             .number("BUZZKIT_SCHEDULER_RELAYS", \.schedulerRelays, in: 1...16),
             .number("BUZZKIT_SCHEDULER_VACUUM_EVERY", \.schedulerVacuumEvery, in: 0...100_000_000),
+            .choice("BUZZKIT_RUN_STATE_FORM", \.runStateForm),
             .optionalText("BUZZKIT_APNS_KEY_FILE", \.apnsKeyFile),
             .optionalText("BUZZKIT_APNS_KEY_ID", \.apnsKeyId),
             .optionalText("BUZZKIT_APNS_TEAM_ID", \.apnsTeamId),

@@ -32,7 +32,7 @@ public final class Runtime: @unchecked Sendable {
                                         onConnect: { try topology.declare(on: $0) }))
         broker = AMQPBroker(publisher: publisher, endpoints: amqp, topology: topology)
         metrics = Metrics()
-        context = PipelineContext(store: PostgresStore(pool: pool), topology: topology, push: push, metrics: metrics)
+        context = PipelineContext(store: PostgresStore(pool: pool, runStateForm: configuration.runStateForm), topology: topology, push: push, metrics: metrics)
         log = Log(format: Log.Format(rawValue: configuration.logFormat) ?? .json, component: component)
         context.log = log
         context.lanes = configuration.lanes

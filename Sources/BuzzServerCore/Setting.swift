@@ -59,6 +59,17 @@ public struct Setting<Owner> {
         }
     }
 
+    /// One of `T`'s cases, named by its raw value.
+    public static func choice<T: RawRepresentable & CaseIterable>(_ name: String, _ field: WritableKeyPath<Owner, T>) -> Setting
+    where T.RawValue == String {
+        Setting(name: name, read: { owner, text in
+            guard let value = T(rawValue: text) else {
+                throw ServerError(.configuration, "must be \(T.allCases.map(\.rawValue).joined(separator: " or ")), got \"\(text)\"", field: name)
+            }
+            owner[keyPath: field] = value
+        }, check: { _ in })
+    }
+
     /// Text that may be absent.
     public static func optionalText(_ name: String, _ field: WritableKeyPath<Owner, String?>) -> Setting {
         Setting(name: name, read: { $0[keyPath: field] = $1 }, check: { _ in })

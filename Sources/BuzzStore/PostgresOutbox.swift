@@ -53,7 +53,9 @@ public struct PostgresOutbox: OutboxStore {
             // of each claimed window's plan (a row per acknowledgment, per row rather than a join:
             // the planner sees one row in a CTE and would compare every claimed row with every
             // acknowledgment). The windows go to `settle` in the same transaction, so a throw from
-            // it or from `publish` rolls back the delete and the decisions alike.
+            // it or from `publish` rolls back the delete and the decisions alike. Settling records
+            // decisions and writes no run state; were it to write one, the verbose form is the one
+            // every release reads, whatever the store's setting.
             let rows = try db.query("""
                 WITH claimed AS (
                     DELETE FROM outbox WHERE id = ANY(ARRAY(
@@ -91,7 +93,7 @@ public struct PostgresOutbox: OutboxStore {
                 }
             }
             let settled = windows.isEmpty ? [] : try settle(windows.values.sorted { $0.rowId < $1.rowId },
-                                                            PostgresStoreTransaction(db: db, definitions: DefinitionCache()),
+                                                            PostgresStoreTransaction(db: db, definitions: DefinitionCache(), stateForm: .verbose),
                                                             try rows[0].decode("claimed_at"))
             // RETURNING order is not guaranteed: due order again.
             claimed.sort { ($0.due, $0.id) < ($1.due, $1.id) }

@@ -10,13 +10,13 @@ extension PostgresStoreTransaction {
         try db.execute("""
             INSERT INTO runs (id, tenant_id, workflow_key, workflow_version, subscriber_id, dry_run, bulk, status, cancel_events, state)
             VALUES (\(run.id), \(run.tenantId), \(run.workflowKey), \(run.workflowVersion), \(run.subscriberId), \(run.dryRun), \(run.bulk),
-                    \(run.state.status.rawValue), \(run.cancelEvents)::text[], \(try StoredRunState.encode(run.state)))
+                    \(run.state.status.rawValue), \(run.cancelEvents)::text[], \(try StoredRunState.encode(run.state, form: stateForm)))
             """)
     }
 
     func insertRuns(_ runs: [RunRecord]) throws {
         guard runs.count > 1 else { return try runs.forEach(insertRun) }
-        let states = PostgresJSONTexts(try runs.map { try StoredRunState.encode($0.state) })
+        let states = PostgresJSONTexts(try runs.map { try StoredRunState.encode($0.state, form: stateForm) })
         // The runs of one workflow share their cancelling events: each distinct list is parsed
         // once (`c`), and each run names its list by number. (Parsed per run, the lists' array
         // input was 1.5-3 % of PostgreSQL's CPU in a sustained window.)
@@ -127,14 +127,14 @@ extension PostgresStoreTransaction {
     func updateRun(_ run: RunRecord) throws {
         try db.execute("""
             UPDATE runs SET status = \(run.state.status.rawValue), cancel_events = \(run.cancelEvents)::text[],
-                            state = \(try StoredRunState.encode(run.state)), updated_at = now()
+                            state = \(try StoredRunState.encode(run.state, form: stateForm)), updated_at = now()
             WHERE id = \(run.id)
             """)
     }
 
     func updateRuns(_ runs: [RunRecord]) throws {
         guard runs.count > 1 else { return try runs.forEach(updateRun) }
-        let states = PostgresJSONTexts(try runs.map { try StoredRunState.encode($0.state) })
+        let states = PostgresJSONTexts(try runs.map { try StoredRunState.encode($0.state, form: stateForm) })
         let cancels = runs.map(\.cancelEvents.postgresText)
         try db.execute("""
             UPDATE runs r SET status = u.s, state = u.j, updated_at = now(), cancel_events = u.c::text[]

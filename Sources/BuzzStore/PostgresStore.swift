@@ -7,16 +7,19 @@ import PostgresClient
 /// The PostgreSQL ``Store``: one transaction per unit of work on a pooled connection.
 public final class PostgresStore: Store, @unchecked Sendable {
     public let pool: PostgresPool
+    /// The form run states are written in (either is read).
+    public let runStateForm: RunStateForm
     /// Parsed workflow versions (versions never change, so they are cached for good).
     let definitions = DefinitionCache()
 
-    public init(pool: PostgresPool) {
+    public init(pool: PostgresPool, runStateForm: RunStateForm = .compact) {
         self.pool = pool
+        self.runStateForm = runStateForm
     }
 
     public func transaction<T>(_ body: (any StoreTransaction) throws -> T) throws -> T {
         try pool.withTransaction { db in
-            try body(PostgresStoreTransaction(db: db, definitions: definitions))
+            try body(PostgresStoreTransaction(db: db, definitions: definitions, stateForm: runStateForm))
         }
     }
 }
@@ -44,6 +47,8 @@ final class DefinitionCache: @unchecked Sendable {
 struct PostgresStoreTransaction: StoreTransaction {
     let db: PostgresConnection
     let definitions: DefinitionCache
+    /// The form this transaction writes run states in.
+    let stateForm: RunStateForm
 
     func tenant(_ id: String) throws -> TenantRecord? { try PostgresDirectory.tenant(id, on: db) }
 

@@ -4,13 +4,14 @@ import BuzzServerCore
 import Foundation
 import PostgresClient
 
-/// How a run's state is stored: the engine's stored form without the workflow snapshot
-/// (definitions are immutable per key and version and kept in `workflows`), so a state is
-/// small to write and fast to read; the definition comes from a process-wide cache.
+/// How a run's state is stored: the engine's stored form (``RunStateForm``, the store's
+/// setting; either form is read) without the workflow snapshot (definitions are immutable per
+/// key and version and kept in `workflows`), so a state is small to write and fast to read;
+/// the definition comes from a process-wide cache.
 enum StoredRunState {
-    static func encode(_ state: RunState) throws -> String {
-        var writer = JSONWriter(capacity: 2048)
-        state.write(to: &writer, includingWorkflow: false)
+    static func encode(_ state: RunState, form: RunStateForm) throws -> String {
+        var writer = JSONWriter(capacity: form == .compact ? 1024 : 2048)
+        state.write(to: &writer, includingWorkflow: false, form: form)
         return writer.string
     }
 

@@ -87,6 +87,11 @@ struct RunHarness {
                 let decoder = JSONDecoder()
                 decoder.userInfo[RunState.workflowKey] = state.workflow
                 XCTAssertEqual(try decoder.decode(RunState.self, from: Data(writer.bytes)), state, file: file, line: line)
+                // The compact form holds the same state in fewer bytes (RunCompactStorageTests pin it).
+                var compact = JSONWriter()
+                state.write(to: &compact, includingWorkflow: includingWorkflow, form: .compact)
+                XCTAssertEqual(try RunState(json: try JSONParser.parse(Data(compact.bytes)), workflow: state.workflow), state, file: file, line: line)
+                XCTAssertLessThan(compact.bytes.count, writer.bytes.count, file: file, line: line)
             }
         } catch {
             XCTFail("storage round trip failed: \(error)", file: file, line: line)

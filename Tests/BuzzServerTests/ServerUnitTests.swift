@@ -1,5 +1,6 @@
 import Foundation
 import BuzzKitWire
+import BuzzEngine
 import XCTest
 @testable import BuzzPipeline
 @testable import BuzzScheduler
@@ -90,6 +91,15 @@ final class ServerUnitTests: XCTestCase {
             XCTAssertThrowsError(try Configuration(environment: [name: "lots"]), name) { error in
                 XCTAssertEqual((error as? ServerError)?.field, name)
             }
+        }
+    }
+
+    /// The run state form is chosen by name; anything else is refused with the names allowed.
+    func testRunStateFormIsChosenByName() throws {
+        XCTAssertEqual(try Configuration(environment: [:]).runStateForm, .compact)
+        XCTAssertEqual(try Configuration(environment: ["BUZZKIT_RUN_STATE_FORM": "verbose"]).runStateForm, .verbose)
+        XCTAssertThrowsError(try Configuration(environment: ["BUZZKIT_RUN_STATE_FORM": "v1"])) { error in
+            XCTAssertEqual("\(error)".contains("must be verbose or compact, got \"v1\""), true, "\(error)")
         }
     }
 

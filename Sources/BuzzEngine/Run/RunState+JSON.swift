@@ -6,20 +6,22 @@ import Foundation
 /// pipeline stage reads and writes a run state per message, and Foundation's coders were
 /// most of a worker's CPU.
 extension RunState {
-    /// Reads the stored form; `workflow` supplies the definition when the form has none.
+    /// Reads either stored form (``RunStateForm``); `workflow` supplies the definition when the
+    /// form has none.
     public init(json: JSONValue, workflow supplied: WorkflowDefinition?) throws {
         let fields = try JSONFields(json)
-        let version = try fields.int("version")
-        guard version == RunState.storageVersion else {
-            throw JSONFields.Failure(path: "version", reason: "run state version \(version) is not supported; expected \(RunState.storageVersion)")
-        }
-        if let definition = fields.value("workflow") {
-            workflow = try CodableBridge.decode(WorkflowDefinition.self, from: definition, path: "workflow")
-        } else if let supplied {
-            workflow = supplied
+        if fields.value("v") != nil {
+            try self.init(compact: fields, workflow: supplied)
         } else {
-            throw JSONFields.Failure(path: "workflow", reason: "the stored run has no workflow; supply it")
+            try self.init(verbose: fields, workflow: supplied)
         }
+    }
+
+    /// Reads the verbose form (`fields` holds `"version"`).
+    init(verbose fields: JSONFields, workflow supplied: WorkflowDefinition?) throws {
+        let version = try fields.int("version")
+        guard version == RunState.storageVersion else { throw RunState.unsupported(version) }
+        workflow = try RunState.workflow(in: fields, supplied: supplied)
         trigger = try fields.read("trigger")
         context = try fields.read("context")
         status = try fields.raw("status")
@@ -33,13 +35,30 @@ extension RunState {
         cancellation = try fields.optionalRead("cancelled")
         failure = try fields.value("failure").map { try CodableBridge.decode(EngineError.self, from: $0, path: "failure") }
         revision = try fields.int("revision")
+        try checkOpenWindow()
+    }
+
+    static func unsupported(_ version: Int, key: String = "version") -> JSONFields.Failure {
+        JSONFields.Failure(path: key, reason: "run state version \(version) is not supported; this release reads \"version\": "
+                           + "\(RunState.storageVersion) (verbose) and \"v\": \(RunState.compactStorageVersion) (compact)")
+    }
+
+    /// The stored definition, or `supplied` when the form has none.
+    static func workflow(in fields: JSONFields, supplied: WorkflowDefinition?) throws -> WorkflowDefinition {
+        if let definition = fields.value("workflow") { return try CodableBridge.decode(WorkflowDefinition.self, from: definition, path: "workflow") }
+        if let supplied { return supplied }
+        throw JSONFields.Failure(path: "workflow", reason: "the stored run has no workflow; supply it")
+    }
+
+    func checkOpenWindow() throws {
         if let openWindow, !steps.indices.contains(openWindow) {
             throw JSONFields.Failure(path: "openWindow", reason: "is out of range")
         }
     }
 
-    /// Writes the stored form, without the workflow snapshot when `includingWorkflow` is false.
-    public func write(to writer: inout JSONWriter, includingWorkflow: Bool) {
+    /// Writes the stored form `form`, without the workflow snapshot when `includingWorkflow` is false.
+    public func write(to writer: inout JSONWriter, includingWorkflow: Bool, form: RunStateForm = .verbose) {
+        guard form == .verbose else { return writeCompact(to: &writer, includingWorkflow: includingWorkflow) }
         writer.beginObject()
         writer.member("version", RunState.storageVersion)
         if includingWorkflow { writer.member("workflow", CodableBridge.value(of: workflow)) }
