@@ -135,14 +135,18 @@ struct SustainedWindows {
         let driverSeconds = driver.seconds + DriverCPU.threadSeconds() - loopStarted
         whenDecided()
         // How late each window's decision came after its moment: the runs' own record, or the
-        // scheduler's decision for a settled window not written into its run yet.
+        // scheduler's decision for a settled window not written into its run yet. The window's
+        // step is read in either stored form (RunStateForm): verbose `finishedAt`, `dueAt` and
+        // `local.fallback`, or compact `f`, `due` (milliseconds) and `l.fb`.
         let readStarted = ProcessCPU.sample()
         let rows = try runtime.pool.withConnection { db in
             try db.query("""
-                SELECT EXTRACT(EPOCH FROM (COALESCE(d.decided_at, (state::json->'steps'->1->>'finishedAt')::timestamptz)
-                                           - (state::json->'steps'->1->>'dueAt')::timestamptz)) AS late,
-                       state::json->'steps'->1->'local'->'fallback'->>'reason' AS reason
-                FROM runs r LEFT JOIN window_decisions d ON d.run_id = r.id
+                SELECT EXTRACT(EPOCH FROM (COALESCE(d.decided_at, w.finished) - w.due)) AS late, w.reason
+                FROM runs r LEFT JOIN window_decisions d ON d.run_id = r.id,
+                     LATERAL (SELECT r.state::json->'steps'->1 AS step) j,
+                     LATERAL (SELECT COALESCE((j.step->>'finishedAt')::timestamptz, to_timestamp((j.step->>'f')::bigint / 1000.0)) AS finished,
+                                     COALESCE((j.step->>'dueAt')::timestamptz, to_timestamp((j.step->>'due')::bigint / 1000.0)) AS due,
+                                     COALESCE(j.step->'local'->'fallback'->>'reason', j.step->'l'->'fb'->>'reason') AS reason) w
                 WHERE tenant_id = \(tenantId) AND created_at >= \(started) AND (status = 'completed' OR d.run_id IS NOT NULL)
                 """)
         }
