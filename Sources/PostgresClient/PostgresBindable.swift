@@ -105,8 +105,8 @@ public struct JSONB<Value: Codable & Sendable>: PostgresBindable, PostgresDecoda
     }
 }
 
-/// Arrays bind as one-dimensional PostgreSQL arrays: binary for text, `uuid` and
-/// `timestamptz` elements, array literals (`{"a","b"}`) for the rest.
+/// Arrays bind as one-dimensional PostgreSQL arrays: binary for the elements ``PostgresBind``
+/// lists, array literals (`{"a","b"}`) for the rest.
 extension Array: PostgresBindable where Element: PostgresBindable {
     @inlinable
     public var postgresBind: PostgresBind {

@@ -58,6 +58,18 @@ final class PostgresIntegrationTests: SchemaTestCase {
             XCTAssertEqual(try db.query("SELECT (\(ids.map(\.lowercasedText))::uuid[])[2]::text AS v")[0].decode("v", as: String.self),
                            ids[1].lowercasedText)
             XCTAssertThrowsError(try db.query("SELECT \(["not-a-uuid"])::uuid[] AS v"))
+            // Integers, flags and bytes in binary read back as written; an Int beyond `int` is refused.
+            let numbers = [0, 1, -1, Int(Int32.max), Int(Int32.min)], flags = [true, false, true]
+            let blobs = [Data(), Data([0x00, 0xff, 0x5c, 0x78]), Data((0..<3000).map { UInt8($0 % 251) })]
+            let other = try db.query("""
+                SELECT (SELECT array_agg(n::bigint ORDER BY o) FROM unnest(\(numbers)::int[]) WITH ORDINALITY AS u(n, o)) AS numbers,
+                       (SELECT array_agg(f::text ORDER BY o) FROM unnest(\(flags)::bool[]) WITH ORDINALITY AS u(f, o)) AS flags,
+                       (SELECT array_agg(encode(b, 'hex') ORDER BY o) FROM unnest(\(blobs)::bytea[]) WITH ORDINALITY AS u(b, o)) AS blobs
+                """)[0]
+            XCTAssertEqual(try other.decode("numbers", as: [String].self), numbers.map(String.init))
+            XCTAssertEqual(try other.decode("flags", as: [String].self), ["true", "false", "true"])
+            XCTAssertEqual(try other.decode("blobs", as: [String].self), blobs.map { $0.map { String(format: "%02x", $0) }.joined() })
+            XCTAssertThrowsError(try db.query("SELECT \([1 << 40])::int[] AS v"))
         }
     }
 

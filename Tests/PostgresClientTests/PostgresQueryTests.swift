@@ -37,8 +37,8 @@ final class PostgresQueryTests: XCTestCase {
         XCTAssertEqual(query.binds.count, 1)
     }
 
-    /// Arrays of text, uuid and timestamptz go in PostgreSQL's binary array form; other arrays,
-    /// and text holding a NUL (refused before anything runs), as text.
+    /// Arrays of text, uuid, timestamptz, int, bool and bytea go in PostgreSQL's binary array
+    /// form; other arrays, and text holding a NUL (refused before anything runs), as text.
     func testArraysOfTextIdsAndTimesBindInBinary() {
         let header: [UInt8] = [0, 0, 0, 1, 0, 0, 0, 0]
         XCTAssertEqual(["é", ""].postgresBind, .binary(header + [0, 0, 0, 25, 0, 0, 0, 2, 0, 0, 0, 1,
@@ -52,7 +52,14 @@ final class PostgresQueryTests: XCTestCase {
                        .binary(header + [0, 0, 0x04, 0xa0, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 8, 0, 0, 0, 0, 0, 0x16, 0xe3, 0x60]))
         XCTAssertEqual([Date(timeIntervalSince1970: 946_598_400)].postgresBind,
                        .binary(header + [0, 0, 0x04, 0xa0, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 8] + [0xff, 0xff, 0xff, 0xeb, 0xe2, 0x28, 0xa0, 0x00]))
-        XCTAssertEqual([1, 2].postgresBind, .text("{\"1\",\"2\"}"))
+        // int (4 bytes, big-endian), bool (one byte) and bytea (the bytes); an Int beyond 32 bits
+        // goes as text, which the server refuses as out of range for `int`.
+        XCTAssertEqual([1, -2].postgresBind, .binary(header + [0, 0, 0, 23, 0, 0, 0, 2, 0, 0, 0, 1,
+                                                               0, 0, 0, 4, 0, 0, 0, 1, 0, 0, 0, 4, 0xff, 0xff, 0xff, 0xfe]))
+        XCTAssertEqual([1, 1 << 40].postgresBind, .text("{\"1\",\"1099511627776\"}"))
+        XCTAssertEqual([true, false].postgresBind, .binary(header + [0, 0, 0, 16, 0, 0, 0, 2, 0, 0, 0, 1, 0, 0, 0, 1, 1, 0, 0, 0, 1, 0]))
+        XCTAssertEqual([Data([0x00, 0xab])].postgresBind, .binary(header + [0, 0, 0, 17, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 2, 0x00, 0xab]))
+        XCTAssertEqual([1.5].postgresBind, .text("{\"1.5\"}"))
         XCTAssertEqual(["a\u{0}b"].postgresBind, .text("{\"a\u{0}b\"}"))
         XCTAssertEqual("plain".postgresBind, .text("plain"))
     }
