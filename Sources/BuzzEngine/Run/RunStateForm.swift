@@ -3,10 +3,11 @@
 ///
 /// The verbose form (`{"version": 1, …}`) is what every release has read. The compact form
 /// (`{"v": 2, …}`, ``RunState/writeCompact(to:includingWorkflow:)``) holds the same state in
-/// about two thirds of the bytes: short keys, each instant as milliseconds since 1970, and
-/// nothing written twice (the run id, a timer's step, a window's moment when it is the step's
-/// due time, false flags). A run's state is written when its run starts and again at each
-/// change, so its size is paid in the runs table, in the WAL and by every reader.
+/// about 60 % of the bytes (790 B against 1,326 for a waiting window of `make bench`): short
+/// keys, each instant as milliseconds since 1970, and nothing written twice (the run id, a
+/// timer's step, a window's moment when it is the step's due time, false flags). A run's state
+/// is written when its run starts and again at each change, so its size is paid in the runs
+/// table, in the WAL and by every reader.
 ///
 /// Releases before the compact form cannot read it: a fleet upgraded process by process from
 /// one of them writes `verbose` until none of the older processes is left (see
