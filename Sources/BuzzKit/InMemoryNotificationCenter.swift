@@ -161,7 +161,7 @@ public actor InMemoryNotificationCenter: NotificationScheduling {
         let title = alert["title"]?.stringValue ?? ""
         let body = alert["body"]?.stringValue ?? alert.stringValue ?? ""
         let message = NotificationMessage(userInfo: payload)
-        let id = message.map { message in message.localId.map { "\($0)/fallback" } ?? message.messageId }
+        let id = message.map { message in message.localId.map(LocalPlan.fallbackName) ?? message.messageId }
             ?? UUID().uuidString.lowercased()
         let notification = DeliveredNotification(
             id: id, origin: .remote, title: title, body: body, userInfo: payload, scheduledFor: nil,

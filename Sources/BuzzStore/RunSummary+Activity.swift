@@ -7,12 +7,13 @@ extension RunSummary {
     /// The summary with its run's deliveries on the steps they were sent for, and `opened`.
     ///
     /// A plan (key `<localId>`) and its fallback (`<localId>/fallback`) belong to the step of
-    /// that local window; an ordinary push (`<runId>/<step>/push`) to its step. A cancel
-    /// (`<runId>/cancel`) is listed on every local step whose plan went to that device.
+    /// that local window; an ordinary push (`<runId>/<step>/push`) to its step. Those two keys
+    /// are the engine's own (``PayloadBuilder``): over 64 bytes, a step name of 19 characters or
+    /// more, they are the SHA-256 of the text. A cancel (`<runId>/cancel`) is listed on every
+    /// local step whose plan went to that device.
     public func attaching(_ activity: RunActivity) -> RunSummary {
         var summary = self
         summary.opened = activity.opened
-        let prefix = id + "/"
         for entry in activity.deliveries {
             var delivery = entry.delivery
             if delivery.kind == "push" { delivery.kind = "alert" }
@@ -21,9 +22,11 @@ extension RunSummary {
             case "plan":
                 stepNames = summary.steps.filter { $0.local?.localId == entry.idempotencyKey }.map(\.name)
             case "fallback":
-                stepNames = summary.steps.filter { $0.local.map { entry.idempotencyKey == $0.localId + "/fallback" } ?? false }.map(\.name)
+                stepNames = summary.steps.filter { step in
+                    step.local.map { entry.idempotencyKey == PayloadBuilder.fallbackIdempotencyKey(localId: $0.localId) } ?? false
+                }.map(\.name)
             case "push":
-                stepNames = summary.steps.filter { entry.idempotencyKey == prefix + $0.name + "/push" }.map(\.name)
+                stepNames = summary.steps.filter { entry.idempotencyKey == PayloadBuilder.pushIdempotencyKey(runId: id, stepName: $0.name) }.map(\.name)
             default:
                 let planned = summary.steps.filter { step in step.deliveries.contains { $0.kind == "plan" && $0.tokenSuffix == delivery.tokenSuffix } }
                 stepNames = (planned.isEmpty ? summary.steps.filter { $0.local != nil }.suffix(1) : planned[...]).map(\.name)

@@ -46,7 +46,7 @@ extension SimulatedPhone {
     func receiveAlert(_ payload: [String: JSONValue], receivedAt: Date? = nil) async {
         guard case .object(let aps)? = payload["aps"], let alert = aps["alert"] else { return }
         let message = NotificationMessage(userInfo: payload)
-        let identifier = message.map { message in message.localId.map { "\($0)/fallback" } ?? message.messageId }
+        let identifier = message.map { message in message.localId.map(LocalPlan.fallbackName) ?? message.messageId }
             ?? UUID().uuidString.lowercased()
         // The arrival on the phone's clock: its clock now, less how long ago the push arrived.
         let waited = receivedAt.map { max(0, Date().timeIntervalSince($0)) } ?? 0
@@ -146,8 +146,7 @@ extension SimulatedPhone {
     /// actions are shown), so the person sees a notification without buttons.
     @discardableResult
     func choose(_ actionId: String, on id: String) async -> Bool {
-        let fallbackSuffix = "/fallback"
-        if id.hasSuffix(fallbackSuffix), !locked({ planIds.contains(String(id.dropLast(fallbackSuffix.count))) }),
+        if let localId = LocalPlan.localId(ofFallback: id), !locked({ planIds.contains(localId) }),
            !(await showsButton(actionId, on: id)) {
             note("no \(actionId) button under \(id): its plan never reached this phone, so nothing registered its buttons here")
             return false

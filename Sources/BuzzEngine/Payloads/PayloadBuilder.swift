@@ -27,7 +27,7 @@ public enum PayloadBuilder {
 
     /// `<localId>/fallback`, shortened to its SHA-256 hex when over 64 bytes.
     public static func fallbackIdempotencyKey(localId: String) -> String {
-        bounded(localId + "/fallback")
+        bounded(LocalPlan.fallbackName(localId: localId))
     }
 
     /// `<runId>/<stepName>/push`, shortened to its SHA-256 hex when over 64 bytes.
