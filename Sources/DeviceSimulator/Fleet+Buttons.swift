@@ -8,11 +8,13 @@ extension Fleet {
     /// is complete by then; a later step being cancelled by Done is covered by the API tests.)
     /// Events go through the trigger queue, so the summaries not showing it yet are read again
     /// until all do, for up to 15 s in all. A Done whose events an outage refused before the app
-    /// was suspended is not judged: they wait on the phone for its next run.
+    /// was suspended is not judged: they wait on the phone for its next run; nor is a window
+    /// whose notification came after the person stopped waiting (no Done was chosen).
     func doneNotRecorded(_ backend: BackendClient, _ report: FleetReport) async -> [String] {
         var waiting: [(workoutId: String, runId: String)] = report.outcomes.compactMap { outcome in
             guard outcome.behaviour == .doneFromLockScreen, outcome.window.eventsHeldByOutage != true,
-                  outcome.window.buttonsNotShown != true, let shown = outcome.shownFirst.first,
+                  outcome.window.buttonsNotShown != true, outcome.window.shownAfterThePersonStoppedWaiting != true,
+                  let shown = outcome.shownFirst.first,
                   let runId = shown.id.split(separator: "/").first else { return nil }
             return (outcome.window.workoutId, String(runId))
         }

@@ -142,7 +142,10 @@ extension Fleet {
         case .doneFromLockScreen, .snoozer:
             await waitForPlan(phone, until: wave.moment.addingTimeInterval(-lead * 0.4))
             await phone.waitUntil(wave.moment.addingTimeInterval(configuration.settleSeconds)) { !phone.shown.isEmpty }
-            guard let original = phone.shown.first?.id else { return }
+            guard let original = phone.shown.first?.id else {
+                updateWindow("w-\(id)") { $0.shownAfterThePersonStoppedWaiting = true }
+                return
+            }
             let failures = phone.locked { phone.flushFailures }, cut = phone.requestsCutBySuspension
             guard await phone.choose(behaviour == .snoozer ? Self.snoozeAction : Self.doneAction, on: original) else {
                 updateWindow("w-\(id)") { $0.buttonsNotShown = true }

@@ -30,7 +30,8 @@ extension FleetReport {
                      + "\(platform.actionsChosen) button(s) chosen, \(platform.actionsTracked) tracked as $push.action "
                      + "(\(platform.snoozes) snooze(s), \(snoozed) reminder(s) shown again once after it; "
                      + "\(outcomes.filter { $0.window.eventsHeldByOutage == true }.count) whose events an outage refused or left unanswered until the suspension, "
-                     + "\(outcomes.filter { $0.window.buttonsNotShown == true }.count) shown without buttons (a fallback whose plan never reached the phone), judged apart); "
+                     + "\(outcomes.filter { $0.window.buttonsNotShown == true }.count) shown without buttons (a fallback whose plan never reached the phone), "
+                     + "\(outcomes.filter { $0.window.shownAfterThePersonStoppedWaiting == true }.count) shown only after the person stopped waiting (no button chosen), judged apart); "
                      + "\(platform.throttledDelivered) kept-back silent push(es) handed over when the app next ran; "
                      + "\(platform.budgetOverruns) wake(s) cut off by iOS at 30 s; "
                      + "\(platform.appleRulesBroken.count) broken rule(s) of iOS (completion handlers, main thread, background tasks)")

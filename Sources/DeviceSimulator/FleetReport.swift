@@ -1,3 +1,4 @@
+import BuzzKitWire
 import Foundation
 
 /// What the fleet saw, per behaviour, and the violations of the delivery rules: every
@@ -38,7 +39,7 @@ public struct FleetReport: Sendable, Codable {
         /// again is the person's choice, judged apart: ``snoozedAgain``.)
         var shownTwice: Bool {
             let first = shownFirst
-            if Set(first.map { $0.id.hasSuffix("/fallback") ? String($0.id.dropLast("/fallback".count)) + "#remote" : $0.id }).count > 1 { return true }
+            if Set(first.map { LocalPlan.localId(ofFallback: $0.id).map { $0 + "#remote" } ?? $0.id }).count > 1 { return true }
             return Dictionary(grouping: first, by: { "\($0.device)|\($0.id)" }).values.contains { $0.count > 1 }
         }
 
@@ -168,7 +169,8 @@ public struct FleetReport: Sendable, Codable {
                 } else {
                     row.exactlyOnce += 1
                 }
-                if outcome.behaviour == .snoozer, outcome.window.buttonsNotShown != true, let first = outcome.shownFirst.first {
+                if outcome.behaviour == .snoozer, outcome.window.buttonsNotShown != true, outcome.window.shownAfterThePersonStoppedWaiting != true,
+                   let first = outcome.shownFirst.first {
                     let again = outcome.snoozedAgain
                     let onTime = again.allSatisfy { $0.at.timeIntervalSince(first.at) >= snoozeSeconds - earlyTolerance }
                     if again.count == 1 && onTime { row.snoozedOnce += 1 } else { row.snoozeBroken += 1 }

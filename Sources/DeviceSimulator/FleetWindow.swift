@@ -44,6 +44,10 @@ public struct FleetWindow: Sendable, Codable {
     /// reached the phone (held up by an outage, say), whose buttons nothing registered there.
     /// The person's choice is judged apart (none was possible).
     public var buttonsNotShown: Bool?
+    /// The notification was shown only after the person had stopped waiting for it (an outage
+    /// held it up past the moment and the fleet's settle time), so no button was chosen: the
+    /// person's choice is judged apart (none was made); the lateness is in the table.
+    public var shownAfterThePersonStoppedWaiting: Bool?
 
     /// The workout id in a notification body "… (w-…)." (the fleet's workflow puts it there).
     static func workoutId(inBody body: String) -> String? {
