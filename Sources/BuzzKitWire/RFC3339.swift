@@ -119,8 +119,10 @@ public enum RFC3339 {
             seconds -= 1
         }
         var fraction = 0.0, scale = 0.1
-        if millis != 0 {
-            for digit in [millis / 100, millis / 10 % 10, millis % 10] { addFractionDigit(digit, to: &fraction, scale: &scale) }
+        if millis != 0 {  // the three digits format(_:) writes
+            addFractionDigit(millis / 100, to: &fraction, scale: &scale)
+            addFractionDigit(millis / 10 % 10, to: &fraction, scale: &scale)
+            addFractionDigit(millis % 10, to: &fraction, scale: &scale)
         }
         return Date(timeIntervalSince1970: Double(seconds) + fraction)
     }
