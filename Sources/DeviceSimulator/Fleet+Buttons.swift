@@ -13,8 +13,7 @@ extension Fleet {
     func doneNotRecorded(_ backend: BackendClient, _ report: FleetReport) async -> [String] {
         var waiting: [(workoutId: String, runId: String)] = report.outcomes.compactMap { outcome in
             guard outcome.behaviour == .doneFromLockScreen, outcome.window.eventsHeldByOutage != true,
-                  outcome.window.buttonsNotShown != true, outcome.window.shownAfterThePersonStoppedWaiting != true,
-                  let shown = outcome.shownFirst.first,
+                  outcome.window.buttonCouldBeChosen, let shown = outcome.shownFirst.first,
                   let runId = shown.id.split(separator: "/").first else { return nil }
             return (outcome.window.workoutId, String(runId))
         }

@@ -169,8 +169,7 @@ public struct FleetReport: Sendable, Codable {
                 } else {
                     row.exactlyOnce += 1
                 }
-                if outcome.behaviour == .snoozer, outcome.window.buttonsNotShown != true, outcome.window.shownAfterThePersonStoppedWaiting != true,
-                   let first = outcome.shownFirst.first {
+                if outcome.behaviour == .snoozer, outcome.window.buttonCouldBeChosen, let first = outcome.shownFirst.first {
                     let again = outcome.snoozedAgain
                     let onTime = again.allSatisfy { $0.at.timeIntervalSince(first.at) >= snoozeSeconds - earlyTolerance }
                     if again.count == 1 && onTime { row.snoozedOnce += 1 } else { row.snoozeBroken += 1 }

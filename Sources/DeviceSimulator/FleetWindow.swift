@@ -49,6 +49,10 @@ public struct FleetWindow: Sendable, Codable {
     /// person's choice is judged apart (none was made); the lateness is in the table.
     public var shownAfterThePersonStoppedWaiting: Bool?
 
+    /// Whether the person could choose a button on it (shown with buttons, while they waited):
+    /// the windows whose snooze or Done is judged.
+    var buttonCouldBeChosen: Bool { buttonsNotShown != true && shownAfterThePersonStoppedWaiting != true }
+
     /// The workout id in a notification body "… (w-…)." (the fleet's workflow puts it there).
     static func workoutId(inBody body: String) -> String? {
         guard let open = body.lastIndex(of: "("), let close = body.lastIndex(of: ")"), open < close else { return nil }

@@ -28,10 +28,8 @@ struct SustainedWindows {
         var windows: Int
         var offeredRate: Double
         var achievedRate: Double
-        var decisionLatenessP50: Double
-        var decisionLatenessP99: Double
-        /// Windows whose moment had passed before their plan could go out (decided at once).
-        var momentPassed: Int
+        /// When the offer began: the phase's runs are those created since.
+        var started: Date
         var acknowledged: Int
         var planLateForMoment: Int
         /// Each second of the offer: the events offered but not yet turned into runs (the
@@ -41,9 +39,15 @@ struct SustainedWindows {
         /// CPU seconds the bench's driver spent in this process (offering, playing devices,
         /// its publisher), up to the point where every window was decided.
         var driverSeconds: Double
-        /// The CPU of the bench's own read of every decision's lateness, made after the
-        /// decisions (PostgreSQL's share is most of it), to take out of a later interval.
-        var latenessReadCPU = ProcessCPU(worker: 0, postgres: 0, rabbitmq: 0)
+    }
+
+    /// How late the phase's decisions came after their moments, read by ``lateness(of:)``
+    /// once the phase's CPU is sampled (the read is the bench's, not the product's).
+    struct Lateness {
+        var p50: Double
+        var p99: Double
+        /// Windows whose moment had passed before their plan could go out (decided at once).
+        var momentPassed: Int
     }
 
     /// The events the pacer has published so far (read by the loop that plays the devices).
@@ -97,18 +101,9 @@ struct SustainedWindows {
             // Every window ends its run: "scheduled on device", the fallback, or (when the
             // moment had passed before the plan could go out) the fallback at once; a settled
             // window counts once the scheduler recorded its decision. So: every run started,
-            // and none still open without a decision. The look is the bench's, not the
-            // product's, yet its PostgreSQL time falls inside the phase's CPU: so it asks
-            // whether one such run exists, which the newest runs (undecided until the end)
-            // answer at once, and walks the phase's runs only once, when none is left. (A count
-            // of them every half second was 2-3 % of the phase's PostgreSQL CPU.)
+            // and none still open without a decision.
             if Date().timeIntervalSince(lastLook) > 0.5, runtime.metrics.counter("buzzkit_runs_started_total") - startedBefore >= Double(total) {
-                done = try runtime.pool.withConnection { db in
-                    try db.query("""
-                        SELECT NOT EXISTS (SELECT 1 FROM runs r WHERE tenant_id = \(tenantId) AND status IN ('running', 'waiting') AND created_at >= \(started)
-                        AND NOT EXISTS (SELECT 1 FROM window_decisions d WHERE d.run_id = r.id)) AS done
-                        """)[0].decode("done", as: Bool.self)
-                }
+                done = try PipelineBench.noRunOpen(runtime.pool, tenantId: tenantId, since: started, decidedIsClosed: true)
                 lastLook = Date()
             }
             guard Date() < deadline else { throw BenchFailure("sustained: of \(total) windows, some were not decided in time") }
@@ -134,11 +129,15 @@ struct SustainedWindows {
         pacerDone.wait()  // every window decided means every event offered: the pacer's CPU is in
         let driverSeconds = driver.seconds + DriverCPU.threadSeconds() - loopStarted
         whenDecided()
-        // How late each window's decision came after its moment: the runs' own record, or the
-        // scheduler's decision for a settled window not written into its run yet. The window's
-        // step is read in either stored form (RunStateForm): verbose `finishedAt`, `dueAt` and
-        // `local.fallback`, or compact `f`, `due` (milliseconds) and `l.fb`.
-        let readStarted = ProcessCPU.sample()
+        return Result(windows: total, offeredRate: Double(rate), achievedRate: Double(total) / (elapsed - lead), started: started,
+                      acknowledged: acknowledged, planLateForMoment: lateForMoment, triggerBacklog: backlog, driverSeconds: driverSeconds)
+    }
+
+    /// How late each of `result`'s windows was decided after its moment: the runs' own record,
+    /// or the scheduler's decision for a settled window not written into its run yet. The
+    /// window's step is read in either stored form (RunStateForm): verbose `finishedAt`, `dueAt`
+    /// and `local.fallback`, or compact `f`, `due` (milliseconds) and `l.fb`.
+    func lateness(of result: Result) throws -> Lateness {
         let rows = try runtime.pool.withConnection { db in
             try db.query("""
                 SELECT EXTRACT(EPOCH FROM (COALESCE(d.decided_at, w.finished) - w.due)) AS late, w.reason
@@ -147,17 +146,13 @@ struct SustainedWindows {
                      LATERAL (SELECT COALESCE((j.step->>'finishedAt')::timestamptz, to_timestamp((j.step->>'f')::bigint / 1000.0)) AS finished,
                                      COALESCE((j.step->>'dueAt')::timestamptz, to_timestamp((j.step->>'due')::bigint / 1000.0)) AS due,
                                      COALESCE(j.step->'local'->'fallback'->>'reason', j.step->'l'->'fb'->>'reason') AS reason) w
-                WHERE tenant_id = \(tenantId) AND created_at >= \(started) AND (status = 'completed' OR d.run_id IS NOT NULL)
+                WHERE tenant_id = \(tenantId) AND created_at >= \(result.started) AND (status = 'completed' OR d.run_id IS NOT NULL)
                 """)
         }
-        let readCPU = ProcessCPU.sample() - readStarted
         let lateness = try rows.map { try $0.decode("late", as: Double.self) }.sorted()
         let momentPassed = try rows.filter { try $0.decode("reason", as: String?.self) == "the moment had passed when the wait began" }.count
         func percentile(_ p: Double) -> Double { lateness.isEmpty ? .nan : lateness[min(lateness.count - 1, Int(Double(lateness.count - 1) * p))] }
-        return Result(windows: total, offeredRate: Double(rate), achievedRate: Double(total) / (elapsed - lead),
-                      decisionLatenessP50: percentile(0.5), decisionLatenessP99: percentile(0.99), momentPassed: momentPassed,
-                      acknowledged: acknowledged, planLateForMoment: lateForMoment, triggerBacklog: backlog, driverSeconds: driverSeconds,
-                      latenessReadCPU: readCPU)
+        return Lateness(p50: percentile(0.5), p99: percentile(0.99), momentPassed: momentPassed)
     }
 
     /// Publishes `total` events at `rate` a second (catching up in bigger batches when a

@@ -87,11 +87,10 @@ struct WindowWrites {
     /// (PostgreSQL 15 flushes an idle backend's table statistics within 10 s).
     func settle() throws {
         try PipelineBench.waitUntil("window writes: earlier windows finished", timeout: 180, every: 0.25) {
-            try runtime.pool.withConnection { db in
+            try PipelineBench.noRunOpen(runtime.pool, tenantId: tenantId) && runtime.pool.withConnection { db in
                 try db.query("""
-                    SELECT (SELECT count(*) FROM window_decisions WHERE filed IS NOT TRUE) + (SELECT count(*) FROM outbox)
-                         + (SELECT count(*) FROM runs WHERE tenant_id = \(tenantId) AND status IN ('running', 'waiting')) AS n
-                    """)[0].decode("n", as: Int.self) == 0
+                    SELECT NOT EXISTS (SELECT 1 FROM window_decisions WHERE filed IS NOT TRUE) AND NOT EXISTS (SELECT 1 FROM outbox) AS done
+                    """)[0].decode("done", as: Bool.self)
             }
         }
         Thread.sleep(forTimeInterval: 11)
