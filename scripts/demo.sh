@@ -76,8 +76,10 @@ if nice -n -5 true 2>/dev/null; then NICE=(nice -n -5); fi
 say "two run summaries (GET /v1/runs/{id})"
 SK=$(python3 -c 'import json; print(json.load(open(".demo/keys.json"))["secretKey"])')
 samples=()
+# A window's decision is kept beside its run (window_decisions), not written into its state.
 for kind in "scheduled on device" "fallback sent"; do
-  id=$("${PSQL[@]}" -c "SELECT id FROM demo.runs WHERE status = 'completed' AND state::text LIKE '%\"$kind\"%' LIMIT 1")
+  outcome=$([ "$kind" = "fallback sent" ] && echo "fallback_reason" || echo "acknowledged_at")
+  id=$("${PSQL[@]}" -c "SELECT r.id FROM demo.runs r JOIN demo.window_decisions d ON d.run_id = r.id WHERE r.status = 'completed' AND d.$outcome IS NOT NULL LIMIT 1")
   [ -n "$id" ] || continue
   samples+=("$id ($kind)")
   echo "-- a run whose step ended \"$kind\":"
