@@ -10,8 +10,8 @@ extension PostgresStoreTransaction {
         try insertRuns([run])
     }
 
-    /// Inserts runs in one statement: the rows, and their states where the store's form keeps
-    /// them (``stateInRuns``; migration 0028).
+    /// Inserts runs: the rows, with their states where the store's form keeps them
+    /// (``stateInRuns``; migration 0028), or the states in a second statement beside them.
     func insertRuns(_ runs: [RunRecord]) throws {
         guard !runs.isEmpty else { return }
         let states = PostgresJSONTexts(try runs.map { try StoredRunState.encode($0.state, form: stateForm) })
@@ -137,16 +137,23 @@ extension PostgresStoreTransaction {
         guard !runs.isEmpty else { return }
         let states = PostgresJSONTexts(try runs.map { try StoredRunState.encode($0.state, form: stateForm) })
         let cancels = runs.map(\.cancelEvents.postgresText)
+        let stateInRuns = self.stateInRuns
+        // Plain statements, each binding only what it writes: one statement whose materialised
+        // CTE fed both tables cost PostgreSQL more than the two (docs/architecture.md).
         try db.execute("""
-            WITH u AS MATERIALIZED (
-                SELECT * FROM unnest(\(runs.map(\.id))::uuid[], \(runs.map(\.state.status.rawValue))::text[],
-                                     string_to_array(\(states), chr(30)), \(cancels)::text[]) AS u(i, s, j, c)),
-            kept AS (INSERT INTO run_states AS k (run_id, state) SELECT i, j FROM u WHERE NOT \(stateInRuns)::boolean
-                     ON CONFLICT (run_id) DO UPDATE SET state = EXCLUDED.state),
-            moved AS (DELETE FROM run_states WHERE \(stateInRuns)::boolean AND run_id IN (SELECT i FROM u))
-            UPDATE runs r SET status = u.s, state = CASE WHEN \(stateInRuns)::boolean THEN u.j END, updated_at = now(), cancel_events = u.c::text[]
-            FROM u WHERE r.id = u.i
+            UPDATE runs r SET status = u.s, state = u.j, updated_at = now(), cancel_events = u.c::text[]
+            FROM unnest(\(runs.map(\.id))::uuid[], \(runs.map(\.state.status.rawValue))::text[],
+                        string_to_array(\(stateInRuns ? states : PostgresJSONTexts([])), chr(30)), \(cancels)::text[]) AS u(i, s, j, c)
+            WHERE r.id = u.i
             """)
+        if stateInRuns {
+            try db.execute("DELETE FROM run_states WHERE run_id = ANY(\(runs.map(\.id))::uuid[])")
+        } else {
+            try db.execute("""
+                INSERT INTO run_states (run_id, state) SELECT * FROM unnest(\(runs.map(\.id))::uuid[], string_to_array(\(states), chr(30)))
+                ON CONFLICT (run_id) DO UPDATE SET state = EXCLUDED.state
+                """)
+        }
     }
 
     /// Whether run states are written into `runs.state`, where every release reads them (the
