@@ -26,16 +26,22 @@ final class RunStateFormIntegrationTests: XCTestCase {
         return kept
     }
 
-    func testProcessesWritingEitherFormShareTheirRuns() throws {
+    /// A tenant with subscriber s1 and one phone, and a run of theirs started but not stored.
+    private func startedRun() throws -> (driver: PostgresStoreDriver, scenario: ConformanceTestCase.Scenario, run: RunRecord) {
         let driver = try PostgresStoreDriver()
-        defer { driver.close() }
+        addTeardownBlock { driver.close() }
         let tenantId = try driver.tenant()
         let scenario = ConformanceTestCase.Scenario(driver: driver, tenantId: tenantId,
                                                     workflow: try driver.workflow(tenantId: tenantId, source: PipelineHarness.legDay))
         _ = try driver.subscriber(tenantId: tenantId, id: "s1", devices: 1)
+        return (driver, scenario, scenario.startedRun("s1"))
+    }
+
+    func testProcessesWritingEitherFormShareTheirRuns() throws {
+        let (driver, scenario, run) = try startedRun()
+        let tenantId = scenario.tenantId
         let older = PostgresStore(pool: driver.pool, runStateForm: .verbose)
         let newer = PostgresStore(pool: driver.pool, runStateForm: .compact)
-        let run = scenario.startedRun("s1")
 
         try older.transaction { try $0.insertRun(run) }
         let verbose = try stored(run.id, driver.pool)
@@ -73,13 +79,8 @@ final class RunStateFormIntegrationTests: XCTestCase {
     /// newer one moves it on: the newer reads the older's `runs.state`, and, set to the verbose
     /// form for the upgrade, writes it back where the older one reads it.
     func testARunStartedByAnOlderReleaseIsReadAndWrittenWhereItReads() throws {
-        let driver = try PostgresStoreDriver()
-        defer { driver.close() }
-        let tenantId = try driver.tenant()
-        let scenario = ConformanceTestCase.Scenario(driver: driver, tenantId: tenantId,
-                                                    workflow: try driver.workflow(tenantId: tenantId, source: PipelineHarness.legDay))
-        _ = try driver.subscriber(tenantId: tenantId, id: "s1", devices: 1)
-        let run = scenario.startedRun("s1")
+        let (driver, scenario, run) = try startedRun()
+        let tenantId = scenario.tenantId
         var writer = JSONWriter(capacity: 2048)
         run.state.write(to: &writer, includingWorkflow: false, form: .verbose)
         try driver.pool.withConnection { db in
