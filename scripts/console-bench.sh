@@ -59,16 +59,14 @@ DO \$\$
 DECLARE start bigint := 0;
 BEGIN
   WHILE start < $RUNS LOOP
-    WITH model AS (SELECT r.*, coalesce(s.state, r.state) AS kept FROM runs r LEFT JOIN run_states s ON s.run_id = r.id
-                   WHERE status = 'completed' ORDER BY created_at LIMIT 1),
+    WITH model AS (SELECT * FROM runs WHERE status = 'completed' ORDER BY created_at LIMIT 1),
     plan AS (SELECT payload FROM local_plans LIMIT 1),
     made AS (
       INSERT INTO runs (id, tenant_id, workflow_key, workflow_version, subscriber_id, dry_run, bulk, status, cancel_events, state, created_at, updated_at)
-      SELECT gen_random_uuid(), m.tenant_id, m.workflow_key, m.workflow_version, 'subscriber-' || (g % 100000), false, false, 'completed', '{}', NULL,
+      SELECT gen_random_uuid(), m.tenant_id, m.workflow_key, m.workflow_version, 'subscriber-' || (g % 100000), false, false, 'completed', '{}', m.state,
              now() - (($RUNS - g) * 2548800.0 / $RUNS) * interval '1 second', now() - (($RUNS - g) * 2548800.0 / $RUNS) * interval '1 second'
       FROM model m, generate_series(start, least(start + 100000, $RUNS) - 1) g
       RETURNING id, tenant_id, subscriber_id, created_at),
-    states AS (INSERT INTO run_states (run_id, state) SELECT made.id, m.kept FROM made, model m),
     plans AS (
       INSERT INTO local_plans (tenant_id, local_id, run_id, subscriber_id, message_id, moment, payload, created_at)
       SELECT made.tenant_id, made.id || '/nudge', made.id, made.subscriber_id, gen_random_uuid(), made.created_at + interval '1 minute', p.payload,

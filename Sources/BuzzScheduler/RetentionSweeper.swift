@@ -79,7 +79,6 @@ public final class RetentionSweeper: Service, @unchecked Sendable {
                 opened AS (DELETE FROM opens WHERE run_id IN (SELECT id FROM gone)),
                 acted AS (DELETE FROM notification_actions WHERE run_id IN (SELECT id FROM gone)),
                 decided AS (DELETE FROM window_decisions WHERE run_id IN (SELECT id FROM gone)),
-                stated AS (DELETE FROM run_states WHERE run_id IN (SELECT id FROM gone)),
                 removed AS (DELETE FROM runs WHERE id IN (SELECT id FROM gone) RETURNING 1)
                 SELECT count(*) AS n FROM removed
                 """)[0].decode("n", as: Int.self)

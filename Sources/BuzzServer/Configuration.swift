@@ -61,9 +61,8 @@ public struct Configuration: Sendable, Equatable, EnvironmentSettings {
     /// minute, when a steady 3,500 timers a second leave 200,000 of them.
     public var schedulerVacuumEvery = 20_000
     /// The form run states are written in (`BUZZKIT_RUN_STATE_FORM`, default `compact`; see
-    /// ``RunStateForm``): `compact` into `run_states`, `verbose` into `runs.state` (migration
-    /// 0028). Both are read, from either place. `verbose` is for a fleet upgraded process by
-    /// process from a release that reads only it, until none of those processes is left.
+    /// ``RunStateForm``). Both are read. `verbose` is for a fleet upgraded process by process
+    /// from a release that reads only it, until none of those processes is left.
     public var runStateForm = RunStateForm.compact
     /// The longest a subscriber token may still be valid for, in days; a token that expires
     /// later is refused (`BUZZKIT_MAX_SUBSCRIBER_TOKEN_DAYS`, default 30).

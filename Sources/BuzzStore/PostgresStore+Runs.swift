@@ -7,13 +7,15 @@ import PostgresClient
 
 extension PostgresStoreTransaction {
     func insertRun(_ run: RunRecord) throws {
-        try insertRuns([run])
+        try db.execute("""
+            INSERT INTO runs (id, tenant_id, workflow_key, workflow_version, subscriber_id, dry_run, bulk, status, cancel_events, state)
+            VALUES (\(run.id), \(run.tenantId), \(run.workflowKey), \(run.workflowVersion), \(run.subscriberId), \(run.dryRun), \(run.bulk),
+                    \(run.state.status.rawValue), \(run.cancelEvents)::text[], \(try StoredRunState.encode(run.state, form: stateForm)))
+            """)
     }
 
-    /// Inserts runs: the rows, with their states where the store's form keeps them
-    /// (``stateInRuns``; migration 0028), or the states in a second statement beside them.
     func insertRuns(_ runs: [RunRecord]) throws {
-        guard !runs.isEmpty else { return }
+        guard runs.count > 1 else { return try runs.forEach(insertRun) }
         let states = PostgresJSONTexts(try runs.map { try StoredRunState.encode($0.state, form: stateForm) })
         // The runs of one workflow share their cancelling events: each distinct list is parsed
         // once (`c`), and each run names its list by number. (Parsed per run, the lists' array
@@ -26,7 +28,6 @@ extension PostgresStoreTransaction {
             numbers[text] = lists.count
             return lists.count
         }
-        let stateInRuns = self.stateInRuns
         try db.execute("""
             WITH c AS MATERIALIZED (SELECT n, x::text[] AS events FROM unnest(\(lists)::text[]) WITH ORDINALITY AS l(x, n))
             INSERT INTO runs (id, tenant_id, workflow_key, workflow_version, subscriber_id, dry_run, bulk, status, cancel_events, state)
@@ -34,12 +35,8 @@ extension PostgresStoreTransaction {
             FROM unnest(\(runs.map(\.id))::uuid[], \(runs.map(\.tenantId))::text[], \(runs.map(\.workflowKey))::text[],
                         \(runs.map(\.workflowVersion))::int[], \(runs.map { $0.subscriberId ?? "" })::text[], \(runs.map(\.dryRun))::bool[], \(runs.map(\.bulk))::bool[],
                         \(runs.map(\.state.status.rawValue))::text[], \(listOf)::int[],
-                        string_to_array(\(stateInRuns ? states : PostgresJSONTexts([])), chr(30))) AS u(i, t, k, v, s, d, b, st, ci, j)
+                        string_to_array(\(states), chr(30))) AS u(i, t, k, v, s, d, b, st, ci, j)
             JOIN c ON c.n = u.ci
-            """)
-        guard !stateInRuns else { return }
-        try db.execute("""
-            INSERT INTO run_states (run_id, state) SELECT * FROM unnest(\(runs.map(\.id))::uuid[], string_to_array(\(states), chr(30)))
             """)
     }
 
@@ -47,8 +44,9 @@ extension PostgresStoreTransaction {
         // Each filter is "not given, or equal": with the values bound, PostgreSQL plans the
         // statement for them and walks the newest-first index of the tenant or the subscriber.
         try db.query("""
-            SELECT \(StoredRunState.columns), (extract(epoch FROM created_at) * 1000000)::bigint AS created_us
-            FROM \(StoredRunState.tables)
+            SELECT id, tenant_id, workflow_key, workflow_version, subscriber_id, dry_run, bulk, state,
+                   (extract(epoch FROM created_at) * 1000000)::bigint AS created_us
+            FROM runs
             WHERE tenant_id = \(tenantId)
               AND (\(query.subscriberId)::text IS NULL OR subscriber_id = \(query.subscriberId))
               AND (\(query.workflowKey)::text IS NULL OR workflow_key = \(query.workflowKey))
@@ -69,14 +67,14 @@ extension PostgresStoreTransaction {
 
     func run(_ id: UUID, tenantId: String) throws -> RunRecord? {
         try db.query("""
-            SELECT \(StoredRunState.columns) FROM \(StoredRunState.tables) WHERE id = \(id) AND tenant_id = \(tenantId)
+            SELECT id, tenant_id, workflow_key, workflow_version, subscriber_id, dry_run, bulk, state FROM runs WHERE id = \(id) AND tenant_id = \(tenantId)
             """).first.map { try StoredRunState.record($0, db: db, definitions: definitions) }
     }
 
     func lockRun(_ id: UUID, tenantId: String) throws -> RunRecord? {
         try db.query("""
-            SELECT \(StoredRunState.columns) FROM \(StoredRunState.tables)
-            WHERE id = \(id) AND tenant_id = \(tenantId) FOR UPDATE OF r
+            SELECT id, tenant_id, workflow_key, workflow_version, subscriber_id, dry_run, bulk, state FROM runs
+            WHERE id = \(id) AND tenant_id = \(tenantId) FOR UPDATE
             """).first.map { try StoredRunState.record($0, db: db, definitions: definitions) }
     }
 
@@ -84,8 +82,8 @@ extension PostgresStoreTransaction {
         guard !ids.isEmpty else { return [] }
         let sorted = Set(ids).sortedByBytes()
         return try db.query("""
-            SELECT \(StoredRunState.columns) FROM \(StoredRunState.tables)
-            WHERE id = ANY(\(sorted)::uuid[]) ORDER BY id FOR UPDATE OF r
+            SELECT id, tenant_id, workflow_key, workflow_version, subscriber_id, dry_run, bulk, state FROM runs
+            WHERE id = ANY(\(sorted)::uuid[]) ORDER BY id FOR UPDATE
             """).map { try StoredRunState.record($0, db: db, definitions: definitions) }
     }
 
@@ -127,38 +125,24 @@ extension PostgresStoreTransaction {
     }
 
     func updateRun(_ run: RunRecord) throws {
-        try updateRuns([run])
+        try db.execute("""
+            UPDATE runs SET status = \(run.state.status.rawValue), cancel_events = \(run.cancelEvents)::text[],
+                            state = \(try StoredRunState.encode(run.state, form: stateForm)), updated_at = now()
+            WHERE id = \(run.id)
+            """)
     }
 
-    /// Writes runs' statuses, cancelling events and states: the state where the store's form
-    /// keeps it, and nowhere else (a run an older server started has it in `runs.state`, a run
-    /// written under the other setting in `run_states`).
     func updateRuns(_ runs: [RunRecord]) throws {
-        guard !runs.isEmpty else { return }
+        guard runs.count > 1 else { return try runs.forEach(updateRun) }
         let states = PostgresJSONTexts(try runs.map { try StoredRunState.encode($0.state, form: stateForm) })
         let cancels = runs.map(\.cancelEvents.postgresText)
-        let stateInRuns = self.stateInRuns
-        // Plain statements, each binding only what it writes: one statement whose materialised
-        // CTE fed both tables cost PostgreSQL more than the two (docs/architecture.md).
         try db.execute("""
             UPDATE runs r SET status = u.s, state = u.j, updated_at = now(), cancel_events = u.c::text[]
             FROM unnest(\(runs.map(\.id))::uuid[], \(runs.map(\.state.status.rawValue))::text[],
-                        string_to_array(\(stateInRuns ? states : PostgresJSONTexts([])), chr(30)), \(cancels)::text[]) AS u(i, s, j, c)
+                        string_to_array(\(states), chr(30)), \(cancels)::text[]) AS u(i, s, j, c)
             WHERE r.id = u.i
             """)
-        if stateInRuns {
-            try db.execute("DELETE FROM run_states WHERE run_id = ANY(\(runs.map(\.id))::uuid[])")
-        } else {
-            try db.execute("""
-                INSERT INTO run_states (run_id, state) SELECT * FROM unnest(\(runs.map(\.id))::uuid[], string_to_array(\(states), chr(30)))
-                ON CONFLICT (run_id) DO UPDATE SET state = EXCLUDED.state
-                """)
-        }
     }
-
-    /// Whether run states are written into `runs.state`, where every release reads them (the
-    /// verbose form, for a rolling upgrade), or into `run_states` (migration 0028).
-    private var stateInRuns: Bool { stateForm == .verbose }
 
     func acknowledgments(tenantId: String, windows: [WindowKey]) throws -> [UUID: [PlanHolding]] {
         guard !windows.isEmpty else { return [:] }
@@ -204,7 +188,7 @@ extension PostgresStoreTransaction {
         let runs = try db.query("SELECT id FROM runs WHERE tenant_id = \(tenantId) AND subscriber_id = \(subscriberId)")
             .map { try $0.decode("id", as: UUID.self) }
         if !runs.isEmpty {
-            for table in ["local_plans", "deliveries", "opens", "notification_actions", "window_decisions", "outbox", "run_states", "runs"] {
+            for table in ["local_plans", "deliveries", "opens", "notification_actions", "window_decisions", "outbox", "runs"] {
                 let column = table == "runs" ? "id" : "run_id"
                 // Table and column names come from the lists here, never from input.
                 try db.execute("DELETE FROM \(unsafeRaw: table) WHERE \(unsafeRaw: column) = ANY(\(runs)::uuid[])")

@@ -7,9 +7,7 @@ import PostgresClient
 /// The PostgreSQL ``Store``: one transaction per unit of work on a pooled connection.
 public final class PostgresStore: Store, @unchecked Sendable {
     public let pool: PostgresPool
-    /// The form run states are written in, and so where: compact into `run_states`, verbose into
-    /// `runs.state`, where releases before migration 0028 read it. Either is read, from either
-    /// place.
+    /// The form run states are written in (either is read).
     public let runStateForm: RunStateForm
     /// Parsed workflow versions (versions never change, so they are cached for good).
     let definitions = DefinitionCache()

@@ -23,16 +23,7 @@ enum StoredRunState {
         }
     }
 
-    /// What a run is read with: its row's columns and its state, from `run_states` or, for a
-    /// run written by a server from before migration 0028 or set to the verbose form, from
-    /// `runs.state`. A statement reads ``columns`` ``FROM`` ``tables`` (`runs` as `r`) and
-    /// locks with `FOR UPDATE OF r`.
-    static let columns: PostgresQuery = """
-        r.id, r.tenant_id, r.workflow_key, r.workflow_version, r.subscriber_id, r.dry_run, r.bulk, coalesce(s.state, r.state) AS state
-        """
-    static let tables: PostgresQuery = "runs r LEFT JOIN run_states s ON s.run_id = r.id"
-
-    /// A run row (``columns``).
+    /// A run row (`id, tenant_id, workflow_key, workflow_version, subscriber_id, dry_run, bulk, state`).
     static func record(_ row: PostgresRow, db: PostgresConnection, definitions: DefinitionCache) throws -> RunRecord {
         let tenantId: String = try row.decode("tenant_id")
         let key: String = try row.decode("workflow_key")

@@ -22,17 +22,15 @@ struct ManagementBench {
             for start in stride(from: 0, to: count, by: 100_000) {
                 let n = min(100_000, count - start)
                 try db.execute("""
-                    WITH model AS (SELECT r.*, coalesce(s.state, r.state) AS kept FROM runs r LEFT JOIN run_states s ON s.run_id = r.id
-                                   WHERE tenant_id = \(tenantId) AND status = 'completed' LIMIT 1),
+                    WITH model AS (SELECT * FROM runs WHERE tenant_id = \(tenantId) AND status = 'completed' LIMIT 1),
                     made AS (
                         INSERT INTO runs (id, tenant_id, workflow_key, workflow_version, subscriber_id, dry_run, bulk, status, cancel_events, state,
                                           created_at, updated_at)
-                        SELECT gen_random_uuid(), m.tenant_id, m.workflow_key, m.workflow_version, \(subscriber), false, false, 'completed', '{}', NULL,
+                        SELECT gen_random_uuid(), m.tenant_id, m.workflow_key, m.workflow_version, \(subscriber), false, false, 'completed', '{}', m.state,
                                now() - \(ageDays) * interval '1 day' - (\(start) + g) * interval '1 second',
                                now() - \(ageDays) * interval '1 day' - (\(start) + g) * interval '1 second'
                         FROM model m, generate_series(1, \(n)) g
-                        RETURNING id, tenant_id),
-                    stated AS (INSERT INTO run_states (run_id, state) SELECT id, (SELECT kept FROM model) FROM made)
+                        RETURNING id, tenant_id)
                     INSERT INTO deliveries (tenant_id, run_id, idempotency_key, device_id, kind, status, created_at)
                     SELECT tenant_id, id, id::text || '/nudge', gen_random_uuid(), 'plan', 'sent', now() FROM made WHERE \(deliveries)::boolean
                     """)

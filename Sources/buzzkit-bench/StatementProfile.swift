@@ -39,7 +39,7 @@ final class StatementProfile {
                 SELECT s.total_exec_time AS ms, s.calls, s.rows, left(regexp_replace(s.query, '\\s+', ' ', 'g'), 110) AS text
                 FROM public.pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid
                 WHERE d.datname = current_database() AND s.query NOT LIKE '%pg_stat%'
-                  AND s.query NOT LIKE '%count(*)%' AND s.query NOT LIKE '%r.state)::json%'
+                  AND s.query NOT LIKE '%count(*)%' AND s.query NOT LIKE '%r.state::json%'
                 ORDER BY s.total_exec_time DESC LIMIT \(top)
                 """)
         }) else { return [] }

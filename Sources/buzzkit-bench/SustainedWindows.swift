@@ -135,15 +135,14 @@ struct SustainedWindows {
 
     /// How late each of `result`'s windows was decided after its moment: the runs' own record,
     /// or the scheduler's decision for a settled window not written into its run yet. The
-    /// window's step is read in either stored form (RunStateForm), from either place (0028):
-    /// verbose `finishedAt`, `dueAt` and `local.fallback`, or compact `f`, `due` (milliseconds)
-    /// and `l.fb`.
+    /// window's step is read in either stored form (RunStateForm): verbose `finishedAt`, `dueAt`
+    /// and `local.fallback`, or compact `f`, `due` (milliseconds) and `l.fb`.
     func lateness(of result: Result) throws -> Lateness {
         let rows = try runtime.pool.withConnection { db in
             try db.query("""
                 SELECT EXTRACT(EPOCH FROM (COALESCE(d.decided_at, w.finished) - w.due)) AS late, w.reason
-                FROM runs r LEFT JOIN window_decisions d ON d.run_id = r.id LEFT JOIN run_states rs ON rs.run_id = r.id,
-                     LATERAL (SELECT coalesce(rs.state, r.state)::json->'steps'->1 AS step) j,
+                FROM runs r LEFT JOIN window_decisions d ON d.run_id = r.id,
+                     LATERAL (SELECT r.state::json->'steps'->1 AS step) j,
                      LATERAL (SELECT COALESCE((j.step->>'finishedAt')::timestamptz, to_timestamp((j.step->>'f')::bigint / 1000.0)) AS finished,
                                      COALESCE((j.step->>'dueAt')::timestamptz, to_timestamp((j.step->>'due')::bigint / 1000.0)) AS due,
                                      COALESCE(j.step->'local'->'fallback'->>'reason', j.step->'l'->'fb'->>'reason') AS reason) w

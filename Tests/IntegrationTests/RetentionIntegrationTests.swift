@@ -41,8 +41,8 @@ final class RetentionIntegrationTests: PipelineTestCase {
 
     func testFinishedRunsPastTheirWindowGoWithEverythingRecordedForThemAndNothingElseDoes() throws {
         let expired = try windowRun("old"), open = try windowRun("open"), recent = try windowRun("recent")
-        let tables = ["runs", "deliveries", "acknowledgments", "opens", "local_plans", "run_states"]
-        XCTAssertEqual(try tables.map { try count($0, runId: expired) }, [1, 1, 1, 1, 1, 1])
+        let tables = ["runs", "deliveries", "acknowledgments", "opens", "local_plans"]
+        XCTAssertEqual(try tables.map { try count($0, runId: expired) }, [1, 1, 1, 1, 1])
         _ = try pipeline.commands.cancel(tenantId: pipeline.tenantId, runId: expired)
         _ = try pipeline.commands.cancel(tenantId: pipeline.tenantId, runId: recent)
         // Each cancel reaches the phone that had the plan: a second delivery per run.
@@ -56,11 +56,11 @@ final class RetentionIntegrationTests: PipelineTestCase {
                 """)
         }
         let before = try tables.map { try count($0, runId: recent) }
-        XCTAssertEqual(before, [1, 2, 1, 1, 1, 1], "the plan and the cancel were delivered")
+        XCTAssertEqual(before, [1, 2, 1, 1, 1], "the plan and the cancel were delivered")
         let sweeper = RetentionSweeper(pool: pipeline.pool, settings: RetentionSettings())
         let removed = try sweeper.sweepBatch(now: Date())
         XCTAssertEqual(removed.runs, 1)
-        XCTAssertEqual(try tables.map { try count($0, runId: expired) }, [0, 0, 0, 0, 0, 0], "the expired run and all of its rows")
+        XCTAssertEqual(try tables.map { try count($0, runId: expired) }, [0, 0, 0, 0, 0], "the expired run and all of its rows")
         XCTAssertEqual(try count("runs", runId: open), 1, "an open run stays, however old")
         XCTAssertEqual(try tables.map { try count($0, runId: recent) }, before, "a recently finished run stays whole")
         let ids = try pipeline.pool.withConnection { db in

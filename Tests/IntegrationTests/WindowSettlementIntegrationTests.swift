@@ -107,8 +107,7 @@ final class WindowSettlementIntegrationTests: APITestCase {
     private func stored(_ runId: String) throws -> (status: String, state: String, decisions: Int) {
         try pipeline.pool.withConnection { db in
             let row = try db.query("""
-                SELECT status, coalesce((SELECT state FROM run_states WHERE run_id = \(runId)::uuid), state) AS state,
-                       (SELECT count(*) FROM window_decisions WHERE run_id = \(runId)::uuid AND filed IS NOT TRUE) AS n
+                SELECT status, state, (SELECT count(*) FROM window_decisions WHERE run_id = \(runId)::uuid AND filed IS NOT TRUE) AS n
                 FROM runs WHERE id = \(runId)::uuid
                 """)[0]
             return (try row.decode("status"), try row.decode("state"), try row.decode("n"))
