@@ -14,19 +14,23 @@ extension RunSummary {
     public func attaching(_ activity: RunActivity) -> RunSummary {
         var summary = self
         summary.opened = activity.opened
+        // Each step's own keys, made once: a plan's and a fallback's for a local window, a
+        // push's for any step (the long ones are hashes).
+        var stepsByKey: [String: [String]] = [:]
+        for step in steps {
+            if let local = step.local {
+                stepsByKey["plan " + local.localId, default: []].append(step.name)
+                stepsByKey["fallback " + PayloadBuilder.fallbackIdempotencyKey(localId: local.localId), default: []].append(step.name)
+            }
+            stepsByKey["push " + PayloadBuilder.pushIdempotencyKey(runId: id, stepName: step.name), default: []].append(step.name)
+        }
         for entry in activity.deliveries {
             var delivery = entry.delivery
             if delivery.kind == "push" { delivery.kind = "alert" }
-            var stepNames: [String] = []
+            let stepNames: [String]
             switch entry.delivery.kind {
-            case "plan":
-                stepNames = summary.steps.filter { $0.local?.localId == entry.idempotencyKey }.map(\.name)
-            case "fallback":
-                stepNames = summary.steps.filter { step in
-                    step.local.map { entry.idempotencyKey == PayloadBuilder.fallbackIdempotencyKey(localId: $0.localId) } ?? false
-                }.map(\.name)
-            case "push":
-                stepNames = summary.steps.filter { entry.idempotencyKey == PayloadBuilder.pushIdempotencyKey(runId: id, stepName: $0.name) }.map(\.name)
+            case "plan", "fallback", "push":
+                stepNames = stepsByKey[entry.delivery.kind + " " + entry.idempotencyKey] ?? []
             default:
                 let planned = summary.steps.filter { step in step.deliveries.contains { $0.kind == "plan" && $0.tokenSuffix == delivery.tokenSuffix } }
                 stepNames = (planned.isEmpty ? summary.steps.filter { $0.local != nil }.suffix(1) : planned[...]).map(\.name)

@@ -82,10 +82,10 @@ enum PipelineBench {
             var used = ProcessCPU.sample() - cpu
             let sustainedWindows = SustainedWindows(runtime: runtime, push: push, topology: topology, tenantId: tenant.tenantId, subscribers: windows)
             let sustained = try sustainedWindows.run(rate: rate, seconds: seconds, lead: lead) {
-                    used = ProcessCPU.sample() - cpu
-                    profile?.finish("pipeline: sustained whole windows at \(rate)/s", into: &report)
-                    statements?.finish("pipeline: sustained whole windows at \(rate)/s", into: &report)
-                }
+                used = ProcessCPU.sample() - cpu
+                profile?.finish("pipeline: sustained whole windows at \(rate)/s", into: &report)
+                statements?.finish("pipeline: sustained whole windows at \(rate)/s", into: &report)
+            }
             used.report("pipeline: sustained at \(rate)/s", windows: sustained.windows, driver: sustained.driverSeconds, into: &report)
             // The whole window: decided, then its run filed completed by the window completer
             // (its delay after the moment), so each phase pays for its own tail and no later
