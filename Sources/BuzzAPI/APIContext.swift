@@ -39,8 +39,13 @@ struct APIContext: Sendable {
         guard !principal.isServer, !subscriberIds.isEmpty else { return }
         let (directory, tenantId, ids) = (self.directory, principal.tenant.id, Array(Set(subscriberIds)))
         guard let erased = try? await Blocking.run({ try directory.erasedSubscribers(tenantId: tenantId, ids: ids) }), let first = erased.sorted().first else { return }
-        throw HTTPError(status: 410, code: "subscriber_erased",
-                        message: "subscriber \(first) was erased; a device signed in as it sends nothing more (the app should sign out)")
+        throw Self.erased(first)
+    }
+
+    /// The answer to a device acting for `subscriberId`, erased.
+    static func erased(_ subscriberId: String) -> HTTPError {
+        HTTPError(status: 410, code: "subscriber_erased",
+                  message: "subscriber \(subscriberId) was erased; a device signed in as it sends nothing more (the app should sign out)")
     }
 
     /// Runs blocking storage work off the concurrency pool. Errors answer honestly, by the

@@ -12,6 +12,8 @@ public struct RunCommands: Sendable {
     public let outbox: any OutboxStore
     /// Cancelling events' marks, recorded as the API accepts them.
     public let acceptedCancels = AcceptedCancels()
+    /// Devices' words of requests that arrive together, recorded together.
+    public let deviceWords = DeviceWordBatcher()
 
     public init(context: PipelineContext, broker: any Broker, outbox: any OutboxStore) {
         self.context = context

@@ -20,12 +20,14 @@ extension PostgresStoreTransaction {
         // Only for a plan of that subscriber (its row, by primary key): an acknowledgment
         // naming any other local id, or a plan swept with its run, stores nothing. Planned each
         // time (see `PostgresQuery.plannedEachTime()`): prepared while the tables were small, its
-        // generic plan read 286 buffers an acknowledgment in the fleet all at once, not 13.
+        // generic plan read 286 buffers an acknowledgment in the fleet all at once, not 13. The
+        // run's status is a subquery, not a join: the planner then weighs no join orders, and
+        // planning took about 0.1 ms instead of 0.23 (`pg_stat_statements`, sustained windows).
         var plans: [String: (subscriberId: String?, fallbackDecided: Bool, runCancelled: Bool)] = [:]
         for row in try db.query(("""
             SELECT p.local_id, p.subscriber_id, p.fallback_decided_at IS NOT NULL AS decided,
-                   coalesce(r.status = \(RunStatus.cancelled.rawValue), false) AS cancelled
-            FROM local_plans p LEFT JOIN runs r ON r.id = p.run_id
+                   coalesce((SELECT r.status = \(RunStatus.cancelled.rawValue) FROM runs r WHERE r.id = p.run_id), false) AS cancelled
+            FROM local_plans p
             WHERE p.tenant_id = \(tenantId) AND p.local_id = ANY(\(Array(Set(latest.map(\.localId))).sorted())::text[])
             ORDER BY p.local_id FOR KEY SHARE OF p
             """ as PostgresQuery).plannedEachTime()) {

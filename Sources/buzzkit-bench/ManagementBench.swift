@@ -14,6 +14,8 @@ struct ManagementBench {
     let topology: Topology
     let tenantId: String
     let subscribers: Int
+    /// The API the phones acknowledge through.
+    let phones: PhoneAckClient.Endpoint
 
     /// Clones a finished run of the tenant `count` times for `subscriber`, created (and last
     /// changed) `ageDays` ago, one second apart; with one delivery each when `deliveries`.
@@ -51,7 +53,7 @@ struct ManagementBench {
         let started = Date()
         let stopped = DispatchSemaphore(value: 0)
         Thread { sweeper.run(); stopped.signal() }.start()
-        let windows = SustainedWindows(runtime: runtime, push: push, topology: topology, tenantId: tenantId, subscribers: subscribers)
+        let windows = SustainedWindows(runtime: runtime, push: push, topology: topology, tenantId: tenantId, subscribers: subscribers, phones: phones)
         let sustained = try windows.run(rate: rate, seconds: seconds, lead: 5)
         let lateness = try windows.lateness(of: sustained)
         let removedDuring = removed()

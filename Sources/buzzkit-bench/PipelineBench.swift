@@ -1,4 +1,5 @@
 import AMQPClient
+import BuzzAPI
 import BuzzEngine
 import BuzzKitWire
 import BuzzServer
@@ -60,6 +61,13 @@ enum PipelineBench {
             try bursts.run(acknowledgedEvery: 10, label: "90 % acknowledged", measurePlanning: false, report: &report)
         }
 
+        // The API the phones acknowledge their plans through, in this process: its CPU is the
+        // product's, the phones' requests the driver's (PhoneAckClient).
+        let api = APIServer(runtime: runtime, host: "127.0.0.1", port: 0)
+        try api.start()
+        defer { api.stop(grace: 2) }
+        let phones = PhoneAckClient.Endpoint(port: api.port, credentials: tenant)
+
         // Phase 4: whole windows at steady offered rates, every stage at once; each moment
         // `BENCH_SUSTAINED_LEAD` (5) seconds after its event.
         let lead = Double(environment["BENCH_SUSTAINED_LEAD"] ?? "") ?? 5
@@ -80,7 +88,7 @@ enum PipelineBench {
             let profile = index == rates.count - 1 ? PhaseProfile("sustained") : nil
             let statements = index == rates.count - 1 ? StatementProfile(pool: runtime.pool) : nil
             var used = ProcessCPU.sample() - cpu
-            let sustainedWindows = SustainedWindows(runtime: runtime, push: push, topology: topology, tenantId: tenant.tenantId, subscribers: windows)
+            let sustainedWindows = SustainedWindows(runtime: runtime, push: push, topology: topology, tenantId: tenant.tenantId, subscribers: windows, phones: phones)
             let sustained = try sustainedWindows.run(rate: rate, seconds: seconds, lead: lead) {
                 used = ProcessCPU.sample() - cpu
                 profile?.finish("pipeline: sustained whole windows at \(rate)/s", into: &report)
@@ -106,13 +114,14 @@ enum PipelineBench {
             report.add("pipeline:   windows whose moment passed before the plan went out", Double(lateness.momentPassed),
                        unit: String(format: "of %d", sustained.windows))
             report.add("pipeline:   plans pushed after their moment", Double(sustained.planLateForMoment), unit: String(format: "of %d", sustained.windows))
+            report.add("pipeline:   phones' acknowledgments (HTTP requests) recorded per transaction", sustained.requestsPerTransaction, unit: "requests")
             FileHandle.standardError.write(Data("  pipeline: trigger backlog (events offered, no run yet) at each second: \(sustained.triggerBacklog.map(String.init).joined(separator: " "))\n".utf8))
             if first == nil { first = (rate, sustained.achievedRate) }
             offeredWindows += sustained.windows
         }
 
         // What a window writes, and what the sustained windows left on disk once finished.
-        let writes = WindowWrites(runtime: runtime, push: push, topology: topology, tenantId: tenant.tenantId, subscribers: windows)
+        let writes = WindowWrites(runtime: runtime, push: push, topology: topology, tenantId: tenant.tenantId, subscribers: windows, phones: phones)
         let perKind = Int(environment["BENCH_WRITES_WINDOWS"] ?? "") ?? 10_000
         if perKind > 0 {
             FileHandle.standardError.write(Data("pipeline: what a window writes (\(perKind) acknowledged, then \(perKind) falling back)...\n".utf8))
@@ -128,7 +137,7 @@ enum PipelineBench {
         }
 
         // Phase 5: what operators need, on the same tables.
-        let management = ManagementBench(runtime: runtime, push: push, topology: topology, tenantId: tenant.tenantId, subscribers: windows)
+        let management = ManagementBench(runtime: runtime, push: push, topology: topology, tenantId: tenant.tenantId, subscribers: windows, phones: phones)
         if let first, let expired = Int(environment["BENCH_EXPIRED_RUNS"] ?? "1000000"), expired > 0 {
             try management.retentionBesideSustained(expired: expired, rate: first.rate, seconds: seconds, baseline: first.achieved, report: &report)
         }

@@ -10,7 +10,8 @@ import PushDeliveryTesting
 /// Whole local windows at a steady offered rate, every stage at once: events arrive at
 /// `rate` a second for `seconds`, each planning a moment `lead` seconds ahead; a simulated
 /// device acknowledges its plan as soon as it is pushed (every other one, unless
-/// ``acknowledges`` says otherwise); at each moment the fallback
+/// ``acknowledges`` says otherwise), over HTTP to the API as a phone does
+/// (``PhoneAckClient``); at each moment the fallback
 /// check decides (and sends for the unacknowledged half). The system keeps up when every
 /// window is decided close to its moment: the figure is the windows completed per second
 /// and how late the decisions came.
@@ -20,6 +21,8 @@ struct SustainedWindows {
     let topology: Topology
     let tenantId: String
     let subscribers: Int
+    /// The API the phones acknowledge through.
+    let phones: PhoneAckClient.Endpoint
     /// Which devices acknowledge their plan as it is pushed (by the number in their token):
     /// every other one unless told otherwise.
     var acknowledges: @Sendable (Int) -> Bool = { $0 % 2 == 0 }
@@ -39,6 +42,8 @@ struct SustainedWindows {
         /// CPU seconds the bench's driver spent in this process (offering, playing devices,
         /// its publisher), up to the point where every window was decided.
         var driverSeconds: Double
+        /// The phones' acknowledgment requests the API recorded per transaction (``DeviceWordBatcher``).
+        var requestsPerTransaction: Double
     }
 
     /// How late the phase's decisions came after their moments, read by ``lateness(of:)``
@@ -78,16 +83,19 @@ struct SustainedWindows {
             pacerDone.signal()
         }
         pacer.start()
-        return try play(rate: rate, seconds: seconds, lead: lead, started: started, offered: offered, publisher: publisher, driver: driver,
+        return try play(rate: rate, seconds: seconds, lead: lead, started: started, offered: offered, driver: driver,
                         pacerDone: pacerDone, whenDecided: whenDecided)
     }
 
     /// Plays the devices (those ``acknowledges`` names acknowledge their plan as it is pushed)
     /// until every window is decided, then reads how late each decision came.
-    private func play(rate: Int, seconds: Int, lead: Double, started: Date, offered: Offered, publisher: AMQPPublisher,
+    private func play(rate: Int, seconds: Int, lead: Double, started: Date, offered: Offered,
                       driver: DriverCPU, pacerDone: DispatchSemaphore, whenDecided: () -> Void) throws -> Result {
         let loopStarted = DriverCPU.threadSeconds()
         let total = rate * seconds
+        let acks = PhoneAckClient(phones, connections: 16)
+        let (requestsBefore, transactionsBefore) = (runtime.metrics.counter("buzzkit_device_word_requests_total"),
+                                                    runtime.metrics.counter("buzzkit_device_word_transactions_total"))
         // Devices: acknowledge a plan the moment it is pushed.
         var seen = 0, acknowledged = 0, lateForMoment = 0
         let deadline = started.addingTimeInterval(Double(seconds) + lead + 120)
@@ -109,28 +117,33 @@ struct SustainedWindows {
             guard Date() < deadline else { throw BenchFailure("sustained: of \(total) windows, some were not decided in time") }
             let fresh = push.sent(from: seen)
             seen += fresh.count
-            var acks: [AMQPMessage] = []
             for notification in fresh where notification.pushType == .background {
                 guard let plan = try? SilentPlanPayload(jsonData: notification.payload).local,
                       let number = Int(notification.deviceToken, radix: 16) else { continue }
                 // A plan's APNs expiration is its moment: one pushed after it came too late.
                 if let moment = notification.expiration, moment < Date() { lateForMoment += 1 }
                 guard acknowledges(number) else { continue }
-                let event = BuzzEvent(event: BuzzEvent.localScheduled, subscriberId: "s\(number)",
-                                      properties: ["localId": .string(plan.id), "messageId": .string(plan.messageId),
-                                                   "device": .string(notification.deviceToken)], timestamp: Date())
-                acks.append(AMQPMessage(exchange: topology.eventsExchange, routingKey: Topology.routingKey(tenantId: tenantId, event: event.event),
-                                        body: event.jsonData, messageId: RandomIdentifier.text()))
+                acks.acknowledge(subscriberId: "s\(number)", localId: plan.id, messageId: plan.messageId, device: notification.deviceToken)
+                acknowledged += 1
             }
-            if !acks.isEmpty { try publisher.publishAndWait(acks); acknowledged += acks.count }
-            Thread.sleep(forTimeInterval: 0.02)
+            let turn = Date().addingTimeInterval(0.02)
+            acks.pump(for: 0.02)
+            if turn.timeIntervalSinceNow > 0 { Thread.sleep(until: turn) }
         }
         let elapsed = Date().timeIntervalSince(started)
         pacerDone.wait()  // every window decided means every event offered: the pacer's CPU is in
         let driverSeconds = driver.seconds + DriverCPU.threadSeconds() - loopStarted
         whenDecided()
+        // Answers still on their way once every window is decided are read outside the figures.
+        acks.pump(for: 5)
+        guard acks.refused.isEmpty else {
+            throw BenchFailure("sustained: the API refused phones' acknowledgments (status: requests) \(acks.refused.sorted { $0.key < $1.key })")
+        }
+        if acks.retried > 0 { FileHandle.standardError.write(Data("  sustained: \(acks.retried) acknowledgments sent again after a 429, a 5xx or a dropped connection\n".utf8)) }
         return Result(windows: total, offeredRate: Double(rate), achievedRate: Double(total) / (elapsed - lead), started: started,
-                      acknowledged: acknowledged, planLateForMoment: lateForMoment, triggerBacklog: backlog, driverSeconds: driverSeconds)
+                      acknowledged: acknowledged, planLateForMoment: lateForMoment, triggerBacklog: backlog, driverSeconds: driverSeconds,
+                      requestsPerTransaction: (runtime.metrics.counter("buzzkit_device_word_requests_total") - requestsBefore)
+                          / max(1, runtime.metrics.counter("buzzkit_device_word_transactions_total") - transactionsBefore))
     }
 
     /// How late each of `result`'s windows was decided after its moment: the runs' own record,

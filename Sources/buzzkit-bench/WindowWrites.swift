@@ -17,6 +17,8 @@ struct WindowWrites {
     let topology: Topology
     let tenantId: String
     let subscribers: Int
+    /// The API the phones acknowledge through.
+    let phones: PhoneAckClient.Endpoint
 
     /// One table's writes per window.
     struct Table {
@@ -53,7 +55,7 @@ struct WindowWrites {
         let profile = StatementProfile(pool: runtime.pool)  // resets the counters
         let before = try snapshot(statements: tracking)
         let published = runtime.publisher.confirmedCount
-        var sustained = SustainedWindows(runtime: runtime, push: push, topology: topology, tenantId: tenantId, subscribers: subscribers)
+        var sustained = SustainedWindows(runtime: runtime, push: push, topology: topology, tenantId: tenantId, subscribers: subscribers, phones: phones)
         sustained.acknowledges = { _ in acknowledged }
         let rate = 2000
         let result = try sustained.run(rate: rate, seconds: max(1, windows / rate), lead: 5)

@@ -103,6 +103,13 @@ final class ManagementIntegrationTests: APITestCase {
         let late = api.call("POST", "/v1/events", body: ["event": "app.opened", "subscriberId": person], key: api.publishableKey, headers: device)
         XCTAssertEqual(late.status, 410)
         XCTAssertEqual((late.object["error"] as? [String: Any])?["code"] as? String, "subscriber_erased")
+        // An acknowledgment alone is checked together with the requests recorded beside it.
+        let lateAck = api.call("POST", "/v1/events", body: ["event": "$local.scheduled", "subscriberId": person,
+                                                           "properties": ["localId": plan.id, "messageId": plan.messageId, "device": tokens[0]]],
+                               key: api.publishableKey, headers: device)
+        XCTAssertEqual(lateAck.status, 410)
+        XCTAssertEqual((lateAck.object["error"] as? [String: Any])?["code"] as? String, "subscriber_erased")
+        XCTAssertEqual(try walk(), [], "the refused acknowledgment recreated nothing")
         // The backend knowing the person again lifts it.
         XCTAssertEqual(api.call("PUT", "/v1/subscribers/\(person)", body: ["timezone": "Europe/Berlin"], key: api.secretKey).status, 200)
         XCTAssertEqual(api.call("PUT", "/v1/subscribers/\(person)/devices", body: ["platform": "ios", "token": tokens[0], "topic": "com.example.gym"],
