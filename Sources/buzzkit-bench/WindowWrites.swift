@@ -9,8 +9,8 @@ import PushDeliveryTesting
 /// acknowledges (each falls back), each kind counted from the first event until its runs
 /// are written completed. Per window: rows inserted, updated (heap-only among them) and
 /// deleted per table, the index entries those writes made, statements (`pg_stat_statements`,
-/// switched on for the phase), commits, and broker messages (the events and acknowledgments
-/// the devices send, and every message BuzzKit publishes).
+/// switched on for the phase), commits, and broker messages (the events the services send,
+/// and every message BuzzKit publishes; the phones' acknowledgments go to the API over HTTP).
 struct WindowWrites {
     let runtime: Runtime
     let push: InMemoryPushProvider
@@ -62,7 +62,7 @@ struct WindowWrites {
         try settle()
         let after = try snapshot(statements: tracking)
         let n = Double(result.windows)
-        let driverMessages = Double(result.windows + result.acknowledged)
+        let driverMessages = Double(result.windows)  // the events; acknowledgments go over HTTP
         var tables: [Table] = []
         for (name, end) in after.tables.sorted(by: { $0.key < $1.key }) {
             let start = before.tables[name] ?? Snapshot.Row()
@@ -167,7 +167,7 @@ extension WindowWrites.Counts {
              f.tables.map { $0.inserted + $0.updated + $0.deleted }.reduce(0, +)),
             ("index entries, every table", a.tables.map(\.indexEntries).reduce(0, +), f.tables.map(\.indexEntries).reduce(0, +)),
             ("statements", a.statements, f.statements), ("commits", a.commits, f.commits),
-            ("broker messages (device events included)", a.brokerMessages, f.brokerMessages),
+            ("broker messages (the services' events included)", a.brokerMessages, f.brokerMessages),
         ]
         for (name, x, y) in rows {
             lines.append("| \(name) | \(x.map(number) ?? "n/a") | | | | \(y.map(number) ?? "n/a") | | | |")
