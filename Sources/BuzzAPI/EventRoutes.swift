@@ -60,10 +60,10 @@ enum EventRoutes {
         if let subscriberId = (events.first ?? deviceWords.first)?.subscriberId {
             try api.authenticator.admitEvents(items.count, from: principal, subscriberId: subscriberId, now: now)
         }
-        // A phone's request of acknowledgments alone is checked with the other requests'
-        // recorded beside it (``DeviceWordBatcher``), one query a transaction, not one a request.
-        let wordsOnly = events.isEmpty && !principal.isServer
-        if !wordsOnly { try await api.refuseErased(principal, subscriberIds: (events + deviceWords).map(\.subscriberId)) }
+        // A device's events are checked before they are published; its acknowledgments and
+        // releases with the other requests' recorded beside them (``DeviceWordBatcher``), one
+        // query a transaction, not one a request.
+        try await api.refuseErased(principal, subscriberIds: events.map(\.subscriberId))
         // The first `interactive` events (in order) take the interactive lane, the rest bulk.
         var interactive = bulk ? 0 : events.count
         if !bulk, !events.isEmpty {
@@ -120,7 +120,7 @@ enum EventRoutes {
         var late: Set<String> = [], cancelled: Set<String> = []
         if !deviceWords.isEmpty {
             let (commands, tenantId, words) = (api.commands, principal.tenant.id, deviceWords)
-            let erasures = wordsOnly ? api.directory : nil
+            let erasures = principal.isServer ? nil : api.directory
             let answer = try await api.blocking { try commands.recordDeviceWords(tenantId: tenantId, words, refusingErasedIn: erasures) }
             if let erased = answer.erasedSubscriber { throw APIContext.erased(erased) }
             (late, cancelled) = (answer.late, answer.cancelled)

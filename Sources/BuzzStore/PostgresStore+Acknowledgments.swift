@@ -22,7 +22,7 @@ extension PostgresStoreTransaction {
         // time (see `PostgresQuery.plannedEachTime()`): prepared while the tables were small, its
         // generic plan read 286 buffers an acknowledgment in the fleet all at once, not 13. The
         // run's status is a subquery, not a join: the planner then weighs no join orders, and
-        // planning took about 0.1 ms instead of 0.23 (`pg_stat_statements`, sustained windows).
+        // planning took about 0.15 ms instead of 0.23 (`pg_stat_statements`, sustained windows).
         var plans: [String: (subscriberId: String?, fallbackDecided: Bool, runCancelled: Bool)] = [:]
         for row in try db.query(("""
             SELECT p.local_id, p.subscriber_id, p.fallback_decided_at IS NOT NULL AS decided,
