@@ -38,7 +38,7 @@ struct APIContext: Sendable {
     func refuseErased(_ principal: Principal, subscriberIds: [String]) async throws {
         guard !principal.isServer, !subscriberIds.isEmpty else { return }
         let (directory, tenantId, ids) = (self.directory, principal.tenant.id, Array(Set(subscriberIds)))
-        guard let erased = try? await Blocking.run({ try directory.erasedSubscribers(tenantId: tenantId, ids: ids) }), let first = erased.sorted().first else { return }
+        guard let erased = try? await BlockingPool.shared.run({ try directory.erasedSubscribers(tenantId: tenantId, ids: ids) }), let first = erased.sorted().first else { return }
         throw Self.erased(first)
     }
 
@@ -55,7 +55,7 @@ struct APIContext: Sendable {
     /// `500` whose cause is logged with the request's route, never sent to the client.
     func blocking<T: Sendable>(context: String = "storage", _ body: @escaping @Sendable () throws -> T) async throws -> T {
         do {
-            return try await Blocking.run(body)
+            return try await BlockingPool.shared.run(body)
         } catch let error as HTTPError {
             throw error
         } catch let error as ServerError {

@@ -158,7 +158,7 @@ final class Authenticator: @unchecked Sendable {
         let directory = self.directory
         let answer: (TenantRecord, APIKey.Kind)?
         do {
-            answer = try await Blocking.run({ try directory.authenticate(key) })
+            answer = try await BlockingPool.shared.run({ try directory.authenticate(key) })
         } catch where ServerError.isOutage(error) {
             // PostgreSQL is out: a key valid before keeps serving (events need only RabbitMQ;
             // a revocation takes effect when it is back); a key never seen cannot be checked.
@@ -202,16 +202,5 @@ final class Authenticator: @unchecked Sendable {
     /// or of every tenant with nil.
     func invalidate(tenantId: String?) {
         keys.removeAll(where: tenantId.map { id in { $0.tenant.id == id } })
-    }
-}
-
-/// Runs blocking work (libpq) on a dedicated dispatch queue, off the Swift concurrency pool.
-enum Blocking {
-    static let queue = DispatchQueue(label: "buzzkit.api.blocking", attributes: .concurrent)
-
-    static func run<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            queue.async { continuation.resume(with: Result { try body() }) }
-        }
     }
 }

@@ -32,7 +32,7 @@ enum ConsoleRoutes {
             let tenantId = principal.tenant.id, now = api.clock.now
             let minutes = try await api.blocking { try api.commands.minuteActivity(tenantId: tenantId, minutes: 60) }
             var queues: [HealthBody.Queue] = []
-            if let source = api.depths, let depths = try? await Blocking.run({ try source.read(now: now) }) {
+            if let source = api.depths, let depths = try? await BlockingPool.shared.run({ try source.read(now: now) }) {
                 let byName = Dictionary(depths.map { ($0.queue, $0) }, uniquingKeysWith: { a, _ in a })
                 for queue in Topology.Queue.allCases {
                     let work = byName[api.topology.name(queue)], dead = byName[api.topology.deadLetterName(queue)]

@@ -99,7 +99,7 @@ enum EventRoutes {
         if api.commands.acceptedCancels.mayRecord(events, tenantId: principal.tenant.id, now: now) {
             let (commands, tenantId, accepted) = (api.commands, principal.tenant.id, events)
             do {
-                let marked = try await Blocking.run { try commands.acceptedCancels.record(accepted, tenantId: tenantId, context: commands.context) }
+                let marked = try await BlockingPool.shared.run { try commands.acceptedCancels.record(accepted, tenantId: tenantId, context: commands.context) }
                 if marked > 0 {
                     api.metrics.increment("buzzkit_cancels_accepted_total", by: Double(marked),
                                           help: "Cancelling events whose mark the API recorded as it accepted them")

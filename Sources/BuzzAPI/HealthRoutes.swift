@@ -13,7 +13,7 @@ enum HealthRoutes {
             // Names the dependency that failed; its error text goes to the log, not to callers.
             var failing: [String] = []
             do {
-                _ = try await Blocking.run { try api.directory.ping() }
+                _ = try await BlockingPool.shared.run { try api.directory.ping() }
             } catch {
                 failing.append("postgres")
                 api.log.warning("not ready", ["dependency": "postgres", "cause": "\(error)"])
@@ -26,7 +26,7 @@ enum HealthRoutes {
 
         router.add("GET", "/metrics") { _ in
             let now = api.clock.now
-            if let source = api.depths, let depths = try? await Blocking.run({ try source.read(now: now) }) {
+            if let source = api.depths, let depths = try? await BlockingPool.shared.run({ try source.read(now: now) }) {
                 for depth in depths {
                     api.metrics.set("buzzkit_queue_messages", ["queue": depth.queue], to: Double(depth.messages), help: "Ready messages in the queue (exact, from the broker)")
                     api.metrics.set("buzzkit_queue_consumers", ["queue": depth.queue], to: Double(depth.consumers), help: "Consumers of the queue")

@@ -29,11 +29,9 @@ public final class PostgresPool: @unchecked Sendable {
     private var idle: [PostgresConnection] = []
     private var open = 0
     private var closed = false
-    private let blockingQueue: DispatchQueue
 
     public init(_ configuration: Configuration) {
         self.configuration = configuration
-        self.blockingQueue = DispatchQueue(label: "buzzkit.postgres.pool", attributes: .concurrent)
     }
 
     public convenience init(url: String, maxConnections: Int = 8) {
@@ -58,20 +56,6 @@ public final class PostgresPool: @unchecked Sendable {
     @discardableResult
     public func withTransaction<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
         try withConnection { try $0.transaction(body) }
-    }
-
-    /// `withConnection` from async code: runs on the pool's own threads.
-    public func withConnection<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            blockingQueue.async {
-                continuation.resume(with: Result { try self.withConnection(body) })
-            }
-        }
-    }
-
-    /// `withTransaction` from async code: runs on the pool's own threads.
-    public func withTransaction<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) throws -> T) async throws -> T {
-        try await withConnection { try $0.transaction(body) }
     }
 
     /// Connections open now (idle and borrowed).

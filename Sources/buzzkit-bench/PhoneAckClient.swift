@@ -10,8 +10,8 @@ import Glibc
 /// the subscriber's token. The API records them in PostgreSQL before its `202`; none goes
 /// through RabbitMQ.
 ///
-/// Every byte is moved on the calling thread (nonblocking sockets over a few keep-alive
-/// HTTP/1.1 connections, and `poll`), so what the requests cost the bench's driver is that
+/// Every byte is moved on the calling thread (nonblocking sockets over keep-alive HTTP/1.1
+/// connections, and `poll`), so what the requests cost the bench's driver is that
 /// thread's CPU, counted apart from the product's: the API they reach runs in the product.
 /// A request answered 429 or 5xx is sent again, as the SDK retries; one that fails
 /// ``maxAttempts`` times, or any other answer, is counted in ``refused``.

@@ -111,6 +111,8 @@ enum PipelineBench {
                        sustained.achievedRate, unit: "windows/s")
             report.add("pipeline:   decision after the moment p50 (p99)",
                        lateness.p50 * 1000, unit: String(format: "ms (p99 %.0f ms)", lateness.p99 * 1000))
+            report.add("pipeline:   windows acknowledged by their phone in time (decided scheduled on device)", Double(lateness.heldOnDevice),
+                       unit: String(format: "of %d acknowledged", sustained.acknowledged))
             report.add("pipeline:   windows whose moment passed before the plan went out", Double(lateness.momentPassed),
                        unit: String(format: "of %d", sustained.windows))
             report.add("pipeline:   plans pushed after their moment", Double(sustained.planLateForMoment), unit: String(format: "of %d", sustained.windows))

@@ -53,6 +53,9 @@ struct SustainedWindows {
         var p99: Double
         /// Windows whose moment had passed before their plan could go out (decided at once).
         var momentPassed: Int
+        /// Windows decided "scheduled on device": their phone's acknowledgment was recorded
+        /// before the moment (a phone that acknowledged later saw its window fall back).
+        var heldOnDevice: Int
     }
 
     /// The events the pacer has published so far (read by the loop that plays the devices).
@@ -93,7 +96,9 @@ struct SustainedWindows {
                       driver: DriverCPU, pacerDone: DispatchSemaphore, whenDecided: () -> Void) throws -> Result {
         let loopStarted = DriverCPU.threadSeconds()
         let total = rate * seconds
-        let acks = PhoneAckClient(phones, connections: 16)
+        // Phones each have a connection of their own: 128 at once (half the API's allowance
+        // for one address) keeps the requests from queueing in the client rather than the API.
+        let acks = PhoneAckClient(phones, connections: 128)
         let (requestsBefore, transactionsBefore) = (runtime.metrics.counter("buzzkit_device_word_requests_total"),
                                                     runtime.metrics.counter("buzzkit_device_word_transactions_total"))
         // Devices: acknowledge a plan the moment it is pushed.
@@ -153,7 +158,7 @@ struct SustainedWindows {
     func lateness(of result: Result) throws -> Lateness {
         let rows = try runtime.pool.withConnection { db in
             try db.query("""
-                SELECT EXTRACT(EPOCH FROM (COALESCE(d.decided_at, w.finished) - w.due)) AS late, w.reason
+                SELECT EXTRACT(EPOCH FROM (COALESCE(d.decided_at, w.finished) - w.due)) AS late, w.reason, d.acknowledged_at IS NOT NULL AS held
                 FROM runs r LEFT JOIN window_decisions d ON d.run_id = r.id,
                      LATERAL (SELECT r.state::json->'steps'->1 AS step) j,
                      LATERAL (SELECT COALESCE((j.step->>'finishedAt')::timestamptz, to_timestamp((j.step->>'f')::bigint / 1000.0)) AS finished,
@@ -165,7 +170,8 @@ struct SustainedWindows {
         let lateness = try rows.map { try $0.decode("late", as: Double.self) }.sorted()
         let momentPassed = try rows.filter { try $0.decode("reason", as: String?.self) == "the moment had passed when the wait began" }.count
         func percentile(_ p: Double) -> Double { lateness.isEmpty ? .nan : lateness[min(lateness.count - 1, Int(Double(lateness.count - 1) * p))] }
-        return Lateness(p50: percentile(0.5), p99: percentile(0.99), momentPassed: momentPassed)
+        let held = try rows.filter { try $0.decode("held", as: Bool.self) }.count
+        return Lateness(p50: percentile(0.5), p99: percentile(0.99), momentPassed: momentPassed, heldOnDevice: held)
     }
 
     /// Publishes `total` events at `rate` a second (catching up in bigger batches when a
