@@ -65,8 +65,13 @@ final class BlockingPool: @unchecked Sendable {
             if head < jobs.count {
                 let job = jobs[head]
                 head += 1
+                // Taken jobs leave the array once it empties, or in chunks while work keeps
+                // coming faster than it drains, so nothing done stays referenced.
                 if head == jobs.count {
                     jobs.removeAll(keepingCapacity: jobs.capacity <= 1024)
+                    head = 0
+                } else if head >= 1024 {
+                    jobs.removeFirst(head)
                     head = 0
                 }
                 condition.unlock()

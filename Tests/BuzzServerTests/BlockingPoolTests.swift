@@ -52,6 +52,22 @@ final class BlockingPoolTests: XCTestCase {
         XCTAssertLessThanOrEqual(pool.threadCount, 2)
     }
 
+    /// A queue thousands long drains in the order it was submitted.
+    func testALongQueueDrainsInOrder() {
+        let pool = BlockingPool(maxThreads: 1, name: "test.blocking")
+        let order = LockedState<[Int]>([])
+        let done = DispatchSemaphore(value: 0)
+        let total = 3_000
+        for n in 0..<total {
+            pool.submit {
+                let count = order.withLock { $0.append(n); return $0.count }
+                if count == total { done.signal() }
+            }
+        }
+        XCTAssertEqual(done.wait(timeout: .now() + 30), .success)
+        XCTAssertEqual(order.withLock { $0 }, Array(0..<total))
+    }
+
     /// An error thrown by the work reaches the caller.
     func testErrorsReachTheCaller() async {
         struct Refused: Error {}
