@@ -54,8 +54,12 @@ public final class DeviceWordBatcher: @unchecked Sendable {
         let entry = Entry(tenantId: tenantId, facts: facts, erasures: erasures)
         condition.lock()
         waiting.append(entry)
-        while entry.result == nil {
-            guard !recording else { condition.wait(); continue }
+        // An entry's result is written by the caller recording it, outside the lock, while
+        // `recording` is set; so it is read only once no one records (set back under the lock
+        // after the results are written), never on a wake-up in between.
+        while true {
+            if recording { condition.wait(); continue }
+            if entry.result != nil { break }
             recording = true
             let batch = takeBatch()
             condition.unlock()
