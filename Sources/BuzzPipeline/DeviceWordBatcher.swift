@@ -28,6 +28,9 @@ public final class DeviceWordBatcher: @unchecked Sendable {
         /// refused when their subscriber was erased (nil: a server's, never refused).
         public let erasures: (any Directory)?
         public fileprivate(set) var result: Result<DeviceWordAnswer, any Error>?
+        /// Set under the batcher's lock once the transaction that took this entry has ended:
+        /// from then on ``result`` is written and is read by its caller alone.
+        fileprivate var settled = false
 
         public init(tenantId: String, facts: [DeviceAcknowledgment], erasures: (any Directory)? = nil) {
             self.tenantId = tenantId
@@ -54,19 +57,24 @@ public final class DeviceWordBatcher: @unchecked Sendable {
         let entry = Entry(tenantId: tenantId, facts: facts, erasures: erasures)
         condition.lock()
         waiting.append(entry)
-        // An entry's result is written by the caller recording it, outside the lock, while
-        // `recording` is set; so it is read only once no one records (set back under the lock
-        // after the results are written), never on a wake-up in between.
-        while true {
+        // An entry's result is written by the caller recording it, outside the lock; so it is
+        // read only once its transaction has ended (`settled`, set under the lock after the
+        // results are written). The caller returns then, whether or not another transaction
+        // has begun since: waiting for no one to be recording instead left a caller whose
+        // words were committed asleep for seconds under a steady stream of requests (the next
+        // recorder nearly always took the lock first).
+        while !entry.settled {
             if recording { condition.wait(); continue }
-            if entry.result != nil { break }
             recording = true
             let batch = takeBatch()
             condition.unlock()
             recordTogether(batch)
             condition.lock()
-            for settled in batch where settled.result == nil {
-                settled.result = .failure(ServerError(.internal, "device words were handed over to be recorded and not settled"))
+            for taken in batch {
+                if taken.result == nil {
+                    taken.result = .failure(ServerError(.internal, "device words were handed over to be recorded and not settled"))
+                }
+                taken.settled = true
             }
             recording = false
             condition.broadcast()

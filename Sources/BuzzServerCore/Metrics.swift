@@ -74,6 +74,13 @@ public final class Metrics: @unchecked Sendable {
         return counters[Series(name: name, labels: labels)] ?? 0
     }
 
+    /// A histogram's observations so far and their sum (tests and the bench).
+    public func histogram(_ name: String, _ labels: [String: String] = [:]) -> (count: Int, sum: Double) {
+        lock.lock(); defer { lock.unlock() }
+        guard let histogram = histograms[Series(name: name, labels: labels)] else { return (0, 0) }
+        return (histogram.count, histogram.sum)
+    }
+
     /// The Prometheus text exposition.
     public func render() -> String {
         lock.lock(); defer { lock.unlock() }

@@ -1,4 +1,5 @@
 import BuzzKitWire
+import BuzzServerCore
 import BuzzStore
 import Foundation
 #if canImport(Glibc)
@@ -20,6 +21,8 @@ final class PhoneAckClient {
     struct Endpoint {
         var port: Int
         var credentials: TenantCredentials
+        /// The API process's metrics (its requests, and its transactions of devices' words).
+        var metrics: Metrics
     }
 
     static let maxAttempts = 5
@@ -27,6 +30,8 @@ final class PhoneAckClient {
     private struct Request {
         var bytes: [UInt8]
         var attempts = 0
+        /// When the phone queued it (`systemUptime`): its answer's wait counts from here.
+        var queuedAt = ProcessInfo.processInfo.systemUptime
     }
 
     private final class Connection {
@@ -47,6 +52,8 @@ final class PhoneAckClient {
     private(set) var refused: [Int: Int] = [:]
     /// Requests sent again after a 429, a 5xx or a dropped connection.
     private(set) var retried = 0
+    /// Seconds from each accepted request's queueing (the push seen) to its `202`, retries included.
+    private(set) var waits: [Double] = []
 
     init(_ endpoint: Endpoint, connections: Int) {
         self.endpoint = endpoint
@@ -127,6 +134,7 @@ final class PhoneAckClient {
         connection.received.removeAll(keepingCapacity: true)
         if status == 202 {
             accepted += 1
+            waits.append(ProcessInfo.processInfo.systemUptime - request.queuedAt)
         } else if status == 429 || status >= 500 {
             requeue(request, status: status)
         } else {

@@ -63,10 +63,15 @@ enum PipelineBench {
 
         // The API the phones acknowledge their plans through, in this process: its CPU is the
         // product's, the phones' requests the driver's (PhoneAckClient).
-        let api = APIServer(runtime: runtime, host: "127.0.0.1", port: 0)
+        // It has a runtime of its own, as `buzzkit api` is a process of its own: its own
+        // PostgreSQL connections, not the workers' (whose batches would hold the phones'
+        // acknowledgments waiting for a connection).
+        let apiRuntime = try Runtime(configuration: runtime.configuration, push: push, component: "api", topology: topology,
+                                     failFastPublishes: true)
+        let api = APIServer(runtime: apiRuntime, host: "127.0.0.1", port: 0)
         try api.start()
         defer { api.stop(grace: 2) }
-        let phones = PhoneAckClient.Endpoint(port: api.port, credentials: tenant)
+        let phones = PhoneAckClient.Endpoint(port: api.port, credentials: tenant, metrics: apiRuntime.metrics)
 
         // Phase 4: whole windows at steady offered rates, every stage at once; each moment
         // `BENCH_SUSTAINED_LEAD` (5) seconds after its event.
@@ -117,6 +122,14 @@ enum PipelineBench {
                        unit: String(format: "of %d", sustained.windows))
             report.add("pipeline:   plans pushed after their moment", Double(sustained.planLateForMoment), unit: String(format: "of %d", sustained.windows))
             report.add("pipeline:   phones' acknowledgments (HTTP requests) recorded per transaction", sustained.requestsPerTransaction, unit: "requests")
+            let waits = sustained.acknowledgmentWaits
+            if !waits.isEmpty {
+                func at(_ p: Double) -> Double { waits[min(waits.count - 1, Int(Double(waits.count - 1) * p))] * 1000 }
+                report.add("pipeline:   phones' acknowledgments, push seen to 202, p50 (p99, slowest)", at(0.5),
+                           unit: String(format: "ms (p99 %.0f ms, slowest %.0f ms, %d past the %.0f s lead)", at(0.99), at(1),
+                                        waits.filter { $0 >= lead }.count, lead))
+                report.add("pipeline:   of which in the API (its own time per request, on average)", sustained.apiSecondsPerAcknowledgment * 1000, unit: "ms")
+            }
             FileHandle.standardError.write(Data("  pipeline: trigger backlog (events offered, no run yet) at each second: \(sustained.triggerBacklog.map(String.init).joined(separator: " "))\n".utf8))
             if first == nil { first = (rate, sustained.achievedRate) }
             offeredWindows += sustained.windows

@@ -44,6 +44,10 @@ struct SustainedWindows {
         var driverSeconds: Double
         /// The phones' acknowledgment requests the API recorded per transaction (``DeviceWordBatcher``).
         var requestsPerTransaction: Double
+        /// Each accepted acknowledgment's wait from the push seen to its `202`, in seconds, sorted.
+        var acknowledgmentWaits: [Double] = []
+        /// The API's own time per acknowledgment request on average, from its first byte to its answer.
+        var apiSecondsPerAcknowledgment: Double = 0
     }
 
     /// How late the phase's decisions came after their moments, read by ``lateness(of:)``
@@ -99,8 +103,9 @@ struct SustainedWindows {
         // Phones each have a connection of their own: 128 at once (half the API's allowance
         // for one address) keeps the requests from queueing in the client rather than the API.
         let acks = PhoneAckClient(phones, connections: 128)
-        let (requestsBefore, transactionsBefore) = (runtime.metrics.counter("buzzkit_device_word_requests_total"),
-                                                    runtime.metrics.counter("buzzkit_device_word_transactions_total"))
+        let apiBefore = phones.metrics.histogram("buzzkit_http_request_seconds", ["route": "/v1/events"])
+        let (requestsBefore, transactionsBefore) = (phones.metrics.counter("buzzkit_device_word_requests_total"),
+                                                    phones.metrics.counter("buzzkit_device_word_transactions_total"))
         // Devices: acknowledge a plan the moment it is pushed.
         var seen = 0, acknowledged = 0, lateForMoment = 0
         let deadline = started.addingTimeInterval(Double(seconds) + lead + 120)
@@ -144,11 +149,14 @@ struct SustainedWindows {
         guard acks.refused.isEmpty else {
             throw BenchFailure("sustained: the API refused phones' acknowledgments (status: requests) \(acks.refused.sorted { $0.key < $1.key })")
         }
+        let apiAfter = phones.metrics.histogram("buzzkit_http_request_seconds", ["route": "/v1/events"])
         if acks.retried > 0 { FileHandle.standardError.write(Data("  sustained: \(acks.retried) acknowledgments sent again after a 429, a 5xx or a dropped connection\n".utf8)) }
         return Result(windows: total, offeredRate: Double(rate), achievedRate: Double(total) / (elapsed - lead), started: started,
                       acknowledged: acknowledged, planLateForMoment: lateForMoment, triggerBacklog: backlog, driverSeconds: driverSeconds,
-                      requestsPerTransaction: (runtime.metrics.counter("buzzkit_device_word_requests_total") - requestsBefore)
-                          / max(1, runtime.metrics.counter("buzzkit_device_word_transactions_total") - transactionsBefore))
+                      requestsPerTransaction: (phones.metrics.counter("buzzkit_device_word_requests_total") - requestsBefore)
+                          / max(1, phones.metrics.counter("buzzkit_device_word_transactions_total") - transactionsBefore),
+                      acknowledgmentWaits: acks.waits.sorted(),
+                      apiSecondsPerAcknowledgment: (apiAfter.sum - apiBefore.sum) / Double(max(1, apiAfter.count - apiBefore.count)))
     }
 
     /// How late each of `result`'s windows was decided after its moment: the runs' own record,

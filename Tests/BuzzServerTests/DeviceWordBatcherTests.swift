@@ -42,6 +42,55 @@ final class DeviceWordBatcherTests: XCTestCase {
         XCTAssertEqual(Set(seen.last ?? []), Set((1...8).map { "r\($0)/a" }))
     }
 
+    /// A request whose words are committed is answered at once, even while the next
+    /// transaction (of requests that came later) is being recorded. Under a steady stream of
+    /// acknowledgments a transaction is nearly always being recorded, so a request that waited
+    /// for the recording to end could be passed over again and again (seconds, in the bench).
+    ///
+    /// Each trial: A and B wait while R's transaction is recorded, then go together in the
+    /// next; C comes during that one and is recorded after it, in a transaction held open. A
+    /// and B must both be answered while C's is still open. Which of the woken callers takes
+    /// the lock first is the scheduler's choice, so the trial is repeated.
+    func testARequestWhoseWordsAreCommittedIsAnsweredWhileALaterTransactionIsRecorded() throws {
+        for trial in 0..<12 {
+            let batcher = DeviceWordBatcher()
+            let calls = LockedState(0)
+            let gates = (0..<3).map { _ in DispatchSemaphore(value: 0) }
+            let started = (0..<3).map { _ in DispatchSemaphore(value: 0) }
+            let record: @Sendable ([DeviceWordBatcher.Entry]) -> Void = { entries in
+                let n = calls.withLock { count -> Int in count += 1; return count - 1 }
+                if n < 3 { started[n].signal(); gates[n].wait() }
+                DeviceWordBatcher.settle(entries) { _, _ in AcknowledgmentOutcome() }
+            }
+            let answered = LockedState<Set<String>>([])
+            let call = { (name: String) in
+                Thread {
+                    _ = try? batcher.record(tenantId: "t", [Self.word(name, "\(name)/a")], recordTogether: record)
+                    answered.withLock { _ = $0.insert(name) }
+                }.start()
+            }
+            func waitFor(_ what: String, _ condition: () -> Bool) {
+                let deadline = Date().addingTimeInterval(5)
+                while !condition(), Date() < deadline { Thread.sleep(forTimeInterval: 0.001) }
+                XCTAssertTrue(condition(), "trial \(trial): \(what)")
+            }
+            call("R")
+            started[0].wait()
+            call("A"); call("B")
+            waitFor("A and B wait for R's transaction") { batcher.waitingCount == 2 }
+            gates[0].signal()
+            started[1].wait()  // A and B's transaction is being recorded
+            call("C")
+            waitFor("C waits for A and B's transaction") { batcher.waitingCount == 1 }
+            gates[1].signal()
+            started[2].wait()  // C's transaction is being recorded, and stays open
+            waitFor("A and B are answered while C's transaction is open") { answered.withLock { $0.isSuperset(of: ["R", "A", "B"]) } }
+            XCTAssertFalse(answered.withLock { $0.contains("C") }, "C's words are not committed yet")
+            gates[2].signal()
+            waitFor("C is answered once its transaction ends") { answered.withLock { $0.count == 4 } }
+        }
+    }
+
     func testEachRequestIsToldOnlyOfItsOwnLateAndCancelledPlans() throws {
         let a = DeviceWordBatcher.Entry(tenantId: "t", facts: [Self.word("ann", "r1/a"), Self.word("ann", "r2/a")])
         let b = DeviceWordBatcher.Entry(tenantId: "t", facts: [Self.word("bo", "r3/a")])
