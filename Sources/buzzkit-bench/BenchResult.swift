@@ -36,3 +36,11 @@ struct BenchResult {
         return BenchResult(name: name, operations: operations, seconds: elapsed, checksum: checksum)
     }
 }
+
+extension Array where Element == Double {
+    /// The value at fraction `p` (0...1) of these values, sorted ascending (nearest rank
+    /// below); NaN when there are none.
+    func percentile(_ p: Double) -> Double {
+        isEmpty ? .nan : self[Swift.min(count - 1, Int(Double(count - 1) * p))]
+    }
+}

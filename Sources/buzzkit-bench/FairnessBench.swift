@@ -183,9 +183,8 @@ enum FairnessBench {
     static func add(report: inout BenchReport, _ name: String, _ samples: [Double]) {
         let sorted = samples.sorted()
         guard !sorted.isEmpty else { return }
-        func percentile(_ p: Double) -> Double { sorted[min(sorted.count - 1, Int(Double(sorted.count - 1) * p))] }
-        report.add(name + " p50 (p99, worst)", percentile(0.5) * 1000,
-                   unit: String(format: "ms (p99 %.0f ms, worst %.0f ms, %d events)", percentile(0.99) * 1000, (sorted.last ?? 0) * 1000, sorted.count))
+        report.add(name + " p50 (p99, worst)", sorted.percentile(0.5) * 1000,
+                   unit: String(format: "ms (p99 %.0f ms, worst %.0f ms, %d events)", sorted.percentile(0.99) * 1000, (sorted.last ?? 0) * 1000, sorted.count))
     }
 }
 

@@ -68,6 +68,7 @@ enum PipelineBench {
         // acknowledgments waiting for a connection).
         let apiRuntime = try Runtime(configuration: runtime.configuration, push: push, component: "api", topology: topology,
                                      failFastPublishes: true)
+        defer { apiRuntime.close() }
         let api = APIServer(runtime: apiRuntime, host: "127.0.0.1", port: 0)
         try api.start()
         defer { api.stop(grace: 2) }
@@ -124,9 +125,8 @@ enum PipelineBench {
             report.add("pipeline:   phones' acknowledgments (HTTP requests) recorded per transaction", sustained.requestsPerTransaction, unit: "requests")
             let waits = sustained.acknowledgmentWaits
             if !waits.isEmpty {
-                func at(_ p: Double) -> Double { waits[min(waits.count - 1, Int(Double(waits.count - 1) * p))] * 1000 }
-                report.add("pipeline:   phones' acknowledgments, push seen to 202, p50 (p99, slowest)", at(0.5),
-                           unit: String(format: "ms (p99 %.0f ms, slowest %.0f ms, %d past the %.0f s lead)", at(0.99), at(1),
+                report.add("pipeline:   phones' acknowledgments, push seen to 202, p50 (p99, slowest)", waits.percentile(0.5) * 1000,
+                           unit: String(format: "ms (p99 %.0f ms, slowest %.0f ms, %d past the %.0f s lead)", waits.percentile(0.99) * 1000, waits.percentile(1) * 1000,
                                         waits.filter { $0 >= lead }.count, lead))
                 report.add("pipeline:   of which in the API (its own time per request, on average)", sustained.apiSecondsPerAcknowledgment * 1000, unit: "ms")
             }

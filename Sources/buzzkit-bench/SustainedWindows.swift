@@ -177,9 +177,8 @@ struct SustainedWindows {
         }
         let lateness = try rows.map { try $0.decode("late", as: Double.self) }.sorted()
         let momentPassed = try rows.filter { try $0.decode("reason", as: String?.self) == "the moment had passed when the wait began" }.count
-        func percentile(_ p: Double) -> Double { lateness.isEmpty ? .nan : lateness[min(lateness.count - 1, Int(Double(lateness.count - 1) * p))] }
         let held = try rows.filter { try $0.decode("held", as: Bool.self) }.count
-        return Lateness(p50: percentile(0.5), p99: percentile(0.99), momentPassed: momentPassed, heldOnDevice: held)
+        return Lateness(p50: lateness.percentile(0.5), p99: lateness.percentile(0.99), momentPassed: momentPassed, heldOnDevice: held)
     }
 
     /// Publishes `total` events at `rate` a second (catching up in bigger batches when a
