@@ -119,8 +119,11 @@ struct SustainedWindows {
             // Every window ends its run: "scheduled on device", the fallback, or (when the
             // moment had passed before the plan could go out) the fallback at once; a settled
             // window counts once the scheduler recorded its decision. So: every run started,
-            // and none still open without a decision.
-            if Date().timeIntervalSince(lastLook) > 0.5, runtime.metrics.counter("buzzkit_runs_started_total") - startedBefore >= Double(total) {
+            // and none still open without a decision. None is asked before the last moment (no
+            // window is decided before its moment), since each look, once most runs are
+            // decided, reads every run of the phase, and its PostgreSQL time is the phase's.
+            if Date().timeIntervalSince(lastLook) > 0.5, Date().timeIntervalSince(started) >= Double(seconds) + lead,
+               runtime.metrics.counter("buzzkit_runs_started_total") - startedBefore >= Double(total) {
                 done = try PipelineBench.noRunOpen(runtime.pool, tenantId: tenantId, since: started, decidedIsClosed: true)
                 lastLook = Date()
             }
