@@ -168,6 +168,10 @@ rmq_env() {
   export RABBITMQ_CONFIG_FILE="$RMQ_DIR/rabbitmq.conf"
   export RABBITMQ_PID_FILE="$RMQ_DIR/rabbitmq.pid"
   export ERL_CRASH_DUMP="$RMQ_DIR/erl_crash.dump"
+  # One Erlang scheduler (RabbitMQ's default is one per core, each bound to its core): on a
+  # machine whose cores PostgreSQL and BuzzKit's processes share, RabbitMQ spent about 16 % less
+  # CPU per message so (docs/operations.md). BUZZKIT_RABBITMQ_ERL_ARGS= gives the defaults back.
+  export RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS="${BUZZKIT_RABBITMQ_ERL_ARGS-+S 1:1}"
 }
 
 rmq_running() { [ -f "$RMQ_DIR/rabbitmq.pid" ] && kill -0 "$(cat "$RMQ_DIR/rabbitmq.pid")" 2>/dev/null; }

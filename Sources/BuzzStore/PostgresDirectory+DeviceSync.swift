@@ -24,18 +24,24 @@ extension PostgresDirectory {
             // whenever the statistics counted fewer open runs than there were (13 ms for one
             // plan among 5,000 open runs, against 0.1 ms by primary key). Planned each time
             // (see `PostgresQuery.plannedEachTime()`).
-            try db.query(("""
-                SELECT (p.payload -> 'bk.local')::text AS plan FROM local_plans p
-                WHERE p.tenant_id = \(tenantId) AND p.subscriber_id = \(subscriberId) AND p.moment > \(now)
-                  AND (SELECT r.tenant_id = p.tenant_id AND r.status IN ('running', 'waiting') AND NOT r.dry_run FROM runs r WHERE r.id = p.run_id)
-                ORDER BY p.moment, p.local_id
-                """ as PostgresQuery).plannedEachTime()).map { row in
+            try db.query(Self.pendingPlansQuery(tenantId: tenantId, subscriberId: subscriberId, now: now)).map { row in
                 // `payload` is the whole push body as recorded by the trigger stage
                 // (`{"aps": …, "bk.local": …}`); read its plan back through the wire type, so
                 // the answer has the contract's shape and key order.
                 try LocalPlan(json: try JSONParser.parse(try row.decode("plan", as: String.self)), path: "bk.local")
             }
         }
+    }
+
+    /// The device sync's statement (``pendingPlans(tenantId:subscriberId:now:)``); its plan is
+    /// pinned by `QueryPlanIntegrationTests`.
+    static func pendingPlansQuery(tenantId: String, subscriberId: String, now: Date) -> PostgresQuery {
+        ("""
+        SELECT (p.payload -> 'bk.local')::text AS plan FROM local_plans p
+        WHERE p.tenant_id = \(tenantId) AND p.subscriber_id = \(subscriberId) AND p.moment > \(now)
+          AND (SELECT r.tenant_id = p.tenant_id AND r.status IN ('running', 'waiting') AND NOT r.dry_run FROM runs r WHERE r.id = p.run_id)
+        ORDER BY p.moment, p.local_id
+        """ as PostgresQuery).plannedEachTime()
     }
 
     /// Makes the subscriber's device with `token` inactive (`inactive_reason = reason`), so the

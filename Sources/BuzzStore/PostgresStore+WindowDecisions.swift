@@ -55,26 +55,32 @@ extension PostgresStoreTransaction {
         // each with every row of the batch: 500 × 30,000 at 2,000 windows a second, 324 ms a
         // call and half of PostgreSQL's time in a sustained window (`make bench`).
         var filed: [WindowDecision] = [], toFold: [UUID] = []
-        for row in try db.query(("""
-            WITH due AS MATERIALIZED (
-                SELECT ctid AS c, run_id, local_id, filed IS NULL AS legacy FROM window_decisions
-                WHERE filed IS NOT TRUE AND decided_at < \(decidedBefore)
-                ORDER BY decided_at LIMIT \(limit) FOR UPDATE SKIP LOCKED),
-            taken AS (
-                UPDATE window_decisions SET filed = true WHERE ctid = ANY(ARRAY(SELECT c FROM due))
-                RETURNING run_id, local_id, decided_at, acknowledged_at, fallback_reason),
-            locked AS (
-                SELECT id, status IN ('running', 'waiting') AS open FROM runs WHERE id = ANY(ARRAY(SELECT run_id FROM due WHERE NOT legacy))
-                ORDER BY id FOR UPDATE),
-            completed AS (
-                UPDATE runs SET status = \(RunStatus.completed.rawValue), updated_at = now()
-                WHERE id = ANY(ARRAY(SELECT id FROM locked WHERE open)))
-            SELECT t.run_id, t.local_id, t.decided_at, t.acknowledged_at, t.fallback_reason, d.legacy
-            FROM taken t JOIN due d USING (run_id, local_id) ORDER BY t.decided_at
-            """ as PostgresQuery).plannedEachTime()) {
+        for row in try db.query(Self.completerQuery(decidedBefore: decidedBefore, limit: limit)) {
             let decision = try WindowDecision(row: row)
             if try row.decode("legacy", as: Bool.self) { toFold.append(decision.runId) } else { filed.append(decision) }
         }
         return (filed, toFold)
+    }
+
+    /// The completer's statement (``completeDecidedRuns(decidedBefore:limit:)``), planned each
+    /// time; its plan is pinned by `QueryPlanIntegrationTests`.
+    static func completerQuery(decidedBefore: Date, limit: Int) -> PostgresQuery {
+        ("""
+        WITH due AS MATERIALIZED (
+            SELECT ctid AS c, run_id, local_id, filed IS NULL AS legacy FROM window_decisions
+            WHERE filed IS NOT TRUE AND decided_at < \(decidedBefore)
+            ORDER BY decided_at LIMIT \(limit) FOR UPDATE SKIP LOCKED),
+        taken AS (
+            UPDATE window_decisions SET filed = true WHERE ctid = ANY(ARRAY(SELECT c FROM due))
+            RETURNING run_id, local_id, decided_at, acknowledged_at, fallback_reason),
+        locked AS (
+            SELECT id, status IN ('running', 'waiting') AS open FROM runs WHERE id = ANY(ARRAY(SELECT run_id FROM due WHERE NOT legacy))
+            ORDER BY id FOR UPDATE),
+        completed AS (
+            UPDATE runs SET status = \(RunStatus.completed.rawValue), updated_at = now()
+            WHERE id = ANY(ARRAY(SELECT id FROM locked WHERE open)))
+        SELECT t.run_id, t.local_id, t.decided_at, t.acknowledged_at, t.fallback_reason, d.legacy
+        FROM taken t JOIN due d USING (run_id, local_id) ORDER BY t.decided_at
+        """ as PostgresQuery).plannedEachTime()
     }
 }
