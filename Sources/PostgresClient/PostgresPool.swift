@@ -29,6 +29,8 @@ public final class PostgresPool: @unchecked Sendable {
     private var idle: [PostgresConnection] = []
     private var open = 0
     private var closed = false
+    /// Callers waiting for a connection, first come first served (guarded by `condition`).
+    private var line: [PoolWaiter] = []
 
     public init(_ configuration: Configuration) {
         self.configuration = configuration
@@ -64,6 +66,12 @@ public final class PostgresPool: @unchecked Sendable {
         return open
     }
 
+    /// Callers waiting in line for a connection now.
+    public var waitingCallers: Int {
+        condition.lock(); defer { condition.unlock() }
+        return line.count
+    }
+
     /// Closes idle connections and refuses new borrowers; borrowed ones close when returned.
     public func close() {
         condition.lock()
@@ -71,8 +79,10 @@ public final class PostgresPool: @unchecked Sendable {
         let toClose = idle
         idle.removeAll()
         open -= toClose.count
-        condition.broadcast()
+        let waiting = line
+        line.removeAll()
         condition.unlock()
+        waiting.forEach { $0.wake.signal() }
         toClose.forEach { $0.close() }
     }
 
@@ -83,33 +93,42 @@ public final class PostgresPool: @unchecked Sendable {
     private var unreachableUntil = Date.distantPast
     private var unreachableError: PostgresError?
 
+    /// A connection for the caller: an idle one, a new one while the pool has room, else the
+    /// next one given back, in the order callers came. A caller never takes a connection ahead
+    /// of one already waiting: with a free-for-all, a thread that gave a connection back and
+    /// asked again at once took it before the waiter it had woken ran, again and again.
     private func acquire() throws -> PostgresConnection {
         let deadline = Date().addingTimeInterval(configuration.acquireTimeout)
         var lastError: Error?
         var backoff = 0.05
+        var slotReserved = false
         condition.lock()
         while true {
             if closed {
+                if slotReserved { open -= 1 }
                 condition.unlock()
                 throw PostgresError(.closed, "the connection pool is closed")
             }
-            if let connection = idle.popLast() {
+            if !slotReserved, line.isEmpty, let connection = idle.popLast() {
                 condition.unlock()
                 if connection.probeWithoutRoundTrip() { return connection }
                 connection.close()
                 condition.lock()
                 open -= 1
+                serveLine()
                 continue
             }
-            if open < configuration.maxConnections {
+            if slotReserved || (line.isEmpty && open < configuration.maxConnections) {
                 // PostgreSQL refused a connection a moment ago: fail at once rather than make
                 // every caller wait out the acquire timeout (an API answers 503 now, a worker
                 // holds its messages), and try again after the pause.
                 if Date() < unreachableUntil, let unreachableError {
+                    if slotReserved { open -= 1; serveLine() }
                     condition.unlock()
                     throw unreachableError
                 }
-                open += 1
+                if !slotReserved { open += 1 }
+                slotReserved = false
                 condition.unlock()
                 do {
                     return try PostgresConnection(url: configuration.url, applicationName: configuration.applicationName)
@@ -117,7 +136,7 @@ public final class PostgresPool: @unchecked Sendable {
                     lastError = error
                     condition.lock()
                     open -= 1
-                    condition.signal()
+                    serveLine()
                     if let refused = error as? PostgresError, refused.code == .connectionFailed {
                         unreachableUntil = Date().addingTimeInterval(Self.unreachablePause)
                         unreachableError = refused
@@ -132,7 +151,26 @@ public final class PostgresPool: @unchecked Sendable {
                     continue
                 }
             }
-            if !condition.wait(until: deadline) {
+            let waiter = PoolWaiter()
+            line.append(waiter)
+            condition.unlock()
+            let woken = waiter.wait(until: .now() + max(0, deadline.timeIntervalSinceNow))
+            condition.lock()
+            if let connection = waiter.connection {
+                condition.unlock()
+                if connection.probeWithoutRoundTrip() { return connection }
+                connection.close()
+                condition.lock()
+                open -= 1
+                serveLine()
+                continue
+            }
+            if waiter.mayOpen {
+                slotReserved = true
+                continue
+            }
+            if !woken {
+                line.removeAll { $0 === waiter }
                 condition.unlock()
                 if let lastError { throw lastError }
                 throw PostgresError(.poolTimeout, "no PostgreSQL connection became free within \(configuration.acquireTimeout)s (pool of \(configuration.maxConnections)); raise the pool size or find the slow query")
@@ -140,15 +178,31 @@ public final class PostgresPool: @unchecked Sendable {
         }
     }
 
+    /// With `condition` held: lets the first waiter open a connection in a slot that just
+    /// became free (counted as open for it).
+    private func serveLine() {
+        guard !closed, open < configuration.maxConnections, !line.isEmpty else { return }
+        let waiter = line.removeFirst()
+        open += 1
+        waiter.mayOpen = true
+        waiter.wake.signal()
+    }
+
     private func release(_ connection: PostgresConnection) {
         let healthy = connection.isHealthy && !connection.inTransaction
         condition.lock()
         if healthy && !closed {
-            idle.append(connection)
+            if line.isEmpty {
+                idle.append(connection)
+            } else {
+                let waiter = line.removeFirst()
+                waiter.connection = connection
+                waiter.wake.signal()
+            }
         } else {
             open -= 1
+            serveLine()
         }
-        condition.signal()
         condition.unlock()
         if !healthy || closed { connection.close() }
     }
