@@ -110,12 +110,7 @@ public final class PostgresPool: @unchecked Sendable {
                 throw PostgresError(.closed, "the connection pool is closed")
             }
             if !slotReserved, line.isEmpty, let connection = idle.popLast() {
-                condition.unlock()
-                if connection.probeWithoutRoundTrip() { return connection }
-                connection.close()
-                condition.lock()
-                open -= 1
-                serveLine()
+                if let alive = alive(connection) { return alive }
                 continue
             }
             if slotReserved || (line.isEmpty && open < configuration.maxConnections) {
@@ -157,12 +152,7 @@ public final class PostgresPool: @unchecked Sendable {
             let woken = waiter.wait(until: .now() + max(0, deadline.timeIntervalSinceNow))
             condition.lock()
             if let connection = waiter.connection {
-                condition.unlock()
-                if connection.probeWithoutRoundTrip() { return connection }
-                connection.close()
-                condition.lock()
-                open -= 1
-                serveLine()
+                if let alive = alive(connection) { return alive }
                 continue
             }
             if waiter.mayOpen {
@@ -176,6 +166,18 @@ public final class PostgresPool: @unchecked Sendable {
                 throw PostgresError(.poolTimeout, "no PostgreSQL connection became free within \(configuration.acquireTimeout)s (pool of \(configuration.maxConnections)); raise the pool size or find the slow query")
             }
         }
+    }
+
+    /// With `condition` held: `connection`, with the lock let go, if it still looks alive;
+    /// else nil, with the connection closed, its slot given to the line and the lock held again.
+    private func alive(_ connection: PostgresConnection) -> PostgresConnection? {
+        condition.unlock()
+        if connection.probeWithoutRoundTrip() { return connection }
+        connection.close()
+        condition.lock()
+        open -= 1
+        serveLine()
+        return nil
     }
 
     /// With `condition` held: lets the first waiter open a connection in a slot that just
