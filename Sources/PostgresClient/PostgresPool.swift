@@ -2,10 +2,10 @@ import Foundation
 
 /// A bounded pool of ``PostgresConnection``s.
 ///
-/// Blocking calls (`withConnection`, `withTransaction`) are for dedicated worker threads; the
-/// `async` variants hop to the pool's own dispatch queue so libpq never blocks the Swift
-/// concurrency pool. Broken connections are dropped and replaced, so the pool recovers by
-/// itself after a server restart.
+/// Its calls (`withConnection`, `withTransaction`) block: they are for dedicated threads,
+/// never the Swift concurrency pool. Callers waiting for a connection are served in the order
+/// they came (``PoolWaiter``). Broken connections are dropped and replaced, so the pool
+/// recovers by itself after a server restart.
 public final class PostgresPool: @unchecked Sendable {
     /// Pool settings.
     public struct Configuration: Sendable {
@@ -25,11 +25,11 @@ public final class PostgresPool: @unchecked Sendable {
     }
 
     public let configuration: Configuration
-    private let condition = NSCondition()
+    private let lock = NSLock()
     private var idle: [PostgresConnection] = []
     private var open = 0
     private var closed = false
-    /// Callers waiting for a connection, first come first served (guarded by `condition`).
+    /// Callers waiting for a connection, first come first served (guarded by `lock`).
     private var line: [PoolWaiter] = []
 
     public init(_ configuration: Configuration) {
@@ -62,26 +62,26 @@ public final class PostgresPool: @unchecked Sendable {
 
     /// Connections open now (idle and borrowed).
     public var openConnections: Int {
-        condition.lock(); defer { condition.unlock() }
+        lock.lock(); defer { lock.unlock() }
         return open
     }
 
     /// Callers waiting in line for a connection now.
     public var waitingCallers: Int {
-        condition.lock(); defer { condition.unlock() }
+        lock.lock(); defer { lock.unlock() }
         return line.count
     }
 
     /// Closes idle connections and refuses new borrowers; borrowed ones close when returned.
     public func close() {
-        condition.lock()
+        lock.lock()
         closed = true
         let toClose = idle
         idle.removeAll()
         open -= toClose.count
         let waiting = line
         line.removeAll()
-        condition.unlock()
+        lock.unlock()
         waiting.forEach { $0.wake.signal() }
         toClose.forEach { $0.close() }
     }
@@ -89,7 +89,7 @@ public final class PostgresPool: @unchecked Sendable {
     /// Seconds the pool fails at once after PostgreSQL refused a new connection, before it
     /// tries to connect again.
     static let unreachablePause: TimeInterval = 1
-    /// Until when, and with which error, acquiring fails at once (guarded by `condition`).
+    /// Until when, and with which error, acquiring fails at once (guarded by `lock`).
     private var unreachableUntil = Date.distantPast
     private var unreachableError: PostgresError?
 
@@ -102,11 +102,11 @@ public final class PostgresPool: @unchecked Sendable {
         var lastError: Error?
         var backoff = 0.05
         var slotReserved = false
-        condition.lock()
+        lock.lock()
         while true {
             if closed {
                 if slotReserved { open -= 1 }
-                condition.unlock()
+                lock.unlock()
                 throw PostgresError(.closed, "the connection pool is closed")
             }
             if !slotReserved, line.isEmpty, let connection = idle.popLast() {
@@ -119,38 +119,38 @@ public final class PostgresPool: @unchecked Sendable {
                 // holds its messages), and try again after the pause.
                 if Date() < unreachableUntil, let unreachableError {
                     if slotReserved { open -= 1; serveLine() }
-                    condition.unlock()
+                    lock.unlock()
                     throw unreachableError
                 }
                 if !slotReserved { open += 1 }
                 slotReserved = false
-                condition.unlock()
+                lock.unlock()
                 do {
                     return try PostgresConnection(url: configuration.url, applicationName: configuration.applicationName)
                 } catch {
                     lastError = error
-                    condition.lock()
+                    lock.lock()
                     open -= 1
                     serveLine()
                     if let refused = error as? PostgresError, refused.code == .connectionFailed {
                         unreachableUntil = Date().addingTimeInterval(Self.unreachablePause)
                         unreachableError = refused
-                        condition.unlock()
+                        lock.unlock()
                         throw refused
                     }
-                    condition.unlock()
+                    lock.unlock()
                     if Date().addingTimeInterval(backoff) >= deadline { throw error }
                     Thread.sleep(forTimeInterval: backoff)
                     backoff = min(backoff * 2, 1)
-                    condition.lock()
+                    lock.lock()
                     continue
                 }
             }
             let waiter = PoolWaiter()
             line.append(waiter)
-            condition.unlock()
+            lock.unlock()
             let woken = waiter.wait(until: .now() + max(0, deadline.timeIntervalSinceNow))
-            condition.lock()
+            lock.lock()
             if let connection = waiter.connection {
                 if let alive = alive(connection) { return alive }
                 continue
@@ -161,26 +161,26 @@ public final class PostgresPool: @unchecked Sendable {
             }
             if !woken {
                 line.removeAll { $0 === waiter }
-                condition.unlock()
+                lock.unlock()
                 if let lastError { throw lastError }
                 throw PostgresError(.poolTimeout, "no PostgreSQL connection became free within \(configuration.acquireTimeout)s (pool of \(configuration.maxConnections)); raise the pool size or find the slow query")
             }
         }
     }
 
-    /// With `condition` held: `connection`, with the lock let go, if it still looks alive;
+    /// With `lock` held: `connection`, with the lock let go, if it still looks alive;
     /// else nil, with the connection closed, its slot given to the line and the lock held again.
     private func alive(_ connection: PostgresConnection) -> PostgresConnection? {
-        condition.unlock()
+        lock.unlock()
         if connection.probeWithoutRoundTrip() { return connection }
         connection.close()
-        condition.lock()
+        lock.lock()
         open -= 1
         serveLine()
         return nil
     }
 
-    /// With `condition` held: lets the first waiter open a connection in a slot that just
+    /// With `lock` held: lets the first waiter open a connection in a slot that just
     /// became free (counted as open for it).
     private func serveLine() {
         guard !closed, open < configuration.maxConnections, !line.isEmpty else { return }
@@ -192,7 +192,7 @@ public final class PostgresPool: @unchecked Sendable {
 
     private func release(_ connection: PostgresConnection) {
         let healthy = connection.isHealthy && !connection.inTransaction
-        condition.lock()
+        lock.lock()
         if healthy && !closed {
             if line.isEmpty {
                 idle.append(connection)
@@ -205,7 +205,7 @@ public final class PostgresPool: @unchecked Sendable {
             open -= 1
             serveLine()
         }
-        condition.unlock()
+        lock.unlock()
         if !healthy || closed { connection.close() }
     }
 }

@@ -26,7 +26,6 @@ final class GracefulShutdownTests: XCTestCase {
         worker.arguments = ["worker", "--queues", "trigger"]
         worker.environment = environment
         worker.standardError = FileHandle(forWritingAtPath: "/dev/null")
-        try worker.run()
 
         let encoder = JSONEncoder()
         let messages = try (0..<total).map { n in
@@ -34,7 +33,11 @@ final class GracefulShutdownTests: XCTestCase {
                         body: try encoder.encode(BuzzEvent(id: "e\(n)", event: "page.viewed", subscriberId: "u\(n % 50)", timestamp: Date())),
                         messageId: "m\(n)")
         }
+        // All of the load is queued before the worker starts: started first, it could keep pace
+        // with the publisher and be done before the SIGTERM (RabbitMQ with one scheduler
+        // publishes more slowly than the worker consumes).
         try harness.publisher.publishAndWait(messages)
+        try worker.run()
         func processed() throws -> Int {
             try harness.pool.withConnection { try $0.query("SELECT count(*) AS n FROM processed_events")[0].decode("n", as: Int.self) }
         }
