@@ -19,9 +19,10 @@ final class QueryPlanIntegrationTests: SchemaTestCase {
         runIds = (0..<openRuns).map { _ in UUID() }
         try pool.withConnection { db in
             // No autovacuum here: the statistics stay as the ANALYZE below leaves them.
-            try db.execute("ALTER TABLE runs SET (autovacuum_enabled = false)")
-            try db.execute("ALTER TABLE local_plans SET (autovacuum_enabled = false)")
-            try db.execute("ALTER TABLE window_decisions SET (autovacuum_enabled = false)")
+            try db.execute("""
+                ALTER TABLE runs SET (autovacuum_enabled = false); ALTER TABLE local_plans SET (autovacuum_enabled = false);
+                ALTER TABLE window_decisions SET (autovacuum_enabled = false)
+                """)
             try db.execute("""
                 INSERT INTO runs (id, tenant_id, workflow_key, workflow_version, subscriber_id, status, state)
                 SELECT r, \(tenant), 'workout', 1, 's' || n, 'completed', '{}'
@@ -57,23 +58,14 @@ final class QueryPlanIntegrationTests: SchemaTestCase {
         XCTAssertTrue(completer.contains("runs_pkey"), completer)
         XCTAssertFalse(completer.contains("runs_open_by_subscriber"), "the completer walked every open run:\n\(completer)")
 
-        // The premise: the statement's former shape, the status in the condition, walks them.
+        // The premise: the runs' part of the statement's former shape, the status in the
+        // condition, walks them.
         let former = try plan(("""
             WITH due AS MATERIALIZED (
-                SELECT ctid AS c, run_id, local_id, filed IS NULL AS legacy FROM window_decisions
-                WHERE filed IS NOT TRUE AND decided_at < \(now)
-                ORDER BY decided_at LIMIT 500 FOR UPDATE SKIP LOCKED),
-            taken AS (
-                UPDATE window_decisions SET filed = true WHERE ctid = ANY(ARRAY(SELECT c FROM due))
-                RETURNING run_id, local_id, decided_at, acknowledged_at, fallback_reason),
-            locked AS (
-                SELECT id FROM runs WHERE id IN (SELECT run_id FROM due WHERE NOT legacy) AND status IN ('running', 'waiting')
-                ORDER BY id FOR UPDATE),
-            completed AS (
-                UPDATE runs SET status = 'completed', updated_at = now()
-                WHERE id IN (SELECT id FROM locked) AND status IN ('running', 'waiting'))
-            SELECT t.run_id, t.local_id, t.decided_at, t.acknowledged_at, t.fallback_reason, d.legacy
-            FROM taken t JOIN due d USING (run_id, local_id) ORDER BY t.decided_at
+                SELECT run_id FROM window_decisions WHERE filed IS NOT TRUE AND decided_at < \(now)
+                ORDER BY decided_at LIMIT 500 FOR UPDATE SKIP LOCKED)
+            UPDATE runs SET status = 'completed', updated_at = now()
+            WHERE id IN (SELECT run_id FROM due) AND status IN ('running', 'waiting')
             """ as PostgresQuery).plannedEachTime())
         XCTAssertTrue(former.contains("runs_open_by_subscriber"), "the statistics here no longer mislead the planner:\n\(former)")
     }
